@@ -1,0 +1,16 @@
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <sys/socket.h>
+#include "CLinux.h"
+
+int clinux_mkostemp(char *template_path, int flags) { return mkostemp(template_path, flags); }
+
+int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *pid = cred.pid;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    return 0;
+}

@@ -1,0 +1,56 @@
+/// The active sessions, and the arithmetic the daemon needs over them: what is blocked, when
+/// the next one ends, which ones a user's words refer to.
+public struct SessionSet: Sendable, Equatable {
+    /// Active sessions in the order they started.
+    public private(set) var sessions: [Session]
+
+    /// Creates a set.
+    public init(_ sessions: [Session] = []) { self.sessions = sessions }
+
+    /// True when nothing is active.
+    public var isEmpty: Bool { sessions.isEmpty }
+
+    /// Adds a session.
+    public mutating func insert(_ session: Session) {
+        sessions.removeAll { $0.id == session.id }
+        sessions.append(session)
+    }
+
+    /// Replaces the session with the same id.
+    public mutating func update(_ session: Session) {
+        if let index = sessions.firstIndex(where: { $0.id == session.id }) { sessions[index] = session }
+    }
+
+    /// Removes and returns the session with `id`.
+    @discardableResult
+    public mutating func remove(id: String) -> Session? {
+        guard let index = sessions.firstIndex(where: { $0.id == id }) else { return nil }
+        return sessions.remove(at: index)
+    }
+
+    /// The session with `id`.
+    public func session(id: String) -> Session? { sessions.first { $0.id == id } }
+
+    /// The sessions a user's reference means: the session with that id, or else every
+    /// session of the profile with that name.
+    public func sessions(matching reference: String) -> [Session] {
+        if let byID = session(id: reference) { return [byID] }
+        return sessions.filter { $0.profile == reference }
+    }
+
+    /// Sessions whose time is up at `now`.
+    public func ended(at now: ClockReading) -> [Session] { sessions.filter { $0.hasEnded(at: now) } }
+
+    /// The earliest end among the sessions, on the boot clock: when the daemon must wake.
+    public var nextDeadline: BootTime? { sessions.map(\.endBoot).min() }
+
+    /// The union of every session's rules, as enforcers need it.
+    public var desiredBlock: DesiredBlock {
+        DesiredBlock(domains: sessions.flatMap(\.rules.exactNames))
+    }
+
+    /// Which sessions block `name` (normalised), each with the rule that matches.
+    public func blockers(of name: String) -> [(session: Session, rule: String)] {
+        sessions.compactMap { session in session.rules.blockingRule(for: name).map { (session, $0) } }
+    }
+}

@@ -1,0 +1,49 @@
+import LockEnforcement
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Runs every enforcer's watch (restoring what someone undoes from outside) until shutdown.
+struct EnforcerWatchService: Service {
+    let enforcers: [any Enforcer]
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                for enforcer in enforcers { group.addTask { await enforcer.watch() } }
+            }
+        }
+    }
+}
+
+/// Saves session checkpoints periodically and once more at shutdown.
+struct CheckpointService: Service {
+    let manager: BlockManager
+    let interval: Duration
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                await manager.checkpoint()
+            }
+        }
+        await manager.checkpoint()
+    }
+}
+
+/// Re-reads configuration and profiles on SIGHUP (`systemctl reload`).
+struct ReloadSignalService: Service {
+    let manager: BlockManager
+    let configurationPath: String
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                let result = await manager.reload(configurationPath: configurationPath)
+                logger.notice("reloaded on SIGHUP", metadata: ["profiles": "\(result.profiles)", "problems": "\(result.problems.count)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import LockCore
+import LockProtocol
+
+/// A mechanism that makes the machine block what a `DesiredBlock` says.
+///
+/// `apply` is declarative and idempotent: it is always given the whole desired state and makes
+/// the system match it exactly, however the system looks beforehand (including after a crash
+/// half-way through an earlier apply). Applying the same state twice changes nothing.
+public protocol Enforcer: AnyObject, Sendable {
+    /// Stable short name shown in status output and logs (`hosts`, `nftables`).
+    var name: String { get }
+
+    /// Makes the system match `desired`. Throws if it could not; the previous state stays in
+    /// force as far as the mechanism allows (never a half-applied block).
+    func apply(_ desired: DesiredBlock) async throws
+
+    /// Watches for outside changes (someone editing or flushing what this enforcer manages) and
+    /// restores the last applied state. Runs until the task is cancelled.
+    func watch() async
+
+    /// What this enforcer has in force now, for `lockctl status` and `lockctl doctor`.
+    func report() async -> EnforcerReport
+}

@@ -1,0 +1,43 @@
+import Foundation
+import LockCore
+import LockProtocol
+
+/// An enforcer that only remembers what it was asked to do, for unit tests of the code that
+/// drives enforcers. It can be told to fail, to test rollback.
+public actor FakeEnforcer: Enforcer {
+    public nonisolated let name: String
+    /// Every state applied, in order.
+    public private(set) var applied: [DesiredBlock] = []
+    /// When set, the next applies throw this message.
+    public private(set) var failure: String?
+
+    /// Creates a fake called `name`.
+    public init(name: String = "fake") { self.name = name }
+
+    /// Makes later applies fail (or succeed again, for nil).
+    public func setFailure(_ message: String?) { failure = message }
+
+    /// The last state applied.
+    public var current: DesiredBlock? { applied.last }
+
+    public func apply(_ desired: DesiredBlock) async throws {
+        if let failure { throw FakeEnforcerError(message: failure) }
+        applied.append(desired)
+    }
+
+    public func watch() async {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    public func report() async -> EnforcerReport {
+        EnforcerReport(name: name, applied: failure == nil, elements: current?.domains.count ?? 0,
+                       lastApplied: nil, lastError: failure)
+    }
+}
+
+/// The error a `FakeEnforcer` throws when told to fail.
+public struct FakeEnforcerError: Error, CustomStringConvertible {
+    /// The message it was told to fail with.
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Constants of the control API shared by the daemon and its clients.
+public enum API {
+    /// Version of the program, reported by `lockctl version` and `GET /v1/status`.
+    public static let softwareVersion = "0.1.0"
+    /// Path prefix of this API version.
+    public static let prefix = "/v1"
+    /// Group whose members may change things through the socket, besides root.
+    public static let adminGroup = "simplylock"
+    /// Environment variable that overrides the socket path for clients.
+    public static let socketEnvironmentVariable = "SIMPLYLOCK_SOCKET"
+    /// Largest request body the daemon accepts.
+    public static let maxBodyBytes = 4 << 20
+
+    /// The JSON encoder both sides use: RFC 3339 dates, sorted keys.
+    public static func makeEncoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+                                          : [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// The JSON decoder both sides use.
+    public static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// One event on `GET /v1/events`, sent as a single line of JSON.
+public struct Event: Sendable, Equatable, Codable {
+    /// Kinds of events.
+    public enum Kind: String, Sendable, Codable {
+        /// A session started.
+        case sessionStarted = "session.started"
+        /// A session ended (see `reason`).
+        case sessionEnded = "session.ended"
+        /// A session was extended.
+        case sessionExtended = "session.extended"
+        /// Profiles changed (created, edited, deleted, reloaded).
+        case profilesChanged = "profiles.changed"
+        /// An enforcer found its work undone from outside and restored it.
+        case enforcementRestored = "enforcement.restored"
+        /// An enforcer failed.
+        case enforcementFailed = "enforcement.failed"
+        /// A schedule starts or ends soon.
+        case scheduleWarning = "schedule.warning"
+        /// A Pomodoro phase changed.
+        case pomodoroPhase = "pomodoro.phase"
+        /// Sent once when a client subscribes, so it knows the stream is live.
+        case hello
+    }
+
+    /// What happened.
+    public var type: Kind
+    /// When (RFC 3339).
+    public var at: Date
+    /// A sentence for people.
+    public var message: String
+    /// The profile concerned, if any.
+    public var profile: String?
+    /// The session concerned, if any.
+    public var session: SessionInfo?
+    /// Why a session ended (`expired`, `stopped`, `daemon-restart`).
+    public var reason: String?
+    /// Further facts (schedule name, phase, …).
+    public var details: [String: String]?
+
+    /// Creates an event.
+    public init(type: Kind, at: Date, message: String, profile: String? = nil, session: SessionInfo? = nil,
+                reason: String? = nil, details: [String: String]? = nil) {
+        self.type = type
+        self.at = at
+        self.message = message
+        self.profile = profile
+        self.session = session
+        self.reason = reason
+        self.details = details
+    }
+}

@@ -1,0 +1,62 @@
+import LockCore
+
+/// A profile as clients see it.
+public struct ProfileInfo: Sendable, Equatable, Codable {
+    /// Identifier.
+    public var name: String
+    /// Human-friendly title.
+    public var displayName: String?
+    /// What it is for.
+    public var description: String?
+    /// Icon name.
+    public var icon: String?
+    /// Colour.
+    public var color: String?
+    /// Its own domains.
+    public var domains: [String]
+    /// Catalog services it includes.
+    public var services: [String]
+    /// Catalog categories it includes.
+    public var categories: [String]
+    /// Exceptions.
+    public var allow: [String]
+    /// Default strictness of its sessions.
+    public var strict: Bool
+    /// `system` or `custom`.
+    public var kind: String
+    /// Domain rules after expanding services and categories.
+    public var domainCount: Int
+    /// Every domain rule after expansion, sorted (only in single-profile answers).
+    public var expandedDomains: [String]?
+
+    /// Creates the wire form of a profile.
+    public init(_ profile: Profile, rules: BlockRules, includeExpansion: Bool) {
+        name = profile.name
+        displayName = profile.displayName
+        description = profile.description
+        icon = profile.icon
+        color = profile.color
+        domains = profile.domains.map(\.value)
+        services = profile.services
+        categories = profile.categories
+        allow = profile.allow.map(\.value)
+        strict = profile.strict
+        kind = profile.kind.rawValue
+        domainCount = rules.block.count
+        expandedDomains = includeExpansion ? rules.block.sorted : nil
+    }
+}
+
+/// `GET /v1/profiles`.
+public struct ProfileList: Sendable, Equatable, Codable {
+    /// All profiles, system ones first, then by name.
+    public var profiles: [ProfileInfo]
+    /// Files that could not be loaded (`file:line: field: reason`); the rest still work.
+    public var problems: [String]
+
+    /// Creates a list.
+    public init(profiles: [ProfileInfo], problems: [String]) {
+        self.profiles = profiles
+        self.problems = problems
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// `POST /v1/sessions`: start blocking a profile.
+public struct StartRequest: Sendable, Equatable, Codable {
+    /// The profile to block.
+    public var profile: String
+    /// How long, in seconds. Exactly one of `seconds` and `until` is given.
+    public var seconds: Double?
+    /// Until when (RFC 3339).
+    public var until: Date?
+    /// Strict or not; nil takes the profile's default.
+    public var strict: Bool?
+
+    /// Creates a request.
+    public init(profile: String, seconds: Double? = nil, until: Date? = nil, strict: Bool? = nil) {
+        self.profile = profile
+        self.seconds = seconds
+        self.until = until
+        self.strict = strict
+    }
+}
+
+/// `POST /v1/sessions/{ref}/extend`: lengthen a session.
+public struct ExtendRequest: Sendable, Equatable, Codable {
+    /// Seconds to add; must be positive.
+    public var seconds: Double
+    /// Creates a request.
+    public init(seconds: Double) { self.seconds = seconds }
+}
+
+/// `POST /v1/profiles`: create a custom profile.
+public struct CreateProfileRequest: Sendable, Equatable, Codable {
+    /// Identifier (`focus`).
+    public var name: String
+    /// Human-friendly title.
+    public var displayName: String?
+    /// What it is for.
+    public var description: String?
+    /// Icon name.
+    public var icon: String?
+    /// Colour.
+    public var color: String?
+    /// Domains as typed; the daemon normalises them.
+    public var domains: [String]
+    /// Catalog services.
+    public var services: [String]
+    /// Catalog categories.
+    public var categories: [String]
+    /// Exceptions as typed.
+    public var allow: [String]
+    /// Default strictness.
+    public var strict: Bool
+
+    /// Creates a request.
+    public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
+                color: String? = nil, domains: [String] = [], services: [String] = [], categories: [String] = [],
+                allow: [String] = [], strict: Bool = false) {
+        self.name = name
+        self.displayName = displayName
+        self.description = description
+        self.icon = icon
+        self.color = color
+        self.domains = domains
+        self.services = services
+        self.categories = categories
+        self.allow = allow
+        self.strict = strict
+    }
+}
+
+/// `PATCH /v1/profiles/{name}`: change a custom profile. Absent fields stay as they are.
+public struct UpdateProfileRequest: Sendable, Equatable, Codable {
+    /// Domains to add (as typed).
+    public var addDomains: [String]?
+    /// Domains to remove (as typed).
+    public var removeDomains: [String]?
+    /// Services to add.
+    public var addServices: [String]?
+    /// Services to remove.
+    public var removeServices: [String]?
+    /// Exceptions to add.
+    public var addAllow: [String]?
+    /// Exceptions to remove.
+    public var removeAllow: [String]?
+    /// New title.
+    public var displayName: String?
+    /// New description.
+    public var description: String?
+    /// New default strictness.
+    public var strict: Bool?
+
+    /// Creates a request.
+    public init(addDomains: [String]? = nil, removeDomains: [String]? = nil, addServices: [String]? = nil,
+                removeServices: [String]? = nil, addAllow: [String]? = nil, removeAllow: [String]? = nil,
+                displayName: String? = nil, description: String? = nil, strict: Bool? = nil) {
+        self.addDomains = addDomains
+        self.removeDomains = removeDomains
+        self.addServices = addServices
+        self.removeServices = removeServices
+        self.addAllow = addAllow
+        self.removeAllow = removeAllow
+        self.displayName = displayName
+        self.description = description
+        self.strict = strict
+    }
+}

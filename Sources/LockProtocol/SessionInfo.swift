@@ -1,0 +1,35 @@
+import Foundation
+import LockCore
+
+/// A session as clients see it.
+public struct SessionInfo: Sendable, Equatable, Codable {
+    /// The session's identifier.
+    public var id: String
+    /// The profile it blocks.
+    public var profile: String
+    /// `manual`, `schedule:NAME` or `pomodoro`.
+    public var origin: String
+    /// Whether it can be stopped early.
+    public var strict: Bool
+    /// When it started (RFC 3339).
+    public var startedAt: Date
+    /// When it ends, seen from the daemon's clock now (RFC 3339).
+    public var endsAt: Date
+    /// Whole seconds left, rounded up.
+    public var remainingSeconds: Int
+    /// How many names it blocks (`www.` twins included).
+    public var blockedNames: Int
+
+    /// Creates the wire form of `session` as it looks at `now`.
+    public init(_ session: Session, at now: ClockReading) {
+        id = session.id
+        profile = session.profile
+        origin = session.origin.rawValue
+        strict = session.strict
+        startedAt = session.startedAt
+        let remaining = session.remaining(at: now)
+        remainingSeconds = Int(remaining.seconds.rounded(.up))
+        endsAt = now.wall.addingTimeInterval(Double(remainingSeconds))
+        blockedNames = session.rules.exactNames.count
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import LockCore
+
+/// The daemon's settings from `simplylockd.toml`. Every field is optional; a missing file
+/// means all defaults.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// swift-log level name: trace, debug, info, notice, warning, error, critical.
+    public var logLevel = "info"
+    /// Enforcers to run, in order.
+    public var enforcers = ["hosts"]
+    /// How often active sessions are checkpointed to disk (what a reboot can lose at most).
+    public var checkpointInterval: Duration = .seconds(60)
+    /// Longest session that may be started or extended to.
+    public var maxSession: Duration = .seconds(30 * 86_400)
+
+    static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+    static let knownEnforcers: Set<String> = ["hosts"]
+
+    /// The defaults.
+    public init() {}
+
+    /// Reads `path`; a missing file gives the defaults, a bad one a located problem.
+    public static func load(_ path: String) throws(FileProblem) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        guard FileManager.default.fileExists(atPath: path) else { return configuration }
+        let document = try TOMLDocument(contentsOf: path)
+        try document.requireOnly(["log_level", "enforcers", "checkpoint_interval", "max_session"])
+        if let level = try document.string("log_level") {
+            guard logLevels.contains(level) else {
+                throw document.problem("log_level", value: level,
+                                       "\"\(level)\" is not a log level (\(logLevels.sorted().joined(separator: ", ")))")
+            }
+            configuration.logLevel = level
+        }
+        if document.table["enforcers"] != nil {
+            let names = try document.strings("enforcers")
+            for name in names where !knownEnforcers.contains(name) {
+                throw document.problem("enforcers", value: name,
+                                       "unknown enforcer \"\(name)\" (known: \(knownEnforcers.sorted().joined(separator: ", ")))")
+            }
+            guard !names.isEmpty else { throw document.problem("enforcers", "at least one enforcer is needed") }
+            configuration.enforcers = names
+        }
+        if let interval = try document.duration("checkpoint_interval") {
+            guard interval >= .seconds(1), interval <= .seconds(3600) else {
+                throw document.problem("checkpoint_interval", "must be between 1s and 1h")
+            }
+            configuration.checkpointInterval = interval
+        }
+        if let limit = try document.duration("max_session") { configuration.maxSession = limit }
+        return configuration
+    }
+}

@@ -1,0 +1,60 @@
+import LockCore
+
+/// Reads and writes one profile file (`NAME.toml`).
+///
+/// ```toml
+/// name = "focus"
+/// description = "Keep me off forums"
+/// domains = ["reddit.com", "news.ycombinator.com"]
+/// services = ["youtube"]
+/// categories = []
+/// allow = []
+/// strict = false
+/// ```
+public enum ProfileFile {
+    static let fields: Set<String> = ["name", "display_name", "description", "icon", "color", "domains", "services",
+                                      "categories", "allow", "strict"]
+
+    /// Parses and validates the profile at `path`; the file must be named after the profile.
+    public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog) throws(FileProblem) -> Profile {
+        let document = try TOMLDocument(contentsOf: path)
+        try document.requireOnly(fields)
+        let name = try document.requiredString("name")
+        let expected = String(path.split(separator: "/").last ?? "").replacingSuffix(".toml")
+        do { try Profile.validateName(name) } catch { throw document.problem(error) }
+        guard name == expected else {
+            throw document.problem("name", value: name, "\"\(name)\" does not match the file name \(expected).toml")
+        }
+        let profile = Profile(
+            name: name, displayName: try document.string("display_name"), description: try document.string("description"),
+            icon: try document.string("icon"), color: try document.string("color"),
+            domains: try document.domains("domains"), services: try document.strings("services"),
+            categories: try document.strings("categories"), allow: try document.domains("allow"),
+            strict: try document.bool("strict") ?? false, kind: kind)
+        do { try profile.validate(against: catalog) } catch { throw document.problem(error) }
+        return profile
+    }
+
+    /// The file text for a profile.
+    public static func render(_ profile: Profile) -> String {
+        var writer = TOMLWriter(header: ["SimplyLock profile. Edited by `lockctl profiles …`; hand edits are picked up by",
+                                         "`lockctl reload`. A domain blocks itself and all its subdomains."])
+        writer.string("name", profile.name)
+        writer.string("display_name", profile.displayName)
+        writer.string("description", profile.description)
+        writer.string("icon", profile.icon)
+        writer.string("color", profile.color)
+        writer.strings("domains", profile.domains.map(\.value))
+        writer.strings("services", profile.services)
+        writer.strings("categories", profile.categories)
+        writer.strings("allow", profile.allow.map(\.value))
+        writer.bool("strict", profile.strict)
+        return writer.output
+    }
+}
+
+extension String {
+    func replacingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Glibc
+import LockCore
+import LockPlatform
+
+/// System and custom profiles, and the service catalog they refer to.
+///
+/// System profiles come from the read-only data directory; custom ones are files in
+/// `profiles.d`. A file that fails to load is reported (file, line, field) and left out, or,
+/// on a reload, its last good version is kept, so one bad file never disables the others.
+public struct ProfileStore: Sendable {
+    /// Why a change to the profiles was refused.
+    public enum Failure: Error, Equatable, Sendable {
+        /// No such profile.
+        case notFound(String)
+        /// A profile with that name exists.
+        case exists(String)
+        /// System profiles are read-only.
+        case system(String)
+        /// A value is invalid.
+        case invalid(FieldError)
+        /// The file could not be written.
+        case io(String)
+    }
+
+    /// Where files live.
+    public let paths: Paths
+    /// The service catalog.
+    public private(set) var catalog = ServiceCatalog()
+    /// Profiles by name.
+    public private(set) var profiles: [String: Profile] = [:]
+    /// Problems found by the last load.
+    public private(set) var problems: [FileProblem] = []
+
+    /// Creates an empty store; call `reload()` to read the files.
+    public init(paths: Paths) { self.paths = paths }
+
+    /// Reads the catalog and every profile file again. Returns the problems found.
+    @discardableResult
+    public mutating func reload() -> [FileProblem] {
+        var found: [FileProblem] = []
+        let catalogPath = paths.dataDirectory + "/services.toml"
+        do { catalog = try ServiceCatalogFile.load(catalogPath) } catch { found.append(error) }
+
+        var loaded: [String: Profile] = [:]
+        let sources: [(String, Profile.Kind)] = [(paths.dataDirectory + "/profiles", .system), (paths.profilesDirectory, .custom)]
+        for (directory, kind) in sources {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+                .filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted()
+            for file in names {
+                let path = directory + "/" + file
+                do {
+                    let profile = try ProfileFile.load(path, kind: kind, catalog: catalog)
+                    if let existing = loaded[profile.name] {
+                        found.append(FileProblem(file: path, field: "name",
+                                                 message: "\"\(profile.name)\" is already a \(existing.kind.rawValue) profile; ignored"))
+                        continue
+                    }
+                    loaded[profile.name] = profile
+                } catch {
+                    found.append(error)
+                    let name = file.replacingSuffix(".toml")
+                    if let previous = profiles[name], previous.kind == kind, loaded[name] == nil { loaded[name] = previous }
+                }
+            }
+        }
+        profiles = loaded
+        problems = found
+        return found
+    }
+
+    /// The profile called `name`.
+    public func profile(_ name: String) -> Profile? { profiles[name] }
+
+    /// Profiles sorted: system first, then by name.
+    public var sorted: [Profile] {
+        profiles.values.sorted { ($0.kind == .system ? 0 : 1, $0.name) < ($1.kind == .system ? 0 : 1, $1.name) }
+    }
+
+    /// The expanded rules of `profile`.
+    public func rules(for profile: Profile) -> BlockRules { catalog.rules(for: profile) }
+
+    /// Adds a custom profile and writes its file.
+    public mutating func create(_ profile: Profile) throws(Failure) {
+        do { try profile.validate(against: catalog) } catch { throw .invalid(error) }
+        guard profiles[profile.name] == nil else {
+            throw profiles[profile.name]?.kind == .system ? .system(profile.name) : .exists(profile.name)
+        }
+        var custom = profile
+        custom.kind = .custom
+        try write(custom)
+        profiles[custom.name] = custom
+    }
+
+    /// Changes a custom profile and rewrites its file.
+    public mutating func update(_ name: String, _ change: (inout Profile) throws(FieldError) -> Void) throws(Failure) -> Profile {
+        guard var profile = profiles[name] else { throw .notFound(name) }
+        guard profile.kind == .custom else { throw .system(name) }
+        do {
+            try change(&profile)
+            profile = Profile(name: profile.name, displayName: profile.displayName, description: profile.description,
+                              icon: profile.icon, color: profile.color, domains: profile.domains, services: profile.services,
+                              categories: profile.categories, allow: profile.allow, strict: profile.strict, kind: .custom)
+            try profile.validate(against: catalog)
+        } catch { throw .invalid(error) }
+        try write(profile)
+        profiles[name] = profile
+        return profile
+    }
+
+    /// Deletes a custom profile and its file.
+    public mutating func delete(_ name: String) throws(Failure) {
+        guard let profile = profiles[name] else { throw .notFound(name) }
+        guard profile.kind == .custom else { throw .system(name) }
+        let path = file(for: name)
+        if unlink(path) != 0, errno != ENOENT { throw .io(SystemError("unlink", path).description) }
+        AtomicFile.syncDirectory(paths.profilesDirectory)
+        profiles[name] = nil
+    }
+
+    /// The file of a custom profile.
+    public func file(for name: String) -> String { paths.profilesDirectory + "/\(name).toml" }
+
+    private func write(_ profile: Profile) throws(Failure) {
+        do {
+            try AtomicFile.makeDirectories(paths.profilesDirectory)
+            try AtomicFile.write(Array(ProfileFile.render(profile).utf8), to: file(for: profile.name))
+        } catch { throw .io(error.description) }
+    }
+}

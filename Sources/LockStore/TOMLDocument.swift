@@ -1,0 +1,165 @@
+import Foundation
+import LockCore
+import TOMLKit
+
+/// A parsed TOML file that can say where things are, so every error names file, line and
+/// field. TOMLKit reports positions for syntax errors only; for fields we find the line of the
+/// key (or of the offending value inside an array) in the source text.
+public struct TOMLDocument {
+    /// The file's path, for messages.
+    public let file: String
+    /// The root table.
+    public let table: TOMLTable
+    private let lines: [Substring]
+
+    /// Parses `text`; a syntax error becomes a `FileProblem` with TOMLKit's line.
+    public init(file: String, text: String) throws(FileProblem) {
+        self.file = file
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw FileProblem(file: file, line: error.source.begin.line, message: error.description)
+        } catch {
+            throw FileProblem(file: file, message: "\(error)")
+        }
+    }
+
+    /// Reads and parses a file.
+    public init(contentsOf path: String) throws(FileProblem) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileProblem(file: path, message: "cannot be read")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw FileProblem(file: path, message: "is not UTF-8 text")
+        }
+        try self.init(file: path, text: text)
+    }
+
+    /// The line of a `[section]` header (1-based), or 0 for the top level.
+    public func line(ofSection section: String?) -> Int? {
+        guard let section else { return 0 }
+        for (index, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed == "[\(section)]" { return index + 1 }
+        }
+        return nil
+    }
+
+    /// The line where `key` is assigned in `section` (nil: the top level), if it can be found.
+    public func line(of key: String, section: String? = nil) -> Int? {
+        guard let start = line(ofSection: section) else { return nil }
+        for index in start..<lines.count {
+            let trimmed = lines[index].drop { $0 == " " || $0 == "\t" }
+            if isTableHeader(trimmed) { return nil }
+            guard trimmed.hasPrefix(key) else { continue }
+            let rest = trimmed.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
+            if rest.hasPrefix("=") { return index + 1 }
+        }
+        return nil
+    }
+
+    /// The line where `value` appears as a quoted string in `key`'s assignment (arrays may
+    /// span lines), falling back to the key's line.
+    public func line(of value: String, in key: String, section: String? = nil) -> Int? {
+        guard let start = line(of: key, section: section) else { return nil }
+        for index in (start - 1)..<lines.count {
+            if index > start - 1, lines[index].contains("=") || isTableHeader(lines[index]) { break }
+            if lines[index].contains("\"\(value)\"") || lines[index].contains("'\(value)'") { return index + 1 }
+        }
+        return start
+    }
+
+    private func isTableHeader(_ line: Substring) -> Bool {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        return trimmed.hasPrefix("[") && !trimmed.contains("\"") && !trimmed.contains("'") && trimmed.contains("]")
+    }
+
+    /// A problem located at `key` (and `value` within it, when given).
+    public func problem(_ key: String, value: String? = nil, section: String? = nil, _ message: String) -> FileProblem {
+        let found = value.flatMap { self.line(of: $0, in: key, section: section) } ?? self.line(of: key, section: section)
+            ?? self.line(ofSection: section).flatMap { $0 == 0 ? nil : $0 }
+        return FileProblem(file: file, line: found, field: section.map { "\($0).\(key)" } ?? key, message: message)
+    }
+
+    /// A problem from a `FieldError`, located at its field and value.
+    public func problem(_ error: FieldError, section: String? = nil) -> FileProblem {
+        problem(error.field, value: error.value, section: section, error.reason)
+    }
+
+    /// The table of `section` (dotted path), or the root table for nil.
+    public func table(_ section: String?) -> TOMLTable? {
+        guard let section else { return table }
+        var current: TOMLTable? = table
+        for part in section.split(separator: ".") { current = current?[String(part)]?.table }
+        return current
+    }
+
+    /// Refuses keys other than `allowed`, catching typos such as `domians` that would
+    /// otherwise be silently ignored.
+    public func requireOnly(_ allowed: Set<String>, section: String? = nil) throws(FileProblem) {
+        for key in table(section)?.keys ?? [] where !allowed.contains(key) {
+            throw problem(key, section: section,
+                          "unknown field (expected one of: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    /// A string field; nil when absent.
+    public func string(_ key: String, section: String? = nil) throws(FileProblem) -> String? {
+        guard let value = table(section)?[key] else { return nil }
+        guard let string = value.string else { throw problem(key, section: section, "must be a string") }
+        return string
+    }
+
+    /// A required string field.
+    public func requiredString(_ key: String, section: String? = nil) throws(FileProblem) -> String {
+        guard let string = try string(key, section: section) else {
+            throw FileProblem(file: file, line: line(ofSection: section).flatMap { $0 == 0 ? nil : $0 },
+                              field: section.map { "\($0).\(key)" } ?? key, message: "is required")
+        }
+        return string
+    }
+
+    /// A boolean field; nil when absent.
+    public func bool(_ key: String, section: String? = nil) throws(FileProblem) -> Bool? {
+        guard let value = table(section)?[key] else { return nil }
+        guard let bool = value.bool else { throw problem(key, section: section, "must be true or false") }
+        return bool
+    }
+
+    /// An integer field; nil when absent.
+    public func int(_ key: String, section: String? = nil) throws(FileProblem) -> Int? {
+        guard let value = table(section)?[key] else { return nil }
+        guard let int = value.int else { throw problem(key, section: section, "must be a whole number") }
+        return int
+    }
+
+    /// An array-of-strings field; empty when absent.
+    public func strings(_ key: String, section: String? = nil) throws(FileProblem) -> [String] {
+        guard let value = table(section)?[key] else { return [] }
+        guard let array = value.array else { throw problem(key, section: section, "must be an array of strings") }
+        var result: [String] = []
+        for element in array {
+            guard let string = element.string else { throw problem(key, section: section, "must contain only strings") }
+            result.append(string)
+        }
+        return result
+    }
+
+    /// A duration field written like the command line (`"25m"`); nil when absent.
+    public func duration(_ key: String, section: String? = nil) throws(FileProblem) -> Duration? {
+        guard let text = try string(key, section: section) else { return nil }
+        do { return try DurationParser.parse(text) } catch { throw problem(key, value: text, section: section, error.description) }
+    }
+
+    /// Domain names, each normalised; the first bad one is reported at its line.
+    public func domains(_ key: String, section: String? = nil) throws(FileProblem) -> [DomainName] {
+        var result: [DomainName] = []
+        for text in try strings(key, section: section) {
+            do { result.append(try DomainName(parsing: text)) } catch {
+                throw problem(key, value: text, section: section, error.description)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,8 @@
+import LockDaemon
+
+@main
+enum SimplylockdMain {
+    static func main() async {
+        await SimplylockdCommand.main()
+    }
+}
