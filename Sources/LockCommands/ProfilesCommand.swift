@@ -1,0 +1,167 @@
+import ArgumentParser
+import LockProtocol
+
+/// `lockctl profiles …`: list, show, create, edit and delete profiles.
+struct ProfilesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profiles",
+        abstract: "List, show, create, change and delete blocking profiles.",
+        subcommands: [List.self, Show.self, Create.self, AddDomain.self, RemoveDomain.self, AddService.self,
+                      RemoveService.self, AddAllow.self, RemoveAllow.self, Edit.self, Delete.self],
+        defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List system and custom profiles.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let list = try await global.call { try await $0.profiles() }
+            if try global.printJSON(list) { return }
+            let rows = [["NAME", "KIND", "DOMAINS", "STRICT", "DESCRIPTION"]] + list.profiles.map {
+                [$0.name, $0.kind, "\($0.domainCount)", $0.strict ? "yes" : "no", $0.description ?? ""]
+            }
+            print(TextFormat.table(rows))
+            for problem in list.problems { print("problem: \(problem)") }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one profile and every domain it blocks.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+
+        func run() async throws {
+            let profile = try await global.call { try await $0.profile(name) }
+            if try global.printJSON(profile) { return }
+            print(Show.render(profile))
+        }
+
+        static func render(_ profile: ProfileInfo) -> String {
+            var rows: [[String]] = [["Name:", profile.name + (profile.displayName.map { " (\($0))" } ?? "")],
+                                    ["Kind:", profile.kind], ["Strict:", profile.strict ? "yes" : "no"]]
+            if let description = profile.description { rows.append(["Description:", description]) }
+            if !profile.domains.isEmpty { rows.append(["Domains:", profile.domains.joined(separator: " ")]) }
+            if !profile.services.isEmpty { rows.append(["Services:", profile.services.joined(separator: " ")]) }
+            if !profile.categories.isEmpty { rows.append(["Categories:", profile.categories.joined(separator: " ")]) }
+            if !profile.allow.isEmpty { rows.append(["Allowed:", profile.allow.joined(separator: " ")]) }
+            rows.append(["Blocks:", "\(profile.domainCount) domains and their subdomains"])
+            var text = TextFormat.table(rows)
+            if let expanded = profile.expandedDomains, !expanded.isEmpty {
+                text += "\n" + expanded.map { "  \($0)" }.joined(separator: "\n")
+            }
+            return text
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Create a custom profile.",
+            discussion: "Example: lockctl profiles create focus --domain reddit.com --domain news.ycombinator.com --service youtube")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name: a-z, 0-9 and '-'.") var name: String
+        @Option(name: .customLong("domain"), help: "A domain to block with its subdomains (URLs are accepted). Repeatable.")
+        var domains: [String] = []
+        @Option(name: .customLong("service"), help: "A catalog service such as youtube. Repeatable.") var services: [String] = []
+        @Option(name: .customLong("category"), help: "A catalog category such as social. Repeatable.") var categories: [String] = []
+        @Option(name: .customLong("allow"), help: "An exception that stays reachable. Repeatable.") var allow: [String] = []
+        @Option(help: "One line saying what the profile is for.") var description: String?
+        @Option(help: "Human-friendly title.") var displayName: String?
+        @Option(help: "Icon name, for graphical front ends.") var icon: String?
+        @Option(help: "Colour (#RRGGBB or a name), for graphical front ends.") var color: String?
+        @Flag(help: "Make sessions of this profile strict by default.") var strict = false
+
+        func run() async throws {
+            let request = CreateProfileRequest(name: name, displayName: displayName, description: description, icon: icon,
+                                               color: color, domains: domains, services: services, categories: categories,
+                                               allow: allow, strict: strict)
+            let profile = try await global.call { try await $0.createProfile(request) }
+            if try global.printJSON(profile) { return }
+            print("profile \(profile.name) created: \(profile.domainCount) domains")
+        }
+    }
+
+    struct AddDomain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-domain", abstract: "Add domains to a custom profile (running blocks pick them up at once).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Domains or URLs.") var domains: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(addDomains: domains)) }
+    }
+
+    struct RemoveDomain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-domain", abstract: "Remove domains from a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Domains.") var domains: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(removeDomains: domains)) }
+    }
+
+    struct AddService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-service", abstract: "Add catalog services to a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Services such as youtube.") var services: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(addServices: services)) }
+    }
+
+    struct RemoveService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-service", abstract: "Remove catalog services from a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Services.") var services: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(removeServices: services)) }
+    }
+
+    struct AddAllow: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-allow", abstract: "Add exceptions that stay reachable.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Domains.") var domains: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(addAllow: domains)) }
+    }
+
+    struct RemoveAllow: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-allow", abstract: "Remove exceptions.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Domains.") var domains: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(removeAllow: domains)) }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a custom profile's description, title or strictness.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Option(help: "New description (empty to clear).") var description: String?
+        @Option(help: "New title (empty to clear).") var displayName: String?
+        @Flag(inversion: .prefixedNo, help: "Make sessions strict by default, or not.") var strict: Bool?
+
+        func validate() throws {
+            if description == nil, displayName == nil, strict == nil {
+                throw ValidationError("nothing to change: give --description, --display-name or --strict/--no-strict")
+            }
+        }
+
+        func run() async throws {
+            try await update(global, name, UpdateProfileRequest(displayName: displayName, description: description, strict: strict))
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a custom profile (system profiles cannot be deleted).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+
+        func run() async throws {
+            try await global.call { try await $0.deleteProfile(name) }
+            if try global.printJSON(["deleted": name]) { return }
+            print("profile \(name) deleted")
+        }
+    }
+}
+
+private func update(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
+    let profile = try await global.call { try await $0.updateProfile(name, request) }
+    if try global.printJSON(profile) { return }
+    print("profile \(profile.name) updated: \(profile.domainCount) domains")
+}

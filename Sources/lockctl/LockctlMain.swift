@@ -1,0 +1,8 @@
+import LockCommands
+
+@main
+enum LockctlMain {
+    static func main() async {
+        await Lockctl.run()
+    }
+}
