@@ -57,7 +57,10 @@ let package = Package(
         ]),
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
-        .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "LockProtocol", "LockEnforcement", "LockStore"]),
+        .testTarget(name: "LockCoreTests", dependencies: ["LockCore"]),
+        .testTarget(name: "LockDaemonTests", dependencies: [
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
+        ]),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient"]),
     ],
     swiftLanguageModes: [.v6]

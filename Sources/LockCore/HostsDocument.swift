@@ -83,9 +83,10 @@ public struct HostsDocument: Sendable, Equatable {
             // A section written after a last line without a newline brought that newline with
             // it, and ends without one; give the newline back when the section goes away.
             let sectionIsLast = last == lines.count - 1
-            if sectionIsLast, lines[last].terminator.isEmpty, !kept.isEmpty {
-                if kept.last == UInt8(ascii: "\n") { kept.removeLast() }
-                if kept.last == UInt8(ascii: "\r") { kept.removeLast() }
+            if sectionIsLast, lines[last].terminator.isEmpty, kept.last == UInt8(ascii: "\n") {
+                kept.removeLast()
+                // The newline we added was CRLF only if the file used CRLF before it.
+                if kept.last == UInt8(ascii: "\r"), HostsDocument.containsCRLF(kept.dropLast()) { kept.removeLast() }
             }
             if offset == nil { offset = kept.count }
             index = last + 1
@@ -127,6 +128,11 @@ public struct HostsDocument: Sendable, Equatable {
     public var usesCRLF: Bool {
         guard let newline = userBytes.firstIndex(of: UInt8(ascii: "\n")) else { return false }
         return newline > 0 && userBytes[newline - 1] == UInt8(ascii: "\r")
+    }
+
+    private static func containsCRLF(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return false }
+        return newline > bytes.startIndex && bytes[newline - 1] == UInt8(ascii: "\r")
     }
 
     private struct Line {

@@ -3,6 +3,7 @@ import LockCore
 import LockPlatform
 import LockProtocol
 import Logging
+import Synchronization
 
 /// Enforces blocks in the hosts file's managed section.
 ///
@@ -46,10 +47,14 @@ public actor HostsFileEnforcer: Enforcer {
 
     public func watch() async {
         let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let generation = Atomic(0)
         let watcher: FileWatcher
         do {
             try AtomicFile.makeDirectories((path as NSString).deletingLastPathComponent)
-            watcher = try FileWatcher(path: path) { continuation.yield() }
+            watcher = try FileWatcher(path: path) {
+                generation.add(1, ordering: .relaxed)
+                continuation.yield()
+            }
         } catch {
             lastError = "cannot watch: \(error)"
             logger.error("cannot watch the hosts file", metadata: ["path": "\(path)", "error": "\(error)"])
@@ -58,12 +63,25 @@ public actor HostsFileEnforcer: Enforcer {
         defer { watcher.stop() }
         await withTaskCancellationHandler {
             for await _ in changes {
+                // Wait until the file has been quiet for a moment: an editor that truncates
+                // and then writes must finish before we read, or we would replace the file
+                // under it and its write would land in the old, unlinked inode.
+                var seen = generation.load(ordering: .relaxed)
+                repeat {
+                    try? await Task.sleep(for: HostsFileEnforcer.settleTime)
+                    let now = generation.load(ordering: .relaxed)
+                    if now == seen { break }
+                    seen = now
+                } while !Task.isCancelled
                 restoreIfChanged()
             }
         } onCancel: {
             continuation.finish()
         }
     }
+
+    /// How long the file must stay unchanged before it is checked.
+    static let settleTime: Duration = .milliseconds(150)
 
     /// Re-applies the last desired state if the file no longer matches it.
     func restoreIfChanged() {

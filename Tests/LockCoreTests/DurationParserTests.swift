@@ -1,0 +1,31 @@
+import LockCore
+import Testing
+
+@Suite struct DurationParserTests {
+    @Test(arguments: [("45m", 2700), ("1h30m", 5400), ("90s", 90), ("2h", 7200), ("1d 12h", 129_600),
+                      ("1H 5M", 3900), (" 10min ", 600), ("3hours", 10_800), ("1h0m", 3600)])
+    func parses(text: String, seconds: Int64) throws {
+        #expect(try DurationParser.parse(text) == .seconds(seconds))
+    }
+
+    @Test(arguments: ["", "45", "0m", "m", "1x", "1h1h", "-5m", "1.5h", "99999999999d", "5m!"])
+    func refuses(text: String) {
+        #expect(throws: DurationParser.ParseError.self) { try DurationParser.parse(text) }
+    }
+
+    @Test func namesTheProblem() {
+        do {
+            _ = try DurationParser.parse("45")
+            Issue.record("accepted 45")
+        } catch {
+            #expect(error.description.contains("no unit"))
+            #expect(error.value == "45")
+        }
+    }
+
+    @Test(arguments: [(2700.0, "45m"), (5400.0, "1h 30m"), (59.2, "1m"), (0.4, "1s"), (0.0, "0s"), (129_600.0, "1d 12h"),
+                      (3_601.0, "1h"), (2_699.0, "44m 59s"), (259_260.0, "3d")] as [(Double, String)])
+    func formats(seconds: Double, text: String) {
+        #expect(DurationParser.format(.seconds(seconds)) == text)
+    }
+}
