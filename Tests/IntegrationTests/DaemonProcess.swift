@@ -7,20 +7,30 @@ final class DaemonProcess: @unchecked Sendable {
     private(set) var process: Process
     private let logPath: String
     let extraArguments: [String]
+    let wrapper: [String]
 
-    /// Starts the daemon and waits until its socket answers.
-    init(root: TestRoot, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// Starts the daemon (through `wrapper`, a command that ends by running its arguments, if
+    /// given) and waits until its socket answers.
+    init(root: TestRoot, arguments: [String] = [], environment: [String: String] = [:], wrapper: [String] = []) throws {
         self.root = root
         extraArguments = arguments
+        self.wrapper = wrapper
         logPath = root.path + "/daemon.log"
-        process = try DaemonProcess.launch(root: root, arguments: arguments, environment: environment, log: logPath)
+        process = try DaemonProcess.launch(root: root, arguments: arguments, environment: environment, wrapper: wrapper, log: logPath)
         try waitForSocket()
     }
 
-    private static func launch(root: TestRoot, arguments: [String], environment: [String: String], log: String) throws -> Process {
+    private static func launch(root: TestRoot, arguments: [String], environment: [String: String], wrapper: [String],
+                               log: String) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.daemon)
-        process.arguments = ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--log-level", "debug"] + arguments
+        let daemonArguments = ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--log-level", "debug"] + arguments
+        if let launcher = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = Array(wrapper.dropFirst()) + [Binaries.daemon] + daemonArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Binaries.daemon)
+            process.arguments = daemonArguments
+        }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NOTIFY_SOCKET")
         env.removeValue(forKey: "LISTEN_FDS")
@@ -83,7 +93,7 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// Starts the daemon again on the same root.
     func restart(environment: [String: String] = [:]) throws {
-        process = try DaemonProcess.launch(root: root, arguments: extraArguments, environment: environment, log: logPath)
+        process = try DaemonProcess.launch(root: root, arguments: extraArguments, environment: environment, wrapper: wrapper, log: logPath)
         try waitForSocket()
     }
 

@@ -45,3 +45,28 @@ struct TamperTests {
         #expect(root.hostsBytes() == Array("127.0.0.1\tlocalhost".utf8))
     }
 }
+
+@Suite("A hosts file that cannot be replaced")
+struct BindMountTests {
+    @Test("a bind-mounted hosts file (rename impossible) is written in place, never damaged",
+          .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+                   "needs root and unshare -m for a private mount namespace"))
+    func bindMountedHosts() throws {
+        let root = try TestRoot(hosts: "127.0.0.1 under-the-mount\n")
+        let source = root.path + "/mounted-hosts"
+        try Data("127.0.0.1 localhost\n# container hosts\n".utf8).write(to: URL(fileURLWithPath: source))
+        // Like a container: /etc/hosts is a bind mount, so rename over it fails with EBUSY.
+        let wrapper = ["/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
+                       "mount --bind '\(source)' '\(root.hostsPath)' && exec \"$0\" \"$@\""]
+        let daemon = try DaemonProcess(root: root, wrapper: wrapper)
+        #expect(try daemon.lockctl("start", "news", "10m").status == 0)
+        let mounted = try String(contentsOfFile: source, encoding: .utf8)
+        #expect(mounted.hasPrefix("127.0.0.1 localhost\n# container hosts\n# BEGIN simplylock\n"))
+        #expect(mounted.contains(" news.ycombinator.com"))
+        #expect(root.hosts() == "127.0.0.1 under-the-mount\n")
+        let enforcer = try #require((try daemon.json("status")["enforcers"] as? [[String: Any]])?.first)
+        #expect((enforcer["details"] as? [String: String])?["write"] == "inPlace")
+        #expect(try daemon.lockctl("stop", "news").status == 0)
+        #expect(try String(contentsOfFile: source, encoding: .utf8) == "127.0.0.1 localhost\n# container hosts\n")
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import LockCore
+import LockDaemon
+import LockEnforcement
+import LockProtocol
+import LockStore
+import Logging
+import Testing
+
+extension RecordingTimer: DeadlineTimer {}
+
+@Suite("BlockManager with a fake enforcer and a real SQLite store")
+struct BlockManagerTests {
+    let scratch: Scratch
+    let clock = ManualClock()
+    let fake = FakeEnforcer()
+    let timer = RecordingTimer()
+    let store: StateStore
+
+    init() throws {
+        scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
+        store = try StateStore(path: scratch.paths.stateDatabase)
+    }
+
+    func makeManager(store: StateStore? = nil) async throws -> BlockManager {
+        var profiles = ProfileStore(paths: scratch.paths)
+        #expect(profiles.reload().isEmpty)
+        let clock = self.clock
+        let counter = Counter()
+        let manager = BlockManager(profiles: profiles, configuration: DaemonConfiguration(), store: store ?? self.store,
+                                   enforcers: [fake], events: EventBus(), logger: Logger(label: "test"),
+                                   clock: { clock.now() }, makeID: { "s\(counter.next())" })
+        try await manager.restore()
+        await manager.setTimer(timer)
+        return manager
+    }
+
+    @Test func startEnforcesAndArmsTheTimer() async throws {
+        let manager = try await makeManager()
+        let info = try await manager.start(StartRequest(profile: "news", seconds: 600))
+        #expect(info.remainingSeconds == 600)
+        #expect(await fake.current?.domains.contains("news.ycombinator.com") == true)
+        #expect(timer.last == clock.now().boot + .seconds(600))
+    }
+
+    @Test func wallClockChangesDoNotEndABlock() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.start(StartRequest(profile: "news", seconds: 600))
+        clock.setWall(by: 86_400 * 3)
+        await manager.expireDue()
+        #expect(await manager.activeSessions.count == 1)
+        clock.advance(599)
+        await manager.expireDue()
+        #expect(await manager.activeSessions.count == 1)
+        clock.advance(1)
+        await manager.expireDue()
+        #expect(await manager.activeSessions.isEmpty)
+        #expect(await fake.current == .empty)
+        #expect(try store.history(limit: 1).first?.endReason == "expired")
+    }
+
+    @Test func strictSessionsRefuseToStop() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.start(StartRequest(profile: "social", seconds: 600, strict: true))
+        await #expect(throws: APIError.self) { try await manager.stop("social") }
+        do { _ = try await manager.stop("social") } catch { #expect(error.code == .refused) }
+        #expect(await manager.activeSessions.count == 1)
+    }
+
+    @Test func failedEnforcementChangesNothing() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.start(StartRequest(profile: "news", seconds: 600))
+        let before = await fake.current
+        await fake.setFailure("disk full")
+        do {
+            _ = try await manager.start(StartRequest(profile: "video", seconds: 600))
+            Issue.record("start succeeded although enforcement failed")
+        } catch {
+            #expect(error.code == .internalError)
+            #expect(error.message.contains("disk full"))
+        }
+        #expect(await manager.activeSessions.map(\.profile) == ["news"])
+        #expect(try store.activeSessions().map(\.profile) == ["news"])
+        #expect(try store.history(limit: 10).map(\.profile) == ["news"])
+        #expect(await fake.current == before)
+    }
+
+    @Test func invalidRequestsAreRefusedWithTheField() async throws {
+        let manager = try await makeManager()
+        for (request, fragment) in [(StartRequest(profile: "news", seconds: 0), "duration"),
+                                    (StartRequest(profile: "news", seconds: 86_400 * 365), "limit"),
+                                    (StartRequest(profile: "news"), "exactly one"),
+                                    (StartRequest(profile: "news", until: clock.now().wall.addingTimeInterval(-5)), "until")] {
+            do {
+                _ = try await manager.start(request)
+                Issue.record("accepted \(request)")
+            } catch {
+                #expect(error.code == .invalidArgument)
+                #expect(error.message.contains(fragment), "\(error.message)")
+            }
+        }
+        #expect(await manager.activeSessions.isEmpty)
+        #expect(await fake.applied.last ?? .empty == .empty)
+    }
+
+    @Test func restartWithinTheSameBootResumesExactly() async throws {
+        let first = try await makeManager()
+        _ = try await first.start(StartRequest(profile: "news", seconds: 600))
+        clock.advance(100)
+        let second = try await makeManager()
+        let status = await second.status()
+        #expect(status.sessions.first?.remainingSeconds == 500)
+    }
+
+    @Test func rebootResumesWithCheckpointMinusTimeOff() async throws {
+        let first = try await makeManager()
+        _ = try await first.start(StartRequest(profile: "news", seconds: 3600))
+        clock.advance(600)
+        await first.checkpoint()
+        clock.advance(30)                 // lost: not checkpointed before the power went
+        clock.reboot(offSeconds: 900, bootID: "boot-2")
+        let second = try await makeManager()
+        #expect(await second.status().sessions.first?.remainingSeconds == 3000 - 930)
+    }
+
+    @Test func sessionsThatRanOutWhileOffEndAsDaemonRestart() async throws {
+        let first = try await makeManager()
+        _ = try await first.start(StartRequest(profile: "news", seconds: 60))
+        clock.reboot(offSeconds: 3600, bootID: "boot-2")
+        let second = try await makeManager()
+        #expect(await second.activeSessions.isEmpty)
+        #expect(try store.history(limit: 1).first?.endReason == "daemon-restart")
+        #expect(await fake.current == .empty)
+    }
+
+    @Test func profileChangesReachRunningSessionsStrictOnesOnlyGrow() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.createProfile(CreateProfileRequest(name: "focus", domains: ["reddit.com", "x.com"]))
+        _ = try await manager.start(StartRequest(profile: "focus", seconds: 600, strict: true))
+        _ = try await manager.updateProfile("focus", UpdateProfileRequest(addDomains: ["example.com"], removeDomains: ["x.com"]))
+        let domains = await fake.current?.domains ?? []
+        #expect(domains.contains("example.com"))
+        #expect(domains.contains("x.com"), "a strict block lost a domain")
+        #expect(scratch.read("etc/simplylock/profiles.d/focus.toml")?.contains("\"example.com\"") == true)
+        do {
+            try await manager.deleteProfile("focus")
+            Issue.record("deleted a profile in use")
+        } catch { #expect(error.code == .refused) }
+    }
+
+    @Test func checkNamesTheRule() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.start(StartRequest(profile: "social", seconds: 60))
+        let check = try await manager.check("https://old.reddit.com/r/swift")
+        #expect(check.blocked)
+        #expect(check.name == "old.reddit.com")
+        #expect(check.matches.first?.rule == "reddit.com")
+        #expect(try await manager.check("example.org").blocked == false)
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import LockCore
+import LockStore
+import Testing
+
+@Suite("Profile files, configuration and SQLite state")
+struct StoreTests {
+    @Test func shippedProfilesAndCatalogLoadCleanly() throws {
+        let scratch = try Scratch()
+        var store = ProfileStore(paths: scratch.paths)
+        #expect(store.reload().isEmpty)
+        for name in ["deep-work", "social", "news", "video", "gaming"] {
+            let profile = try #require(store.profile(name))
+            #expect(profile.kind == .system)
+            #expect(store.rules(for: profile).block.count > 5)
+        }
+        for service in ["youtube", "reddit", "x", "facebook", "instagram", "tiktok", "netflix", "twitch"] {
+            #expect(store.catalog.services[service] != nil)
+        }
+    }
+
+    @Test func aBadFileIsReportedWithFileLineAndFieldAndTheRestStillLoad() throws {
+        let scratch = try Scratch()
+        try scratch.write("etc/simplylock/profiles.d/good.toml", "name = \"good\"\ndomains = [\"a.com\"]\n")
+        try scratch.write("etc/simplylock/profiles.d/bad.toml", """
+            name = "bad"
+            domains = [
+                "ok.com",
+                "exa mple.com",
+            ]
+            """)
+        try scratch.write("etc/simplylock/profiles.d/typo.toml", "name = \"typo\"\ndomians = [\"a.com\"]\n")
+        try scratch.write("etc/simplylock/profiles.d/syntax.toml", "name = \"syntax\"\ndomains = [\"a.com\"\n")
+        try scratch.write("etc/simplylock/profiles.d/renamed.toml", "name = \"other\"\n")
+        try scratch.write("etc/simplylock/profiles.d/service.toml", "name = \"service\"\n\nservices = [\"myspace\"]\n")
+        var store = ProfileStore(paths: scratch.paths)
+        let problems = store.reload().map(\.description)
+        #expect(store.profile("good") != nil)
+        #expect(store.profile("bad") == nil)
+        let text = problems.joined(separator: "\n")
+        #expect(text.contains("profiles.d/bad.toml:4: domains: \"exa mple.com\" is not a valid domain name"), "\(text)")
+        #expect(text.contains("profiles.d/typo.toml:2: domians: unknown field"), "\(text)")
+        #expect(text.contains("profiles.d/syntax.toml:"), "\(text)")
+        #expect(text.contains("profiles.d/renamed.toml:1: name: \"other\" does not match the file name renamed.toml"), "\(text)")
+        #expect(text.contains("profiles.d/service.toml:3: services: unknown service \"myspace\""), "\(text)")
+    }
+
+    @Test func aReloadKeepsTheLastGoodVersionOfABrokenFile() throws {
+        let scratch = try Scratch()
+        try scratch.write("etc/simplylock/profiles.d/focus.toml", "name = \"focus\"\ndomains = [\"a.com\"]\n")
+        var store = ProfileStore(paths: scratch.paths)
+        #expect(store.reload().isEmpty)
+        try scratch.write("etc/simplylock/profiles.d/focus.toml", "name = \"focus\"\ndomains = [\"a..com\"]\n")
+        #expect(store.reload().count == 1)
+        #expect(store.profile("focus")?.domains.map(\.value) == ["a.com"])
+    }
+
+    @Test func createdProfilesRoundTripThroughTheirFile() throws {
+        let scratch = try Scratch()
+        var store = ProfileStore(paths: scratch.paths)
+        store.reload()
+        let profile = Profile(name: "focus", displayName: "Fo\"cus", description: "line\nbreak", domains: [try DomainName(parsing: "reddit.com")],
+                              services: ["youtube"], allow: [try DomainName(parsing: "music.youtube.com")], strict: true)
+        try store.create(profile)
+        #expect(throws: ProfileStore.Failure.exists("focus")) { try store.create(profile) }
+        #expect(throws: ProfileStore.Failure.system("social")) { try store.delete("social") }
+        var fresh = ProfileStore(paths: scratch.paths)
+        #expect(fresh.reload().isEmpty)
+        #expect(fresh.profile("focus") == profile)
+        try fresh.delete("focus")
+        #expect(scratch.read("etc/simplylock/profiles.d/focus.toml") == nil)
+    }
+
+    @Test func configurationErrorsNameTheField() throws {
+        let scratch = try Scratch()
+        try scratch.write("c.toml", "log_level = \"loud\"\n")
+        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml") } throws: {
+            ($0 as? FileProblem)?.description == scratch.path + "/c.toml:1: log_level: \"loud\" is not a log level (critical, debug, error, info, notice, trace, warning)"
+        }
+        try scratch.write("c.toml", "\n\ncheckpoint_interval = \"0s\"\n")
+        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml") } throws: { ($0 as? FileProblem)?.line == 3 }
+        #expect(try DaemonConfiguration.load(scratch.path + "/missing.toml") == DaemonConfiguration())
+    }
+
+    @Test func stateSurvivesReopening() throws {
+        let scratch = try Scratch()
+        let path = scratch.path + "/state.sqlite"
+        let now = ClockReading(wall: Date(timeIntervalSince1970: 1_800_000_000), boot: BootTime(seconds: 10), bootID: "b")
+        let session = Session(id: "abc", profile: "news", origin: .schedule("mornings"), strict: true,
+                              rules: BlockRules(block: DomainSet(["a.com"])), duration: .seconds(60), now: now)
+        do {
+            let store = try StateStore(path: path)
+            try store.recordStart(session, at: now)
+            try store.setValue(["k": 1], forKey: "test")
+        }
+        let reopened = try StateStore(path: path)
+        #expect(try reopened.activeSessions() == [session])
+        #expect(try reopened.value([String: Int].self, forKey: "test") == ["k": 1])
+        try reopened.recordEnd([session], at: now.wall, reason: .stopped)
+        #expect(try reopened.activeSessions().isEmpty)
+        let entry = try #require(try reopened.history(limit: 5).first)
+        #expect(entry.origin == "schedule:mornings" && entry.endReason == "stopped" && entry.strict)
+    }
+}
