@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Checks a running simplylockd against docs/openapi.yaml.
+
+Usage: openapi_conformance.py SOCKET SPEC
+
+Validates the document itself, then drives every operation it describes over the Unix socket
+and validates each answer (status and body) against the document. Fails when the server
+answers with an undocumented status or body, or when an operation of the document was not
+exercised, so the document and the server cannot drift apart silently.
+"""
+import http.client
+import json
+import re
+import socket
+import sys
+
+import jsonschema
+import yaml
+from openapi_spec_validator import validate as validate_spec
+
+
+class UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path):
+        super().__init__("localhost", timeout=10)
+        self.unix_path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        self.sock.connect(self.unix_path)
+
+
+def main():
+    sock_path, spec_path = sys.argv[1], sys.argv[2]
+    with open(spec_path) as f:
+        spec = yaml.safe_load(f)
+    validate_spec(spec)
+
+    templates = []
+    for template, item in spec["paths"].items():
+        regex = "^" + re.sub(r"\{[^}]+\}", "[^/]+", template) + "$"
+        for method in item:
+            if method in ("get", "post", "patch", "delete", "put"):
+                templates.append((re.compile(regex), template, method))
+    exercised = set()
+    failures = []
+
+    def resolve(node):
+        while isinstance(node, dict) and "$ref" in node:
+            target = spec
+            for part in node["$ref"].lstrip("#/").split("/"):
+                target = target[part]
+            node = target
+        return node
+
+    def schema_for(template, method, status, content_type):
+        responses = spec["paths"][template][method]["responses"]
+        response = resolve(responses.get(str(status)))
+        if response is None:
+            return None, f"status {status} is not documented"
+        content = response.get("content", {})
+        if content_type not in content:
+            return None, f"content type {content_type} is not documented for {status}"
+        schema = dict(content[content_type]["schema"])
+        schema["components"] = spec["components"]
+        return schema, None
+
+    def call(method, path, body=None, expect=None):
+        conn = UnixConnection(sock_path)
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method.upper(), path, body=json.dumps(body) if body is not None else None, headers=headers)
+        response = conn.getresponse()
+        raw = response.read()
+        conn.close()
+        bare = path.split("?")[0]
+        match = [(t, m) for regex, t, m in templates if regex.match(bare) and m == method]
+        if not match:
+            failures.append(f"{method.upper()} {path}: not in the document")
+            return None
+        template, _ = match[0]
+        exercised.add((template, method))
+        if expect is not None and response.status != expect:
+            failures.append(f"{method.upper()} {path}: expected {expect}, got {response.status}: {raw[:200]!r}")
+        schema, problem = schema_for(template, method, response.status, "application/json")
+        if problem:
+            failures.append(f"{method.upper()} {path}: {problem}")
+            return None
+        try:
+            value = json.loads(raw)
+            jsonschema.validate(value, schema, cls=jsonschema.Draft202012Validator,
+                                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        except Exception as error:  # noqa: BLE001 - every failure is reported the same way
+            failures.append(f"{method.upper()} {path}: body does not match the document: {error}")
+            return None
+        return value
+
+    call("get", "/v1/status", expect=200)
+    call("get", "/v1/profiles", expect=200)
+    call("get", "/v1/profiles/deep-work", expect=200)
+    call("get", "/v1/profiles/no-such-profile", expect=404)
+    call("post", "/v1/profiles", {"name": "conformance", "domains": ["example.com"], "services": ["youtube"],
+                                  "categories": [], "allow": [], "strict": False}, expect=201)
+    call("post", "/v1/profiles", {"name": "conformance", "domains": [], "services": [], "categories": [],
+                                  "allow": [], "strict": False}, expect=409)
+    call("post", "/v1/profiles", {"name": "Bad Name", "domains": [], "services": [], "categories": [],
+                                  "allow": [], "strict": False}, expect=400)
+    call("patch", "/v1/profiles/conformance", {"addDomains": ["example.org"], "description": "test"}, expect=200)
+    call("patch", "/v1/profiles/social", {"addDomains": ["example.org"]}, expect=409)
+    call("patch", "/v1/profiles/nothing-here", {"addDomains": ["example.org"]}, expect=404)
+    started = call("post", "/v1/sessions", {"profile": "conformance", "seconds": 600}, expect=201)
+    call("post", "/v1/sessions", {"profile": "conformance", "seconds": 600}, expect=409)
+    call("post", "/v1/sessions", {"profile": "ghost", "seconds": 600}, expect=404)
+    call("post", "/v1/sessions", {"profile": "news"}, expect=400)
+    call("post", "/v1/sessions", {"profile": "social", "seconds": 600, "strict": True}, expect=201)
+    call("get", "/v1/check?name=www.example.com", expect=200)
+    call("get", "/v1/check?name=bad..name", expect=400)
+    call("post", f"/v1/sessions/{started['id'] if started else 'x'}/extend", {"seconds": 60}, expect=200)
+    call("post", "/v1/sessions/conformance/extend", {"seconds": 0}, expect=400)
+    call("post", "/v1/sessions/nothing/extend", {"seconds": 60}, expect=404)
+    call("delete", "/v1/profiles/conformance", expect=409)
+    call("delete", "/v1/sessions/social", expect=409)
+    call("delete", "/v1/sessions/conformance", expect=200)
+    call("delete", "/v1/sessions/conformance", expect=404)
+    call("delete", "/v1/profiles/conformance", expect=200)
+    call("delete", "/v1/profiles/social", expect=409)
+    call("delete", "/v1/profiles/conformance", expect=404)
+    call("get", "/v1/history?limit=5", expect=200)
+    call("post", "/v1/reload", expect=200)
+
+    # The event stream: the first line is a hello event that matches the Event schema.
+    conn = UnixConnection(sock_path)
+    conn.request("GET", "/v1/events")
+    response = conn.getresponse()
+    line = response.fp.readline()
+    while line.strip() and all(c in b"0123456789abcdefABCDEF\r\n" for c in line):
+        line = response.fp.readline()  # chunk-size line
+    conn.close()
+    exercised.add(("/v1/events", "get"))
+    schema, problem = schema_for("/v1/events", "get", response.status, "application/x-ndjson")
+    if problem:
+        failures.append(f"GET /v1/events: {problem}")
+    else:
+        try:
+            jsonschema.validate(json.loads(line), schema, cls=jsonschema.Draft202012Validator)
+        except Exception as error:  # noqa: BLE001
+            failures.append(f"GET /v1/events: {error}")
+
+    missing = {(t, m) for _, t, m in templates} - exercised
+    for template, method in sorted(missing):
+        failures.append(f"{method.upper()} {template}: documented but not exercised by this check")
+
+    if failures:
+        print("\n".join(failures))
+        sys.exit(1)
+    print(f"ok: {len(exercised)} operations conform to {spec_path}")
+
+
+if __name__ == "__main__":
+    main()
