@@ -25,6 +25,11 @@ struct APIRouter: Sendable {
     let events: EventBus
     let authorizer: Authorizer
     let configurationPath: String
+    /// Endpoints of subsystems (schedules, Pomodoro), tried in order for paths the core does
+    /// not know.
+    var modules: [any RouteModule] = []
+    /// Sources of one-line notices for the status (`mornings starts in 4 min`).
+    var noticeSources: [@Sendable () async -> [String]] = []
 
     private static let encoder = API.makeEncoder()
 
@@ -52,12 +57,18 @@ struct APIRouter: Sendable {
         if method != .GET && method != .HEAD && !authorizer.mayChange(request.peer) {
             throw APIError(.forbidden, "permission denied: changes need root or membership of the '\(authorizer.groupName)' group (you are uid \(request.peer.uid))")
         }
-        guard let endpoint = Endpoint(Array(segments.dropFirst())) else {
+        let path = Array(segments.dropFirst())
+        guard let endpoint = Endpoint(path) else {
+            for module in modules {
+                if let response = try await module.handle(request, path: path) { return response }
+            }
             throw APIError(.notFound, "no such endpoint \(request.path)")
         }
         switch (method, endpoint) {
         case (.GET, .status):
-            return try ok(await manager.status())
+            var notices: [String] = []
+            for source in noticeSources { notices += await source() }
+            return try ok(await manager.status(notices: notices))
         case (.GET, .profiles):
             return try ok(await manager.listProfiles())
         case (.POST, .profiles):
@@ -113,11 +124,19 @@ struct APIRouter: Sendable {
         }
     }
 
+    static func ok(_ value: some Encodable, status: Int = 200) throws -> APIResponse {
+        .json(status: status, body: Array(try encoder.encode(value)) + [10])
+    }
+
     private func ok(_ value: some Encodable, status: Int = 200) throws -> APIResponse {
-        .json(status: status, body: Array(try APIRouter.encoder.encode(value)) + [10])
+        try APIRouter.ok(value, status: status)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ request: APIRequest) throws -> T {
+        try APIRouter.decode(type, request)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ request: APIRequest) throws -> T {
         do {
             return try API.makeDecoder().decode(T.self, from: Data(request.body))
         } catch let DecodingError.keyNotFound(key, _) {

@@ -174,6 +174,9 @@ public actor BlockManager {
             let now = clock()
             let matching = sessions.sessions(matching: reference).filter { origins?.contains($0.origin) ?? true }
             guard !matching.isEmpty else { throw noSession(reference) }
+            if let owned = matching.first(where: { $0.origin == .pomodoro }), origins == nil {
+                throw APIError(.refused, "\(owned.profile) is blocked by the Pomodoro timer; use `lockctl pomodoro stop` (session \(owned.id))")
+            }
             if let strict = matching.first(where: \.strict) {
                 throw APIError(.refused, "\(strict.profile) is a strict block: it cannot be stopped before it ends at \(clockTime(strict.endsAt(at: now))) (\(DurationParser.format(strict.remaining(at: now))) left)")
             }
@@ -227,6 +230,80 @@ public actor BlockManager {
                                        message: "\(extended.profile) extended by \(DurationParser.format(.seconds(seconds)))",
                                        profile: extended.profile, session: info))
             return info
+        }
+    }
+
+    /// Makes the one session owned by `origin` (a schedule or the Pomodoro timer) match
+    /// `desired`: started if missing, adjusted in place if its profile is the same (its end
+    /// moves, nothing is lifted in between), replaced if the profile changed, ended for nil.
+    /// Owners decide when their sessions end, so strictness does not stop them from ending it.
+    /// Returns the session now in force, if any.
+    @discardableResult
+    public func reconcileOwned(_ origin: SessionOrigin, _ desired: OwnedSession?) async throws(APIError) -> Session? {
+        precondition(origin != .manual, "manual sessions are not owned")
+        return try await gated { () async throws(APIError) -> Session? in
+            let now = clock()
+            let existing = sessions.sessions.filter { $0.origin == origin }
+            var next = sessions
+            var ended: [Session] = []
+            var started: Session?
+            var adjusted: Session?
+            for session in existing where desired == nil || desired?.profile != session.profile {
+                next.remove(id: session.id)
+                ended.append(session)
+            }
+            if let desired {
+                guard desired.remaining > .zero else { throw APIError(.invalidArgument, "remaining: must be positive") }
+                guard let profile = profiles.profile(desired.profile) else { throw unknownProfile(desired.profile) }
+                let rules = profiles.rules(for: profile)
+                if var current = existing.first(where: { $0.profile == desired.profile }) {
+                    let wantedEnd = now.boot + desired.remaining
+                    let drift = abs((current.resumed(at: now).endBoot - wantedEnd).seconds)
+                    if drift >= 0.5 || current.strict != desired.strict || current.rules != rules {
+                        current = current.resumed(at: now)
+                        current.endBoot = wantedEnd
+                        current.checkpointRemaining = desired.remaining
+                        current.strict = desired.strict
+                        current.rules = rules
+                        next.update(current)
+                        adjusted = current
+                    }
+                } else {
+                    let session = Session(id: makeID(), profile: profile.name, origin: origin, strict: desired.strict,
+                                          rules: rules, duration: desired.remaining, now: now)
+                    next.insert(session)
+                    started = session
+                }
+            }
+            guard !ended.isEmpty || started != nil || adjusted != nil else { return existing.first }
+            do {
+                let (expired, stopped) = (ended.filter { $0.hasEnded(at: now) }, ended.filter { !$0.hasEnded(at: now) })
+                try store.recordEnd(expired, at: now.wall, reason: .expired)
+                try store.recordEnd(stopped, at: now.wall, reason: .stopped)
+                if let started { try store.recordStart(started, at: now) }
+                if let adjusted { try store.save([adjusted], at: now) }
+            } catch {
+                throw APIError(.internalError, "cannot save the change: \(error)")
+            }
+            sessions = next
+            timer?.arm(at: sessions.nextDeadline)
+            do { try await enforce(next) } catch {
+                enforcementFailed = true
+                logger.error("enforcement failed; will retry", metadata: ["origin": "\(origin)", "error": "\(error)"])
+            }
+            for session in ended {
+                let reason = session.hasEnded(at: now) ? EndReason.expired : .stopped
+                logger.info("session ended by its owner", metadata: metadata(session, ["reason": "\(reason.rawValue)"]))
+                await events.publish(Event(type: .sessionEnded, at: now.wall, message: "\(session.profile) block ended (\(origin))",
+                                           profile: session.profile, session: SessionInfo(session, at: now), reason: reason.rawValue))
+            }
+            if let started {
+                logger.info("session started", metadata: metadata(started, ["duration": "\(DurationParser.format(desired?.remaining ?? .zero))"]))
+                await events.publish(Event(type: .sessionStarted, at: now.wall,
+                                           message: "\(started.profile) blocked by \(origin) for \(DurationParser.format(desired?.remaining ?? .zero))",
+                                           profile: started.profile, session: SessionInfo(started, at: now)))
+            }
+            return started ?? adjusted ?? next.sessions.first { $0.origin == origin }
         }
     }
 

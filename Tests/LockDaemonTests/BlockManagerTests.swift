@@ -149,6 +149,37 @@ struct BlockManagerTests {
         } catch { #expect(error.code == .refused) }
     }
 
+    @Test func ownedSessionsAreAdjustedInPlaceAndEndedByTheirOwner() async throws {
+        let manager = try await makeManager()
+        let origin = SessionOrigin.schedule("mornings")
+        let first = try await manager.reconcileOwned(origin, OwnedSession(profile: "news", remaining: .seconds(600), strict: true))
+        #expect(first?.origin == origin)
+        #expect(await fake.current?.domains.contains("news.ycombinator.com") == true)
+        let appliedBefore = await fake.applied.count
+        // The same interval seen again a little later: nothing to do.
+        clock.advance(10)
+        _ = try await manager.reconcileOwned(origin, OwnedSession(profile: "news", remaining: .seconds(590), strict: true))
+        #expect(await fake.applied.count == appliedBefore)
+        // The wall clock moved, so the interval ends sooner: the same session, a new end.
+        let moved = try await manager.reconcileOwned(origin, OwnedSession(profile: "news", remaining: .seconds(60), strict: true))
+        #expect(moved?.id == first?.id)
+        #expect(await manager.status().sessions.first?.remainingSeconds == 60)
+        #expect(try store.history(limit: 10).count == 1)
+        // A strict owned session cannot be stopped by hand, but its owner ends it.
+        do { _ = try await manager.stop("news"); Issue.record("stopped a strict scheduled session") } catch { #expect(error.code == .refused) }
+        _ = try await manager.reconcileOwned(origin, nil)
+        #expect(await manager.activeSessions.isEmpty)
+        #expect(try store.history(limit: 1).first?.endReason == "stopped")
+    }
+
+    @Test func pomodoroSessionsAreStoppedThroughThePomodoroTimer() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.reconcileOwned(.pomodoro, OwnedSession(profile: "news", remaining: .seconds(60), strict: false))
+        do { _ = try await manager.stop("news"); Issue.record("stopped a pomodoro session") } catch {
+            #expect(error.message.contains("lockctl pomodoro stop"))
+        }
+    }
+
     @Test func checkNamesTheRule() async throws {
         let manager = try await makeManager()
         _ = try await manager.start(StartRequest(profile: "social", seconds: 60))

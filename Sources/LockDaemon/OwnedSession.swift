@@ -1,0 +1,18 @@
+import LockCore
+
+/// What a subsystem that owns a session (a schedule, the Pomodoro timer) wants in force now.
+public struct OwnedSession: Sendable, Equatable {
+    /// The profile to block.
+    public var profile: String
+    /// How long from now the session should last.
+    public var remaining: Duration
+    /// Whether a user may stop it early.
+    public var strict: Bool
+
+    /// Creates a desired owned session.
+    public init(profile: String, remaining: Duration, strict: Bool) {
+        self.profile = profile
+        self.remaining = remaining
+        self.strict = strict
+    }
+}
