@@ -21,14 +21,18 @@ public enum PomodoroConfigError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// For example `focus: 0s must be at least 1s` or `long-break: 30h is too long (at most 12h)`.
-    public var description: String {
+    public var description: String { "\(field): \(reason)" }
+
+    /// What is wrong, without the field name (for messages that name the field their own way,
+    /// such as `simplylockd.toml:7: pomodoro.long_break: 30h is too long (at most 12h)`).
+    public var reason: String {
         switch self {
         case .phaseTooShort(_, let value):
-            "\(field): \(PomodoroDurations.text(value)) must be at least \(PomodoroDurations.text(PomodoroConfig.minimumPhase))"
+            "\(PomodoroDurations.text(value)) must be at least \(PomodoroDurations.text(PomodoroConfig.minimumPhase))"
         case .phaseTooLong(_, let value):
-            "\(field): \(PomodoroDurations.text(value)) is too long (at most \(PomodoroDurations.text(PomodoroConfig.maximumPhase)))"
+            "\(PomodoroDurations.text(value)) is too long (at most \(PomodoroDurations.text(PomodoroConfig.maximumPhase)))"
         case .longEveryTooSmall(let value), .cyclesTooSmall(let value):
-            "\(field): \(value) must be at least 1"
+            "\(value) must be at least 1"
         }
     }
 }

@@ -11,10 +11,12 @@ import Foundation
 public enum PomodoroEvent: Sendable, Equatable, Codable {
     /// A phase began; it is due to end at `endsAt`.
     case phaseStarted(phase: PomodoroPhase, cycle: Int, cycles: Int?, duration: Duration, at: Date, endsAt: Date)
-    /// A phase ended; `elapsed` is the time it actually ran, pauses excluded.
+    /// A phase ended; `elapsed` is the time it actually ran while the daemon watched it
+    /// (pauses and time the daemon was not running excluded).
     case phaseEnded(phase: PomodoroPhase, cycle: Int, cycles: Int?, reason: PomodoroEndReason, elapsed: Duration, at: Date)
-    /// A focus phase ran its full time (skipped or stopped ones do not count); the history
-    /// records one pomodoro of `focused` time for each.
+    /// A focus phase ran its full time and its end was witnessed (skipped, stopped and
+    /// interrupted ones do not count); the history records one pomodoro of `focused` time,
+    /// the watched part, for each.
     case focusCompleted(cycle: Int, cycles: Int?, focused: Duration, startedAt: Date, at: Date)
     /// The running phase was frozen with `remaining` left.
     case paused(phase: PomodoroPhase, cycle: Int, cycles: Int?, remaining: Duration, at: Date)

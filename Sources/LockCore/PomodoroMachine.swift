@@ -10,6 +10,14 @@ import Foundation
 ///
 /// Phase time is counted on the boot clock, which the user cannot move and which keeps running
 /// during suspend; wall-clock times only appear in events and status, as estimates.
+///
+/// Only time the daemon watched is credited. A phase end noticed more than `missedEndGrace`
+/// late (the daemon was not running, or the machine was asleep) ends that phase as
+/// `interrupted`: it is not a completed pomodoro, the phases that would have followed are not
+/// played out, and the run waits for `next` as in manual mode, so a weekend off does not turn
+/// into a hundred pomodoros. Time between the last checkpoint and a restore (the daemon was
+/// not running, across a reboot or not) is not counted as focus either, even when the phase
+/// goes on. A suspend that ends before the phase does counts as part of it, like every block.
 public struct PomodoroMachine: Sendable, Equatable {
     /// The configuration the run was started with (already validated).
     public let config: PomodoroConfig
@@ -23,10 +31,18 @@ public struct PomodoroMachine: Sendable, Equatable {
     public private(set) var phaseStartedAt: Date?
     /// The checkpoint taken by the last operation; what a snapshot carries across a reboot.
     public private(set) var lastCheckpoint: PomodoroCheckpoint
+    /// Time of the current phase that passed while the daemon was not watching; subtracted
+    /// from what the phase is credited with when it ends.
+    public private(set) var unwatched: Duration
+
+    /// How late a phase end may be noticed and still count as witnessed. The daemon's timer
+    /// fires within milliseconds, so anything later means it was not running or the machine
+    /// slept; a minute leaves room for a loaded machine and a quick restart.
+    public static let missedEndGrace: Duration = .seconds(60)
 
     init(
         config: PomodoroConfig, state: PomodoroRunState, cycle: Int, completedFocusPhases: Int,
-        phaseStartedAt: Date?, lastCheckpoint: PomodoroCheckpoint
+        phaseStartedAt: Date?, lastCheckpoint: PomodoroCheckpoint, unwatched: Duration = .zero
     ) {
         self.config = config
         self.state = state
@@ -34,6 +50,7 @@ public struct PomodoroMachine: Sendable, Equatable {
         self.completedFocusPhases = completedFocusPhases
         self.phaseStartedAt = phaseStartedAt
         self.lastCheckpoint = lastCheckpoint
+        self.unwatched = unwatched
     }
 
     // MARK: - Starting and restoring
@@ -56,22 +73,30 @@ public struct PomodoroMachine: Sendable, Equatable {
     /// Within the same boot the saved boot-clock deadline is exact. After a reboot it is
     /// meaningless, so a running phase gets the time it had at the checkpoint minus the wall
     /// time that passed since, clamped to [0, what it had]: a wall clock set back while the
-    /// machine was off cannot add time. If more wall time passed than remained, the phase
-    /// ended while the machine was off and the phases after it are caught up from that moment.
-    /// Paused, waiting and finished runs come back as they were.
+    /// machine was off cannot add time. Either way the time since the checkpoint was not
+    /// watched, so it is not credited; a phase that ended more than `missedEndGrace` ago is
+    /// `interrupted` and the run waits for `next`. Paused, waiting and finished runs come back
+    /// as they were.
     public static func restore(_ snapshot: PomodoroSnapshot, at now: ClockReading) -> PomodoroOutcome {
         var machine = PomodoroMachine(
             config: snapshot.config, state: snapshot.state, cycle: snapshot.cycle,
             completedFocusPhases: snapshot.completedFocusPhases, phaseStartedAt: snapshot.phaseStartedAt,
-            lastCheckpoint: snapshot.checkpoint)
-        if case .running(let phase, _) = snapshot.state, snapshot.checkpoint.bootID != now.bootID {
+            lastCheckpoint: snapshot.checkpoint, unwatched: snapshot.unwatched)
+        guard case .running(let phase, _) = snapshot.state else { return machine.advance(to: now) }
+        // Where the checkpoint lies on this boot's clock: the start of the unwatched span.
+        let checkpointBoot: BootTime
+        if snapshot.checkpoint.bootID == now.bootID {
+            checkpointBoot = min(snapshot.checkpoint.boot, now.boot)
+        } else {
             let had = max(snapshot.checkpoint.remaining, .zero)
             let passed = max(PomodoroDurations.between(snapshot.checkpoint.wall, now.wall), .zero)
             // A negative `had - passed` puts the deadline in the past, which is exactly when the
-            // phase ended while the machine was off; `advance` then counts the missed phases.
+            // phase ended while the machine was off.
             machine.state = .running(phase, deadline: now.boot + (had - passed))
+            checkpointBoot = now.boot - passed
         }
-        return machine.advance(to: now)
+        let (caught, events) = machine.caughtUp(to: now, unwatchedSince: checkpointBoot)
+        return caught.settled(at: now, events)
     }
 
     /// The run as a Codable value, with the checkpoint of the last operation. Call
@@ -79,7 +104,7 @@ public struct PomodoroMachine: Sendable, Equatable {
     public var snapshot: PomodoroSnapshot {
         PomodoroSnapshot(
             config: config, state: state, cycle: cycle, completedFocusPhases: completedFocusPhases,
-            phaseStartedAt: phaseStartedAt, checkpoint: lastCheckpoint)
+            phaseStartedAt: phaseStartedAt, checkpoint: lastCheckpoint, unwatched: unwatched)
     }
 
     // MARK: - Queries
@@ -125,8 +150,9 @@ public struct PomodoroMachine: Sendable, Equatable {
 
     // MARK: - Operations
 
-    /// Applies every phase end due at `now` (possibly several, after a suspend), each once.
-    /// Never refused; a finished run stays finished.
+    /// Applies every phase end due at `now`, each once: several within `missedEndGrace`, and
+    /// at most one missed end, after which the run waits. Never refused; a finished run stays
+    /// finished.
     public func advance(to now: ClockReading) -> PomodoroOutcome {
         let (machine, events) = caughtUp(to: now)
         return machine.settled(at: now, events)
@@ -196,7 +222,7 @@ public struct PomodoroMachine: Sendable, Equatable {
         }
         if m.config.strict && phase.isFocus { throw .strictSkip }
         m.end(phase, remaining: remaining, reason: .skipped, at: now.boot, now: now, events: &events)
-        m.moveOn(after: phase, at: now.boot, waitInManualMode: false, now: now, events: &events)
+        m.moveOn(after: phase, at: now.boot, wait: false, now: now, events: &events)
         return m.settled(at: now, events)
     }
 
@@ -251,16 +277,37 @@ public struct PomodoroMachine: Sendable, Equatable {
         now.wall.addingTimeInterval((t - now.boot).seconds)
     }
 
-    private func caughtUp(to now: ClockReading) -> (PomodoroMachine, [PomodoroEvent]) {
+    /// Applies the phase ends due at `now`. `unwatchedSince` is where on the boot clock the
+    /// daemon stopped watching, when restoring; time after it is not credited.
+    private func caughtUp(to now: ClockReading, unwatchedSince: BootTime? = nil) -> (PomodoroMachine, [PomodoroEvent]) {
         var machine = self
         var events: [PomodoroEvent] = []
+        var gapStart = unwatchedSince
         // A phase ends when the clock reaches its deadline, so `<=`: the daemon's timer fires at
         // the deadline and must see the phase over.
         while case .running(let phase, let deadline) = machine.state, deadline <= now.boot {
+            let missed = now.boot - deadline > Self.missedEndGrace
+            // While the daemon runs it checkpoints periodically, so the last checkpoint is
+            // the last moment it is known to have been awake before a suspend.
+            if missed, gapStart == nil, machine.lastCheckpoint.bootID == now.bootID {
+                gapStart = min(machine.lastCheckpoint.boot, deadline)
+            }
+            if let start = gapStart {
+                machine.unwatched += max(deadline - start, .zero)
+                gapStart = deadline
+            }
+            if missed {
+                machine.end(phase, remaining: .zero, reason: .interrupted, at: deadline, now: now, events: &events)
+                machine.moveOn(after: phase, at: deadline, wait: true, now: now, events: &events)
+                break
+            }
             machine.end(phase, remaining: .zero, reason: .completed, at: deadline, now: now, events: &events)
             // The next phase starts at the old deadline, not at `now`, so that late processing
             // does not stretch the schedule.
-            machine.moveOn(after: phase, at: deadline, waitInManualMode: true, now: now, events: &events)
+            machine.moveOn(after: phase, at: deadline, wait: config.manual, now: now, events: &events)
+        }
+        if let start = gapStart, case .running = machine.state {
+            machine.unwatched += max(now.boot - start, .zero)
         }
         return (machine, events)
     }
@@ -279,6 +326,7 @@ public struct PomodoroMachine: Sendable, Equatable {
 
     private mutating func begin(_ phase: PomodoroPhase, at start: BootTime, now: ClockReading, events: inout [PomodoroEvent]) {
         if phase.isFocus { cycle += 1 }
+        unwatched = .zero
         let duration = config.duration(of: phase)
         let deadline = start + duration
         state = .running(phase, deadline: deadline)
@@ -294,8 +342,8 @@ public struct PomodoroMachine: Sendable, Equatable {
         now: ClockReading, events: inout [PomodoroEvent]
     ) {
         // Planned minus remaining is the time actually run: a pause freezes `remaining`, so
-        // paused time never counts as focus.
-        let elapsed = max(config.duration(of: phase) - max(remaining, .zero), .zero)
+        // paused time never counts as focus; unwatched time does not count either.
+        let elapsed = max(config.duration(of: phase) - max(remaining, .zero) - unwatched, .zero)
         let endWall = Self.wallTime(of: boundary, at: now)
         events.append(.phaseEnded(phase: phase, cycle: cycle, cycles: config.cycles, reason: reason, elapsed: elapsed, at: endWall))
         if phase.isFocus && reason == .completed {
@@ -305,10 +353,11 @@ public struct PomodoroMachine: Sendable, Equatable {
                 startedAt: phaseStartedAt ?? endWall.addingTimeInterval(-elapsed.seconds), at: endWall))
         }
         phaseStartedAt = nil
+        unwatched = .zero
     }
 
     private mutating func moveOn(
-        after phase: PomodoroPhase, at boundary: BootTime, waitInManualMode: Bool,
+        after phase: PomodoroPhase, at boundary: BootTime, wait: Bool,
         now: ClockReading, events: inout [PomodoroEvent]
     ) {
         let boundaryWall = Self.wallTime(of: boundary, at: now)
@@ -316,7 +365,7 @@ public struct PomodoroMachine: Sendable, Equatable {
             finish(.completed, at: boundaryWall, events: &events)
             return
         }
-        if waitInManualMode && config.manual {
+        if wait {
             state = .waiting(next: following)
             events.append(.waiting(
                 next: following, cycle: following.isFocus ? cycle + 1 : cycle, cycles: config.cycles, at: boundaryWall))

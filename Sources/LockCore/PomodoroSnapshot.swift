@@ -23,10 +23,12 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
     public let phaseStartedAt: Date?
     /// Remaining time, wall time and boot at the last checkpoint.
     public let checkpoint: PomodoroCheckpoint
+    /// Time of the current phase that passed unwatched, so far.
+    public let unwatched: Duration
 
     init(
         config: PomodoroConfig, state: PomodoroRunState, cycle: Int, completedFocusPhases: Int,
-        phaseStartedAt: Date?, checkpoint: PomodoroCheckpoint
+        phaseStartedAt: Date?, checkpoint: PomodoroCheckpoint, unwatched: Duration
     ) {
         self.config = config
         self.state = state
@@ -34,11 +36,12 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
         self.completedFocusPhases = completedFocusPhases
         self.phaseStartedAt = phaseStartedAt
         self.checkpoint = checkpoint
+        self.unwatched = unwatched
     }
 
     private enum CodingKeys: String, CodingKey {
         case version, config, state, phase, deadline, remainingNanoseconds, finishReason
-        case cycle, completedFocusPhases, phaseStartedAt, checkpoint
+        case cycle, completedFocusPhases, phaseStartedAt, checkpoint, unwatchedNanoseconds
     }
 
     /// Decodes and rejects combinations the machine can never produce, so that a damaged or
@@ -54,6 +57,7 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
         completedFocusPhases = try c.decode(Int.self, forKey: .completedFocusPhases)
         phaseStartedAt = try c.decodeIfPresent(Date.self, forKey: .phaseStartedAt)
         checkpoint = try c.decode(PomodoroCheckpoint.self, forKey: .checkpoint)
+        unwatched = .nanoseconds(try c.decodeIfPresent(Int64.self, forKey: .unwatchedNanoseconds) ?? 0)
         let stateName = try c.decode(String.self, forKey: .state)
         switch stateName {
         case "running":
@@ -97,6 +101,7 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
         try c.encode(completedFocusPhases, forKey: .completedFocusPhases)
         try c.encodeIfPresent(phaseStartedAt, forKey: .phaseStartedAt)
         try c.encode(checkpoint, forKey: .checkpoint)
+        try c.encode(unwatched.nanosecondsClamped, forKey: .unwatchedNanoseconds)
     }
 
     /// What is wrong with the values, or `nil` if a machine could have produced them.
@@ -106,6 +111,10 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
             return "\(completedFocusPhases) completed focus phases in cycle \(cycle)"
         }
         if let cycles = config.cycles, cycle > cycles { return "cycle \(cycle) of \(cycles)" }
+        if unwatched < .zero { return "negative unwatched time" }
+        if let phase = state.phase, unwatched > config.duration(of: phase) {
+            return "\(PomodoroDurations.text(unwatched)) unwatched in a \(PomodoroDurations.text(config.duration(of: phase))) \(phase)"
+        }
         // Which phase may come up is fully determined by the cycle and the configuration.
         func allowed(_ phase: PomodoroPhase, waiting: Bool) -> Bool {
             switch phase {

@@ -66,7 +66,9 @@ public struct PomodoroStatus: Sendable, Equatable, CustomStringConvertible {
             let left = PomodoroDurations.text(.seconds(remainingSeconds ?? 0))
             return "\(head), \(cycleText), \(left) left; next: \(next?.description ?? "finished")"
         case .waiting:
-            return "waiting, \(cycleText); next: \(next?.description ?? "finished") (start it with next)"
+            // Outside manual mode only a missed phase end makes a run wait.
+            let why = manual ? "" : "the last phase ended while the computer was off or asleep; "
+            return "waiting, \(cycleText); next: \(next?.description ?? "finished") (\(why)start it with next)"
         case .finished(let reason):
             let noun = completedFocusPhases == 1 ? "focus phase" : "focus phases"
             return "finished (\(reason)), \(completedFocusPhases) \(noun) completed"

@@ -16,7 +16,7 @@ struct PomodoroCodableTests {
             try m.pause(at: at(ns: 1_999_999_999)).machine,
             m.advance(to: at(6)).machine,
             try started(quick(manual: true, strict: true)).advance(to: at(2)).machine,
-            m.advance(to: at(100)).machine,
+            live(m, until: 100),
             try m.stop(at: at(1)).machine,
         ]
     }
@@ -43,6 +43,21 @@ struct PomodoroCodableTests {
         #expect(checkpoint?["bootID"] as? String == "A")
         #expect(checkpoint?["remainingNanoseconds"] as? Int == 1_499_999_999)
         #expect((json?["config"] as? [String: Any])?["focus"] as? Double == 2)
+        #expect(json?["unwatchedNanoseconds"] as? Int == 0)
+    }
+
+    @Test func unwatchedTimeSurvivesTheRoundTrip() throws {
+        // Restored 0.25 s after its checkpoint: that quarter second was not watched.
+        let snap = try started().checkpoint(at: at(0.5)).machine.snapshot
+        let restored = PomodoroMachine.restore(snap, at: at(0.75)).machine
+        #expect(restored.unwatched == .milliseconds(250))
+        let back = try roundTrip(restored.snapshot)
+        #expect(back.unwatched == .milliseconds(250))
+        // Snapshots written before the field existed decode with nothing unwatched.
+        var json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(snap)) as! [String: Any]
+        json["unwatchedNanoseconds"] = nil
+        let old = try JSONDecoder().decode(PomodoroSnapshot.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(old.unwatched == .zero)
     }
 
     /// Encodes a valid snapshot, lets `edit` damage it, and decodes it again.
@@ -77,6 +92,8 @@ struct PomodoroCodableTests {
             }
         }
         #expect(throws: DecodingError.self) { try decodeEdited(paused) { $0["remainingNanoseconds"] = 3_000_000_000 } }
+        #expect(throws: DecodingError.self) { try decodeEdited(running) { $0["unwatchedNanoseconds"] = -1 } }
+        #expect(throws: DecodingError.self) { try decodeEdited(running) { $0["unwatchedNanoseconds"] = 2_000_000_001 } }
         #expect(throws: DecodingError.self) {
             try decodeEdited(running) { json in
                 var config = json["config"] as! [String: Any]

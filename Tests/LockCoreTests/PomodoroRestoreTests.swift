@@ -36,9 +36,28 @@ struct PomodoroRestoreTests {
     @Test func sameBootCatchesUpPhasesThatEndedWhileTheDaemonWasDown() throws {
         let snap = try saved(checkpointAt: 0.5)
         let out = PomodoroMachine.restore(snap, at: at(3.5))
-        #expect(out.log == ["end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s",
-                            "end short-break 1 completed 1s", "start focus 2 2s"])
+        // Down from the checkpoint at 0.5 until 3.5: only the first half second of focus 1 was
+        // watched, and nothing of the break; focus 2 has been running unwatched for 0.5 s.
+        #expect(out.log == ["end focus 1 completed 500000000ns", "focused 1 500000000ns", "start short-break 1 1s",
+                            "end short-break 1 completed 0s", "start focus 2 2s"])
         #expect(out.machine.nextDeadline == BootTime(seconds: 5))
+        #expect(out.machine.unwatched == .milliseconds(500))
+        #expect(out.machine.advance(to: at(5)).log.prefix(2) == ["end focus 2 completed 1500000000ns", "focused 2 1500000000ns"])
+    }
+
+    @Test func sameBootRestartWithinAPhaseCreditsOnlyTheWatchedTime() throws {
+        let snap = try saved(checkpointAt: 0.5)
+        let restored = PomodoroMachine.restore(snap, at: at(1.25)).machine
+        #expect(restored.unwatched == .milliseconds(750))
+        #expect(restored.advance(to: at(2)).log.prefix(2) == ["end focus 1 completed 1250000000ns", "focused 1 1250000000ns"])
+    }
+
+    @Test func sameBootAfterALongStopTheMissedEndIsInterrupted() throws {
+        let snap = try saved(checkpointAt: 0.5)
+        let out = PomodoroMachine.restore(snap, at: at(3600))
+        #expect(out.log == ["end focus 1 interrupted 500000000ns", "wait short-break 1"])
+        #expect(out.machine.completedFocusPhases == 0)
+        #expect(!out.machine.isBlocking(at: at(3600)))
     }
 
     @Test func sameBootPausedWaitingAndFinished() throws {
@@ -78,27 +97,43 @@ struct PomodoroRestoreTests {
         let snap = try saved(checkpointAt: 0.5)
         let now = reading(boot: 10, wall: 3.5, id: "B")
         let out = PomodoroMachine.restore(snap, at: now)
-        #expect(out.log == ["end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s",
-                            "end short-break 1 completed 1s", "start focus 2 2s"])
+        // The 3 s off are not credited: focus 1 keeps the 0.5 s watched before the checkpoint.
+        #expect(out.log == ["end focus 1 completed 500000000ns", "focused 1 500000000ns", "start short-break 1 1s",
+                            "end short-break 1 completed 0s", "start focus 2 2s"])
         #expect(out.events.first?.at == epoch.addingTimeInterval(2))
         #expect(out.machine.state == .running(.focus, deadline: BootTime(seconds: 11.5)))
+        #expect(out.machine.unwatched == .milliseconds(500))
         #expect(out.machine.isBlocking(at: now))
     }
 
     @Test func rebootWithExactlyTheRemainingTimePassedEndsThePhase() throws {
         let snap = try saved(checkpointAt: 0.5)
         let out = PomodoroMachine.restore(snap, at: reading(boot: 10, wall: 2, id: "B"))
-        #expect(out.log == ["end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s"])
+        #expect(out.log == ["end focus 1 completed 500000000ns", "focused 1 500000000ns", "start short-break 1 1s"])
         #expect(out.machine.nextDeadline == BootTime(seconds: 11))
     }
 
-    @Test func rebootAfterAVeryLongTimeFinishesABoundedRun() throws {
-        let snap = try saved(quick(cycles: 2), checkpointAt: 0.5)
+    @Test func aWeekendOffCreditsNothingAndTheRunWaits() throws {
+        // The author's example: a repeating run with the default phases, the machine switched
+        // off ten minutes into a focus phase and switched on again 60 hours later.
+        let m = try PomodoroMachine.start(PomodoroConfig(), at: at(0)).machine.checkpoint(at: at(600)).machine
+        let data = try JSONEncoder().encode(m.snapshot)
+        let snap = try JSONDecoder().decode(PomodoroSnapshot.self, from: data)
+        let now = reading(boot: 20, wall: 600 + 60 * 3600, id: "B")
+        let out = PomodoroMachine.restore(snap, at: now)
+        #expect(out.log == ["end focus 1 interrupted 600s", "wait short-break 1"])
+        #expect(out.machine.completedFocusPhases == 0)
+        #expect(!out.machine.isBlocking(at: now))
+        #expect(out.machine.nextDeadline == nil)
+    }
+
+    @Test func rebootAfterAVeryLongTimeEndsABoundedRunAtItsLastFocus() throws {
+        let snap = try saved(quick(cycles: 1), checkpointAt: 0.5)
         let out = PomodoroMachine.restore(snap, at: reading(boot: 10, wall: 7 * 86_400, id: "B"))
         #expect(out.machine.state == .finished(.completed))
-        #expect(out.machine.completedFocusPhases == 2)
-        #expect(out.log.last == "finish completed 2")
-        #expect(out.events.last?.at == epoch.addingTimeInterval(5))
+        #expect(out.machine.completedFocusPhases == 0)
+        #expect(out.log == ["end focus 1 interrupted 500000000ns", "finish completed 0"])
+        #expect(out.events.last?.at == epoch.addingTimeInterval(2))
     }
 
     @Test(arguments: [(2.5, "short-break 1", 0.5), (6.0, "long-break 2", 2.0), (9.0, "focus 3", 1.0)])
@@ -122,7 +157,9 @@ struct PomodoroRestoreTests {
         let now = reading(boot: 3, wall: 3601.75, id: "B")
         #expect(PomodoroMachine.restore(fresh, at: now).machine.state == .running(.focus, deadline: BootTime(seconds: 3.25)))
         #expect(PomodoroMachine.restore(fresh, at: now).events.isEmpty)
-        #expect(PomodoroMachine.restore(stale, at: now).machine.completedFocusPhases > 0)
+        // The stale one makes the focus look an hour overdue: it ends unwatched and uncredited.
+        #expect(PomodoroMachine.restore(stale, at: now).machine.isWaiting)
+        #expect(PomodoroMachine.restore(stale, at: now).machine.completedFocusPhases == 0)
     }
 
     @Test func rebootKeepsAPausedRunPausedWithItsFrozenTime() throws {
@@ -152,7 +189,8 @@ struct PomodoroRestoreTests {
         #expect(out.machine.cycle == 3)
         #expect(out.machine.completedFocusPhases == 2)
         let end = out.machine.advance(to: reading(boot: 1.5, wall: 10, id: "B"))
+        // Half a second passed while off, between the checkpoint at 9 and the restore.
         #expect(end.events[1] == .focusCompleted(
-            cycle: 3, cycles: nil, focused: .seconds(2), startedAt: epoch.addingTimeInterval(8), at: epoch.addingTimeInterval(10)))
+            cycle: 3, cycles: nil, focused: .milliseconds(1500), startedAt: epoch.addingTimeInterval(8), at: epoch.addingTimeInterval(10)))
     }
 }

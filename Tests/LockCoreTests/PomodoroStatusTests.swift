@@ -22,16 +22,16 @@ struct PomodoroStatusTests {
     @Test func longBreakAndFinishAreAnnounced() throws {
         let m = try PomodoroMachine.start(PomodoroConfig(cycles: 5), at: at(0)).machine
         // Focus 4 runs from 90 to 115 minutes (F S F S F S F).
-        let fourth = m.status(at: at(100 * 60))
+        let fourth = live(m, until: 100 * 60).status(at: at(100 * 60))
         #expect(fourth.cycleText == "cycle 4 of 5")
         #expect(fourth.description == "focus, cycle 4 of 5, 15m left; next: long break 15m")
-        let longBreak = m.status(at: at(120 * 60))
+        let longBreak = live(m, until: 120 * 60).status(at: at(120 * 60))
         #expect(longBreak.description == "long break, cycle 4 of 5, 10m left; next: focus 25m")
         #expect(!longBreak.isBlocking)
-        let last = m.status(at: at(130 * 60 + 1))
+        let last = live(m, until: 130 * 60 + 1).status(at: at(130 * 60 + 1))
         #expect(last.next == .finish)
         #expect(last.description == "focus, cycle 5 of 5, 24m59s left; next: finished")
-        let done = m.status(at: at(1_000_000))
+        let done = live(m, until: 1_000_000).status(at: at(1_000_000))
         #expect(done.next == nil)
         #expect(done.remaining == nil)
         #expect(done.description == "finished (completed), 5 focus phases completed")
@@ -57,6 +57,12 @@ struct PomodoroStatusTests {
     @Test func finishedWithOneFocusPhase() throws {
         let m = try started(quick(cycles: 1)).advance(to: at(2)).machine
         #expect(m.status(at: at(2)).description == "finished (completed), 1 focus phase completed")
+    }
+
+    @Test func waitingAfterAMissedEndSaysWhy() throws {
+        let m = try started().advance(to: at(1000)).machine
+        #expect(m.status(at: at(1000)).description
+            == "waiting, cycle 1; next: short break 1s (the last phase ended while the computer was off or asleep; start it with next)")
     }
 
     @Test func upcomingDescriptions() {

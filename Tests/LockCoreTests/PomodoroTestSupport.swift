@@ -69,3 +69,13 @@ func where_(_ m: PomodoroMachine) -> String {
     if let phase = m.phase { return "\(phase.rawValue) \(m.cycle)" }
     return m.state.name
 }
+
+/// `m` followed the way the daemon follows a run: advanced exactly at each deadline up to `t`,
+/// then checkpointed at `t`.
+func live(_ m: PomodoroMachine, until t: Double) -> PomodoroMachine {
+    var m = m
+    while let deadline = m.nextDeadline, deadline <= BootTime(seconds: t) {
+        m = m.advance(to: at(ns: deadline.nanoseconds)).machine
+    }
+    return m.checkpoint(at: at(t)).machine
+}
