@@ -20,6 +20,12 @@ public enum Route {
     public static let reload = "/v1/reload"
     /// `GET` event stream (one JSON object per line).
     public static let events = "/v1/events"
+    /// `GET` the Pomodoro timer, `POST` start it.
+    public static let pomodoro = "/v1/pomodoro"
+    /// `POST` pause, resume, skip, stop or next.
+    public static func pomodoro(_ action: PomodoroAction) -> String { "/v1/pomodoro/\(action.rawValue)" }
+    /// `GET` completed focus phases: `?limit=`.
+    public static let pomodoroHistory = "/v1/pomodoro/history"
 
     /// Percent-encodes one path segment.
     public static func escape(_ segment: String) -> String {

@@ -12,6 +12,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var checkpointInterval: Duration = .seconds(60)
     /// Longest session that may be started or extended to.
     public var maxSession: Duration = .seconds(30 * 86_400)
+    /// Defaults of `lockctl pomodoro start` (the `[pomodoro]` section).
+    public var pomodoro = PomodoroConfig()
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     static let knownEnforcers: Set<String> = ["hosts"]
@@ -24,7 +26,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         var configuration = DaemonConfiguration()
         guard FileManager.default.fileExists(atPath: path) else { return configuration }
         let document = try TOMLDocument(contentsOf: path)
-        try document.requireOnly(["log_level", "enforcers", "checkpoint_interval", "max_session"])
+        try document.requireOnly(["log_level", "enforcers", "checkpoint_interval", "max_session", PomodoroSection.name])
         if let level = try document.string("log_level") {
             guard logLevels.contains(level) else {
                 throw document.problem("log_level", value: level,
@@ -48,6 +50,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             configuration.checkpointInterval = interval
         }
         if let limit = try document.duration("max_session") { configuration.maxSession = limit }
+        configuration.pomodoro = try PomodoroSection.parse(document)
         return configuration
     }
 }

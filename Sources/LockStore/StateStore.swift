@@ -3,7 +3,7 @@ import GRDB
 import LockCore
 import LockProtocol
 
-/// Active sessions and the history of every session, in SQLite.
+/// Active sessions, the history of every session, and completed Pomodoro focus phases, in SQLite.
 ///
 /// Every change is one transaction with `synchronous=FULL` in WAL mode, so a `kill -9` at any
 /// moment leaves either the state before the change or the state after it.
@@ -52,6 +52,21 @@ public final class StateStore: Sendable {
             try db.create(table: "keyValue") { t in
                 t.primaryKey("key", .text)
                 t.column("value", .blob).notNull()
+            }
+        }
+        migrator.registerMigration("v2") { db in
+            // One row per completed focus phase, for insights (pomodoros, focus minutes).
+            // (run, cycle) is unique so a phase replayed after a crash is recorded once.
+            try db.create(table: "pomodoroFocus") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("run", .text).notNull()
+                t.column("profile", .text).notNull().indexed()
+                t.column("cycle", .integer).notNull()
+                t.column("cycles", .integer)
+                t.column("startedAt", .datetime).notNull()
+                t.column("endedAt", .datetime).notNull().indexed()
+                t.column("focusedSeconds", .double).notNull()
+                t.uniqueKey(["run", "cycle"])
             }
         }
         return migrator
@@ -146,6 +161,40 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// Stores the Pomodoro timer's state (nil removes it) and records the focus phases it
+    /// completed, in one transaction: a crash can neither lose a completed phase nor, since
+    /// the state saved with it no longer replays that phase, record it twice.
+    public func savePomodoro<T: Encodable>(_ state: T?, forKey key: String, completed: [PomodoroFocusEntry]) throws {
+        try database.write { db in
+            if let state {
+                try db.execute(sql: "INSERT OR REPLACE INTO keyValue (key, value) VALUES (?, ?)",
+                               arguments: [key, try StateStore.encoder.encode(state)])
+            } else {
+                try db.execute(sql: "DELETE FROM keyValue WHERE key = ?", arguments: [key])
+            }
+            for entry in completed {
+                try db.execute(sql: """
+                    INSERT OR IGNORE INTO pomodoroFocus (run, profile, cycle, cycles, startedAt, endedAt, focusedSeconds)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [entry.run, entry.profile, entry.cycle, entry.cycles, entry.startedAt, entry.endedAt,
+                                     entry.focusedSeconds])
+            }
+        }
+    }
+
+    /// The most recent completed focus phases, newest first, with the count and focus time of
+    /// all of them.
+    public func pomodoroHistory(limit: Int) throws -> PomodoroHistoryResponse {
+        try database.read { db in
+            let entries = try Row.fetchAll(db, sql: "SELECT * FROM pomodoroFocus ORDER BY endedAt DESC, id DESC LIMIT ?",
+                                           arguments: [limit]).map { row in
+                PomodoroFocusEntry(run: row["run"], profile: row["profile"], cycle: row["cycle"], cycles: row["cycles"],
+                                   startedAt: row["startedAt"], endedAt: row["endedAt"], focusedSeconds: row["focusedSeconds"])
+            }
+            let totals = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, COALESCE(SUM(focusedSeconds), 0) AS s FROM pomodoroFocus")
+            return PomodoroHistoryResponse(entries: entries, pomodoros: totals?["n"] ?? 0, focusedSeconds: totals?["s"] ?? 0)
+        }
+    }
 
     private func upsert(_ session: Session, _ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO session (id, profile, origin, data) VALUES (?, ?, ?, ?)",
