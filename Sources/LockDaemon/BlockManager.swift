@@ -276,8 +276,11 @@ public actor BlockManager {
                 }
             }
             guard !ended.isEmpty || started != nil || adjusted != nil else { return existing.first }
+            // An owner ending its session at the moment it was due (its own timer may fire a
+            // little before ours) ends it naturally, within the same tolerance as adjustments.
+            let isDue = { (session: Session) in session.remaining(at: now) < .milliseconds(500) }
             do {
-                let (expired, stopped) = (ended.filter { $0.hasEnded(at: now) }, ended.filter { !$0.hasEnded(at: now) })
+                let (expired, stopped) = (ended.filter(isDue), ended.filter { !isDue($0) })
                 try store.recordEnd(expired, at: now.wall, reason: .expired)
                 try store.recordEnd(stopped, at: now.wall, reason: .stopped)
                 if let started { try store.recordStart(started, at: now) }
@@ -292,7 +295,7 @@ public actor BlockManager {
                 logger.error("enforcement failed; will retry", metadata: ["origin": "\(origin)", "error": "\(error)"])
             }
             for session in ended {
-                let reason = session.hasEnded(at: now) ? EndReason.expired : .stopped
+                let reason = isDue(session) ? EndReason.expired : .stopped
                 logger.info("session ended by its owner", metadata: metadata(session, ["reason": "\(reason.rawValue)"]))
                 await events.publish(Event(type: .sessionEnded, at: now.wall, message: "\(session.profile) block ended (\(origin))",
                                            profile: session.profile, session: SessionInfo(session, at: now), reason: reason.rawValue))
@@ -336,6 +339,9 @@ public actor BlockManager {
 
     /// The active sessions (for other parts of the daemon).
     public var activeSessions: [Session] { sessions.sessions }
+
+    /// The configuration in force (the last good one after reloads), for other parts of the daemon.
+    public var currentConfiguration: DaemonConfiguration { configuration }
 
     // MARK: - Profiles
 

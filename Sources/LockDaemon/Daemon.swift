@@ -53,14 +53,23 @@ struct Daemon {
         }
         try await manager.restore()
         await manager.setTimer(timer)
+        let pomodoro = PomodoroEngine(manager: manager, store: store, events: events, logger: logger, clock: { SystemClock.now() })
+        let pomodoroTimer = try KernelTimer(name: "pomodoro-deadline", clock: .boot) { _ in
+            Task { await pomodoro.deadlineReached() }
+        }
+        await pomodoro.restore()
+        await pomodoro.setTimer(pomodoroTimer)
 
-        let router = APIRouter(manager: manager, events: events, authorizer: Authorizer(),
+        var router = APIRouter(manager: manager, events: events, authorizer: Authorizer(),
                                configurationPath: paths.configFile)
+        router.modules.append(PomodoroRoutes(engine: pomodoro))
+        router.noticeSources.append { await pomodoro.notices() }
         let server = ControlServer(listener: .path(paths.socket), router: router, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: EnforcerWatchService(enforcers: enforcers)),
                 .init(service: CheckpointService(manager: manager, interval: configuration.checkpointInterval)),
+                .init(service: PomodoroCheckpointService(engine: pomodoro, interval: configuration.checkpointInterval)),
                 .init(service: ReloadSignalService(manager: manager, configurationPath: paths.configFile, logger: logger)),
                 .init(service: server),
             ],
@@ -68,6 +77,7 @@ struct Daemon {
             logger: logger))
         try await group.run()
         timer.stop()
+        pomodoroTimer.stop()
         await events.finishAll()
         logger.info("stopped")
     }

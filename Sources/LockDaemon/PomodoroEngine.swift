@@ -1,0 +1,298 @@
+import Foundation
+import LockCore
+import LockProtocol
+import LockStore
+import Logging
+
+/// The Pomodoro timer: one `PomodoroMachine` linked to a profile. A boot-clock timer is armed
+/// for the next phase end (the engine never polls), and the single session of origin
+/// `pomodoro` is made to match the machine through `BlockManager.reconcileOwned`: present
+/// during focus phases (and strict paused ones), absent otherwise.
+///
+/// Every change follows the daemon's order: validate, persist (the snapshot together with the
+/// focus phases it completed), enforce (reconcile the owned session), publish events. A change
+/// a user asked for is undone if its session cannot be put in place; one that time brought
+/// about cannot be, so its problem is reported in the status and retried at each checkpoint.
+public actor PomodoroEngine {
+    /// Key of the saved run in the state store.
+    static let storeKey = "pomodoro"
+    /// How far ahead the session of a paused strict focus phase ends. It has no end while
+    /// paused; each checkpoint pushes this horizon out again, so it never runs out.
+    static let pausedHorizon = PomodoroConfig.maximumPhase
+
+    private let manager: BlockManager
+    private let store: StateStore
+    private let events: EventBus
+    private let logger: Logger
+    private let clock: @Sendable () -> ClockReading
+    private let makeID: @Sendable () -> String
+    private let gate = SerialGate()
+    private var timer: (any DeadlineTimer)?
+    private var run: PomodoroRun?
+    private var machine: PomodoroMachine?
+    private var problem: String?
+
+    /// Creates an engine; call `restore()` before serving requests.
+    public init(manager: BlockManager, store: StateStore, events: EventBus, logger: Logger,
+                clock: @escaping @Sendable () -> ClockReading,
+                makeID: @escaping @Sendable () -> String = { BlockManager.randomID() }) {
+        self.manager = manager
+        self.store = store
+        self.events = events
+        self.logger = logger
+        self.clock = clock
+        self.makeID = makeID
+    }
+
+    /// Sets the timer that wakes the engine at the next phase end.
+    public func setTimer(_ timer: any DeadlineTimer) {
+        self.timer = timer
+        timer.arm(at: machine?.nextDeadline)
+    }
+
+    // MARK: - Start-up and time
+
+    /// Loads the saved run, catches it up to now (see `PomodoroMachine.restore` for what is
+    /// credited after the daemon was not running), and puts its session in place. A run that
+    /// cannot be read is dropped, with its session, rather than keeping the daemon from starting.
+    public func restore() async {
+        await gate.run {
+            let now = clock()
+            let saved: PomodoroRun?
+            do { saved = try store.value(PomodoroRun.self, forKey: Self.storeKey) } catch {
+                logger.error("the saved Pomodoro cannot be read; it is dropped", metadata: ["error": "\(error)"])
+                try? store.savePomodoro(Optional<PomodoroRun>.none, forKey: Self.storeKey, completed: [])
+                saved = nil
+            }
+            guard let saved else {
+                // A session without a run (the run was dropped) must not outlive it.
+                await enforce(now: now)
+                return
+            }
+            run = saved
+            let outcome = PomodoroMachine.restore(saved.snapshot, at: now)
+            machine = outcome.machine
+            do { try await commit(outcome, now: now) } catch {
+                logger.error("cannot save the restored Pomodoro", metadata: ["error": "\(error)"])
+            }
+            if let machine, !machine.isFinished {
+                logger.info("pomodoro resumed", metadata: ["profile": "\(saved.profile)", "state": "\(machine.status(at: now))"])
+            }
+        }
+    }
+
+    /// Ends the phases whose time is up; called when the deadline timer fires.
+    public func deadlineReached() async {
+        await refresh()
+    }
+
+    /// Saves the run's remaining time, so a reboot loses at most one interval, keeps a paused
+    /// strict focus phase's session open, and retries a session that could not be put in place.
+    public func checkpoint() async {
+        await refresh()
+    }
+
+    // MARK: - Requests
+
+    /// Starts a run. Refused while another one is under way.
+    public func start(_ request: PomodoroStartRequest) async throws(APIError) -> PomodoroInfo {
+        try await gated { () async throws(APIError) -> PomodoroInfo in
+            let now = clock()
+            let profile = try await manager.profile(request.profile)
+            var config = await manager.currentConfiguration.pomodoro
+            if let value = try phase(request.focusSeconds, field: "focus") { config.focus = value }
+            if let value = try phase(request.shortBreakSeconds, field: "short-break") { config.shortBreak = value }
+            if let value = try phase(request.longBreakSeconds, field: "long-break") { config.longBreak = value }
+            if let value = request.longEvery { config.longEvery = value }
+            if let value = request.cycles { config.cycles = value }
+            if let value = request.manual { config.manual = value }
+            config.strict = request.strict ?? profile.strict
+            let outcome: PomodoroOutcome
+            do throws(PomodoroConfigError) { outcome = try PomodoroMachine.start(config, at: now) } catch {
+                throw APIError(.invalidArgument, error.description)
+            }
+            if let machine, let run, !machine.advance(to: now).machine.isFinished {
+                throw APIError(.conflict, "a Pomodoro is already running for \(run.profile) (\(machine.status(at: now))); only one runs at a time: stop it first with `lockctl pomodoro stop`")
+            }
+            let previous = (run, machine)
+            run = PomodoroRun(id: makeID(), profile: profile.name, startedAt: now.wall, snapshot: outcome.machine.snapshot)
+            machine = outcome.machine
+            try await commit(outcome, now: now, undoing: previous)
+            logger.info("pomodoro started", metadata: ["profile": "\(profile.name)", "run": "\(run?.id ?? "")",
+                                                       "settings": "\(PomodoroSettings(config))"])
+            return await info(at: now)
+        }
+    }
+
+    /// Pauses, resumes, skips, stops or moves on. Refusals of strict mode are `refused`, those
+    /// of the run's state `conflict` (both 409); without a run, `notFound`.
+    public func perform(_ action: PomodoroAction) async throws(APIError) -> PomodoroInfo {
+        try await gated { () async throws(APIError) -> PomodoroInfo in
+            let now = clock()
+            guard let current = machine, run != nil, !current.isFinished else {
+                throw APIError(.notFound, "no Pomodoro is running; start one with `lockctl pomodoro start --profile NAME`")
+            }
+            let outcome: PomodoroOutcome
+            do throws(PomodoroRefusal) {
+                switch action {
+                case .pause: outcome = try current.pause(at: now)
+                case .resume: outcome = try current.resume(at: now)
+                case .skip: outcome = try current.skip(at: now)
+                case .stop: outcome = try current.stop(at: now)
+                case .next: outcome = try current.next(at: now)
+                }
+            } catch {
+                throw APIError(error.isStrict ? .refused : .conflict, error.description)
+            }
+            machine = outcome.machine
+            try await commit(outcome, now: now, undoing: (run, current))
+            logger.info("pomodoro \(action.rawValue)", metadata: ["profile": "\(run?.profile ?? "")"])
+            return await info(at: now)
+        }
+    }
+
+    /// The timer as it stands now.
+    public func info() async -> PomodoroInfo {
+        await info(at: clock())
+    }
+
+    /// Completed focus phases, newest first, with totals.
+    public func history(limit: Int) throws(APIError) -> PomodoroHistoryResponse {
+        do { return try store.pomodoroHistory(limit: max(1, min(limit, 10_000))) } catch {
+            throw APIError(.internalError, "cannot read the Pomodoro history: \(error)")
+        }
+    }
+
+    /// A line for `lockctl status` while a run is under way.
+    public func notices() -> [String] {
+        let now = clock()
+        guard let machine, let run, !machine.isFinished else { return [] }
+        var lines = ["pomodoro \(run.profile): \(machine.status(at: now))"]
+        if let problem { lines.append("pomodoro: \(problem)") }
+        return lines
+    }
+
+    // MARK: - Helpers
+
+    private func refresh() async {
+        await gate.run {
+            guard let current = machine, !current.isFinished else { return }
+            let now = clock()
+            let outcome = current.advance(to: now)
+            machine = outcome.machine
+            do { try await commit(outcome, now: now) } catch {
+                logger.error("cannot save the Pomodoro", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Persists the machine with the focus phases it completed, puts its session in place,
+    /// re-arms the timer and publishes the events. With `undoing`, a failure to save or to put
+    /// the session in place restores that earlier state and is thrown; without, time has moved
+    /// on regardless, so the problem is kept for the status and retried at the next checkpoint.
+    private func commit(_ outcome: PomodoroOutcome, now: ClockReading,
+                        undoing previous: (PomodoroRun?, PomodoroMachine?)? = nil) async throws(APIError) {
+        guard var current = run else { return }
+        current.snapshot = outcome.machine.snapshot
+        let completed = outcome.events.compactMap { event -> PomodoroFocusEntry? in
+            guard case .focusCompleted(let cycle, let cycles, let focused, let startedAt, let at) = event else { return nil }
+            return PomodoroFocusEntry(run: current.id, profile: current.profile, cycle: cycle, cycles: cycles,
+                                      startedAt: startedAt, endedAt: at, focusedSeconds: focused.seconds)
+        }
+        do { try store.savePomodoro(current, forKey: Self.storeKey, completed: completed) } catch {
+            if let previous { (run, machine) = previous }
+            throw APIError(.internalError, "cannot save the Pomodoro: \(error)")
+        }
+        run = current
+        machine = outcome.machine
+        if let failure = await enforce(now: now), let previous {
+            (run, machine) = previous
+            try? store.savePomodoro(run, forKey: Self.storeKey, completed: [])
+            timer?.arm(at: machine?.nextDeadline)
+            throw failure
+        }
+        timer?.arm(at: machine?.nextDeadline)
+        for event in outcome.events { await publish(event, run: current) }
+    }
+
+    /// Makes the Pomodoro session match the machine; returns the failure, if any.
+    @discardableResult
+    private func enforce(now: ClockReading) async -> APIError? {
+        var desired: OwnedSession?
+        if let machine, let run {
+            switch machine.state {
+            case .running(.focus, let deadline) where deadline > now.boot:
+                desired = OwnedSession(profile: run.profile, remaining: deadline - now.boot, strict: machine.config.strict)
+            case .paused(.focus, _) where machine.config.strict:
+                desired = OwnedSession(profile: run.profile, remaining: Self.pausedHorizon, strict: true)
+            default:
+                break
+            }
+        }
+        do {
+            try await manager.reconcileOwned(.pomodoro, desired)
+            problem = nil
+            return nil
+        } catch {
+            problem = "cannot block \(desired?.profile ?? "the profile"): \(error.message)"
+            logger.error("cannot put the Pomodoro session in place", metadata: ["error": "\(error.message)"])
+            return error
+        }
+    }
+
+    private func info(at now: ClockReading) async -> PomodoroInfo {
+        guard let machine, let run else { return .none }
+        let session = await manager.activeSessions.first { $0.origin == .pomodoro }?.id
+        return PomodoroInfo(machine.status(at: now), profile: run.profile, startedAt: run.startedAt, settings: machine.config,
+                            session: session, problem: problem)
+    }
+
+    /// A phase length from the request, refused (naming the field) when it is not a number
+    /// that can be a duration; the range is checked with the rest of the configuration.
+    private func phase(_ seconds: Double?, field: String) throws(APIError) -> Duration? {
+        guard let seconds else { return nil }
+        guard seconds.isFinite else { throw APIError(.invalidArgument, "\(field): \(seconds) is not a number of seconds") }
+        // Far beyond any phase, but within what Duration holds: the range check then says "too long".
+        return .seconds(min(max(seconds, -1e12), 1e12))
+    }
+
+    private func publish(_ event: PomodoroEvent, run: PomodoroRun) async {
+        var details: [String: String] = ["run": run.id]
+        if let data = try? API.makeEncoder().encode(event),
+           let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            for (key, value) in object where key != "at" {
+                details[key == "type" ? "event" : key] = "\(value)"
+            }
+        }
+        let message = Self.message(event)
+        logger.info("\(message)", metadata: ["pomodoro": "\(run.id)", "profile": "\(run.profile)"])
+        await events.publish(Event(type: .pomodoroPhase, at: event.at, message: message, profile: run.profile, details: details))
+    }
+
+    /// A sentence for the event stream.
+    static func message(_ event: PomodoroEvent) -> String {
+        func cycle(_ k: Int, _ n: Int?) -> String { n.map { "cycle \(k) of \($0)" } ?? "cycle \(k)" }
+        switch event {
+        case .phaseStarted(let phase, let k, let n, let duration, _, _):
+            return "\(phase) started (\(cycle(k, n))), \(DurationParser.format(duration))"
+        case .phaseEnded(let phase, let k, let n, let reason, _, _):
+            return "\(phase) ended (\(cycle(k, n))): \(reason)"
+        case .focusCompleted(let k, let n, let focused, _, _):
+            return "pomodoro completed (\(cycle(k, n))): \(DurationParser.format(focused)) of focus"
+        case .paused(let phase, let k, let n, let remaining, _):
+            return "\(phase) paused (\(cycle(k, n))) with \(DurationParser.format(remaining)) left"
+        case .resumed(let phase, let k, let n, _, _):
+            return "\(phase) resumed (\(cycle(k, n)))"
+        case .waiting(let next, let k, let n, _):
+            return "waiting for `lockctl pomodoro next` to start the \(next) (\(cycle(k, n)))"
+        case .runFinished(let reason, let completed, _):
+            return "Pomodoro finished (\(reason)): \(completed) pomodoro\(completed == 1 ? "" : "s") completed"
+        }
+    }
+
+    private func gated<T>(_ body: () async throws(APIError) -> T) async throws(APIError) -> T {
+        do { return try await gate.run(body) } catch let error as APIError { throw error } catch {
+            throw APIError(.internalError, "\(error)")
+        }
+    }
+}
