@@ -65,6 +65,24 @@ public struct LockClient: Sendable {
         try await get(Route.history + "?limit=\(limit)")
     }
 
+    /// The Pomodoro timer.
+    public func pomodoro() async throws(ClientError) -> PomodoroInfo { try await get(Route.pomodoro) }
+
+    /// Starts a Pomodoro run linked to a profile.
+    public func startPomodoro(_ request: PomodoroStartRequest) async throws(ClientError) -> PomodoroInfo {
+        try await call(.POST, Route.pomodoro, request)
+    }
+
+    /// Pauses, resumes, skips, stops or moves on the Pomodoro run.
+    public func pomodoro(_ action: PomodoroAction) async throws(ClientError) -> PomodoroInfo {
+        try await call(.POST, Route.pomodoro(action), Optional<String>.none)
+    }
+
+    /// Completed focus phases, newest first, with totals.
+    public func pomodoroHistory(limit: Int = 50) async throws(ClientError) -> PomodoroHistoryResponse {
+        try await get(Route.pomodoroHistory + "?limit=\(limit)")
+    }
+
     /// Makes the daemon read its configuration and profiles again.
     public func reload() async throws(ClientError) -> ReloadResponse {
         try await call(.POST, Route.reload, Optional<String>.none)
