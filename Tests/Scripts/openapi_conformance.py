@@ -127,6 +127,27 @@ def main():
     call("get", "/v1/history?limit=5", expect=200)
     call("post", "/v1/reload", expect=200)
 
+    # The Pomodoro timer: every action, its refusals, and the focus history.
+    call("get", "/v1/pomodoro", expect=200)
+    call("post", "/v1/pomodoro/pause", expect=404)
+    call("post", "/v1/pomodoro", {"profile": "news", "focusSeconds": 0}, expect=400)
+    call("post", "/v1/pomodoro", {"profile": "news", "longBreakSeconds": 108000}, expect=400)
+    call("post", "/v1/pomodoro", {"profile": "ghost"}, expect=404)
+    call("post", "/v1/pomodoro", {"profile": "news", "focusSeconds": 600, "shortBreakSeconds": 300, "cycles": 2}, expect=201)
+    call("post", "/v1/pomodoro", {"profile": "news"}, expect=409)
+    call("get", "/v1/pomodoro", expect=200)
+    call("post", "/v1/pomodoro/next", expect=409)
+    call("post", "/v1/pomodoro/pause", expect=200)
+    call("post", "/v1/pomodoro/resume", expect=200)
+    call("post", "/v1/pomodoro/skip", expect=200)
+    call("post", "/v1/pomodoro/stop", expect=200)
+    call("post", "/v1/pomodoro/resume", expect=404)
+    call("post", "/v1/pomodoro", {"profile": "news", "focusSeconds": 600, "strict": True}, expect=201)
+    call("post", "/v1/pomodoro/skip", expect=409)
+    call("post", "/v1/pomodoro/stop", expect=409)
+    call("get", "/v1/status", expect=200)
+    call("get", "/v1/pomodoro/history?limit=5", expect=200)
+
     # The event stream: the first line is a hello event that matches the Event schema.
     conn = UnixConnection(sock_path)
     conn.request("GET", "/v1/events")
