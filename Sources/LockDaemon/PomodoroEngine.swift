@@ -72,9 +72,7 @@ public actor PomodoroEngine {
             run = saved
             let outcome = PomodoroMachine.restore(saved.snapshot, at: now)
             machine = outcome.machine
-            do { try await commit(outcome, now: now) } catch {
-                logger.error("cannot save the restored Pomodoro", metadata: ["error": "\(error)"])
-            }
+            try? await commit(outcome, now: now)
             if let machine, !machine.isFinished {
                 logger.info("pomodoro resumed", metadata: ["profile": "\(saved.profile)", "state": "\(machine.status(at: now))"])
             }
@@ -180,16 +178,15 @@ public actor PomodoroEngine {
             let now = clock()
             let outcome = current.advance(to: now)
             machine = outcome.machine
-            do { try await commit(outcome, now: now) } catch {
-                logger.error("cannot save the Pomodoro", metadata: ["error": "\(error)"])
-            }
+            try? await commit(outcome, now: now)
         }
     }
 
     /// Persists the machine with the focus phases it completed, puts its session in place,
     /// re-arms the timer and publishes the events. With `undoing`, a failure to save or to put
     /// the session in place restores that earlier state and is thrown; without, time has moved
-    /// on regardless, so the problem is kept for the status and retried at the next checkpoint.
+    /// on regardless: the block still follows the machine, and saving or enforcing is retried
+    /// at the next checkpoint (a session problem is shown in the status meanwhile).
     private func commit(_ outcome: PomodoroOutcome, now: ClockReading,
                         undoing previous: (PomodoroRun?, PomodoroMachine?)? = nil) async throws(APIError) {
         guard var current = run else { return }
@@ -200,14 +197,18 @@ public actor PomodoroEngine {
                                       startedAt: startedAt, endedAt: at, focusedSeconds: focused.seconds)
         }
         do { try store.savePomodoro(current, forKey: Self.storeKey, completed: completed) } catch {
-            if let previous { (run, machine) = previous }
-            throw APIError(.internalError, "cannot save the Pomodoro: \(error)")
+            if let previous {
+                (run, machine) = previous
+                throw APIError(.internalError, "cannot save the Pomodoro: \(error)")
+            }
+            logger.error("cannot save the Pomodoro; will retry", metadata: ["error": "\(error)"])
         }
         run = current
         machine = outcome.machine
         if let failure = await enforce(now: now), let previous {
             (run, machine) = previous
             try? store.savePomodoro(run, forKey: Self.storeKey, completed: [])
+            await enforce(now: now)
             timer?.arm(at: machine?.nextDeadline)
             throw failure
         }

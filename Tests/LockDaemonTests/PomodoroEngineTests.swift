@@ -311,6 +311,23 @@ struct PomodoroEngineTests {
         #expect(await fake.current?.domains.contains("example.com") == true)
     }
 
+    @Test func aResumeThatCannotBlockIsUndone() async throws {
+        let (manager, engine) = try await makeDaemon()
+        _ = try await manager.createProfile(CreateProfileRequest(name: "focus", domains: ["example.com"]))
+        _ = try await engine.start(quick("focus"))
+        _ = try await engine.perform(.pause)
+        try await manager.deleteProfile("focus")
+        do { _ = try await engine.perform(.resume); Issue.record("resumed a focus phase that cannot block") } catch {
+            #expect(error.code == .notFound)
+        }
+        let info = await engine.info()
+        #expect(info.state == "paused" && info.problem == nil)
+        #expect(timer.last == .some(nil))
+        // What was saved is the paused run, not the refused resume.
+        let (_, restarted) = try await makeDaemon()
+        #expect(await restarted.info().state == "paused")
+    }
+
     @Test func anUnreadableSavedRunIsDroppedWithItsSession() async throws {
         let (manager, engine) = try await makeDaemon()
         _ = try await engine.start(quick())
