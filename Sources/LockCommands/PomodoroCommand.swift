@@ -24,13 +24,13 @@ struct PomodoroCommand: AsyncParsableCommand {
         @Option(help: "Profile that focus phases block (see `lockctl profiles list`).") var profile: String
         // Unconditional parsing so that `--focus -5m` reaches validation instead of being
         // taken for an option.
-        @Option(parsing: .unconditional, help: "Length of a focus phase (default 25m).") var focus: String?
-        @Option(parsing: .unconditional, help: "Length of a short break (default 5m).") var shortBreak: String?
-        @Option(parsing: .unconditional, help: "Length of a long break (default 15m).") var longBreak: String?
-        @Option(parsing: .unconditional, help: "A long break follows every Nth focus phase (default 4).") var longEvery: Int?
-        @Option(parsing: .unconditional, help: "Number of focus phases, then the Pomodoro finishes (default: repeat until stopped).")
+        @Option(parsing: .unconditional, help: "Length of a focus phase (default: simplylockd.toml, else 25m).") var focus: String?
+        @Option(parsing: .unconditional, help: "Length of a short break (default: simplylockd.toml, else 5m).") var shortBreak: String?
+        @Option(parsing: .unconditional, help: "Length of a long break (default: simplylockd.toml, else 15m).") var longBreak: String?
+        @Option(parsing: .unconditional, help: "A long break follows every Nth focus phase (default: simplylockd.toml, else 4).") var longEvery: Int?
+        @Option(parsing: .unconditional, help: "Number of focus phases, then the Pomodoro finishes (default: simplylockd.toml, else repeat until stopped).")
         var cycles: Int?
-        @Flag(inversion: .prefixedNo, help: "Wait for `lockctl pomodoro next` at the end of each phase.") var manual: Bool?
+        @Flag(inversion: .prefixedNo, help: "Wait for `lockctl pomodoro next` at the end of each phase (default: simplylockd.toml, else no).") var manual: Bool?
         @Flag(inversion: .prefixedNo, help: "Focus phases cannot be skipped or stopped, and pausing keeps the block (default: the profile's setting).")
         var strict: Bool?
 
