@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <unistd.h>
+#include <fcntl.h>
 #include "CLinux.h"
 
 int clinux_mkostemp(char *template_path, int flags) { return mkostemp(template_path, flags); }
@@ -14,3 +16,5 @@ int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     *gid = cred.gid;
     return 0;
 }
+
+int clinux_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

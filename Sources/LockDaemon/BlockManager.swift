@@ -334,6 +334,12 @@ public actor BlockManager {
         }
     }
 
+    /// The one-line status for `systemctl status`: `2 blocks active: deep-work 31m left, …`.
+    public func serviceStatusText() -> String {
+        let now = clock()
+        return ServiceStatusText.format(sessions.sessions.map { ($0.profile, $0.remaining(at: now)) })
+    }
+
     /// The active sessions (for other parts of the daemon).
     public var activeSessions: [Session] { sessions.sessions }
 

@@ -8,13 +8,8 @@ struct EventStreamTests {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
         let output = root.path + "/events.out"
-        FileManager.default.createFile(atPath: output, contents: nil)
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: Binaries.lockctl)
-        follower.arguments = ["events", "--json", "--root", root.path]
-        follower.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        try follower.run()
-        defer { follower.terminate() }
+        let follower = try ChildProcess(Binaries.lockctl, ["events", "--json", "--root", root.path],
+                                        environment: ProcessRunner.environment(), stdout: .file(output))
         func lines() -> [[String: Any]] {
             ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
