@@ -65,6 +65,9 @@ public struct LockClient: Sendable {
         try await get(Route.history + "?limit=\(limit)")
     }
 
+    /// The daemon's checks of itself and the machine, for `lockctl doctor`.
+    public func doctor() async throws(ClientError) -> DoctorReport { try await get(Route.doctor) }
+
     /// Makes the daemon read its configuration and profiles again.
     public func reload() async throws(ClientError) -> ReloadResponse {
         try await call(.POST, Route.reload, Optional<String>.none)

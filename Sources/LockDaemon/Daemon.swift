@@ -55,8 +55,7 @@ struct Daemon {
         try await manager.restore()
         await manager.setTimer(timer)
 
-        let router = APIRouter(manager: manager, events: events, authorizer: Authorizer(),
-                               configurationPath: paths.configFile)
+        let router = APIRouter(manager: manager, events: events, authorizer: Authorizer(), paths: paths)
         let listener: ControlServer.Listener = inheritedSockets.first.map { .inherited(fd: $0.fileDescriptor) } ?? .path(paths.socket)
         // READY=1 once sessions are restored, enforced, and the API answers.
         let server = ControlServer(listener: listener, router: router, logger: logger) {
