@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "LockDaemonTests", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
         ]),
-        .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "CLinux"]),
     ],
     swiftLanguageModes: [.v6]
 )

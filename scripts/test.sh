@@ -5,4 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests
+# Shell completions and man pages from the debug build, for the make install tests.
+make --no-print-directory generated CONFIGURATION=debug BUILDDIR="$(swift build --show-bin-path)" >/dev/null
 swift test --skip-build "$@"

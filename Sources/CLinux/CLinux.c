@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/timex.h>
 #include "CLinux.h"
 
 int clinux_mkostemp(char *template_path, int flags) { return mkostemp(template_path, flags); }
@@ -13,4 +16,13 @@ int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     *uid = cred.uid;
     *gid = cred.gid;
     return 0;
+}
+
+int clinux_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int clinux_clock_synchronised(void) {
+    struct timex tx = {0};
+    int state = adjtimex(&tx);
+    if (state < 0) return -1;
+    return state == TIME_ERROR ? 0 : 1;
 }

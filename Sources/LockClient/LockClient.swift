@@ -65,6 +65,9 @@ public struct LockClient: Sendable {
         try await get(Route.history + "?limit=\(limit)")
     }
 
+    /// The daemon's checks of itself and the machine, for `lockctl doctor`.
+    public func doctor() async throws(ClientError) -> DoctorReport { try await get(Route.doctor) }
+
     /// The Pomodoro timer.
     public func pomodoro() async throws(ClientError) -> PomodoroInfo { try await get(Route.pomodoro) }
 

@@ -5,7 +5,8 @@ import LockProtocol
 public enum ExitCodes {
     /// Success.
     public static let success: Int32 = 0
-    /// A negative answer rather than an error: `lockctl check` on a name that is not blocked.
+    /// A negative answer rather than an error: `lockctl check` on a name that is not blocked,
+    /// `lockctl doctor` finding a problem.
     public static let negative: Int32 = 1
     /// Usage error: bad arguments, or a value the daemon refused as invalid.
     public static let usage: Int32 = 2
@@ -24,7 +25,7 @@ public enum ExitCodes {
     public static let table = """
         Exit status:
           0  success
-          1  negative answer (check: the name is not blocked)
+          1  negative answer (check: the name is not blocked; doctor: a problem was found)
           2  usage error or invalid value
           3  simplylockd not reachable
           4  permission denied (changes need root or the simplylock group)

@@ -24,7 +24,8 @@ struct APIRouter: Sendable {
     let manager: BlockManager
     let events: EventBus
     let authorizer: Authorizer
-    let configurationPath: String
+    let paths: Paths
+    var configurationPath: String { paths.configFile }
     /// Endpoints of subsystems (schedules, Pomodoro), tried in order for paths the core does
     /// not know.
     var modules: [any RouteModule] = []
@@ -96,6 +97,8 @@ struct APIRouter: Sendable {
             return try ok(await manager.history(limit: limit))
         case (.POST, .reload):
             return try ok(await manager.reload(configurationPath: configurationPath))
+        case (.GET, .doctor):
+            return try ok(await manager.doctor(paths: paths))
         case (.GET, .events):
             return .events(await events.subscribe())
         default:
@@ -105,7 +108,7 @@ struct APIRouter: Sendable {
 
     /// The API's endpoints, by path (after `/v1`).
     enum Endpoint: Equatable {
-        case status, profiles, profile(String), sessions, session(String), extend(String), check, history, reload, events
+        case status, profiles, profile(String), sessions, session(String), extend(String), check, history, reload, events, doctor
 
         init?(_ path: [String]) {
             switch (path.count, path.first) {
@@ -116,6 +119,7 @@ struct APIRouter: Sendable {
             case (1, "history"): self = .history
             case (1, "reload"): self = .reload
             case (1, "events"): self = .events
+            case (1, "doctor"): self = .doctor
             case (2, "profiles"): self = .profile(path[1])
             case (2, "sessions"): self = .session(path[1])
             case (3, "sessions") where path[2] == "extend": self = .extend(path[1])

@@ -11,19 +11,35 @@ public struct Authorizer: Sendable {
     public init(groupName: String = API.adminGroup) { self.groupName = groupName }
 
     /// True when `peer` may make changes. Group membership is read from the user database
-    /// at each call, so adding someone to the group needs no daemon restart.
+    /// at each call, so adding someone to the group needs no daemon restart. Uses the
+    /// re-entrant lookups: requests are served on several threads at once.
     public func mayChange(_ peer: PeerCredentials) -> Bool {
         if peer.uid == 0 { return true }
-        guard let group = getgrnam(groupName) else { return false }
-        let groupID = group.pointee.gr_gid
+        guard let groupID = Authorizer.groupID(named: groupName) else { return false }
         if peer.gid == groupID { return true }
-        guard let user = getpwuid(peer.uid), let name = user.pointee.pw_name else { return false }
+        guard let (name, primary) = Authorizer.user(peer.uid) else { return false }
         var count: Int32 = 64
         var groups = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(name, user.pointee.pw_gid, &groups, &count) < 0 {
+        if getgrouplist(name, primary, &groups, &count) < 0 {
             groups = [gid_t](repeating: 0, count: Int(count))
-            guard getgrouplist(name, user.pointee.pw_gid, &groups, &count) >= 0 else { return false }
+            guard getgrouplist(name, primary, &groups, &count) >= 0 else { return false }
         }
         return groups.prefix(Int(count)).contains(groupID)
+    }
+
+    private static func groupID(named name: String) -> gid_t? {
+        var group = group()
+        var result: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getgrnam_r(name, &group, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        return group.gr_gid
+    }
+
+    private static func user(_ uid: uid_t) -> (String, gid_t)? {
+        var user = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(uid, &user, &buffer, buffer.count, &result) == 0, result != nil, let name = user.pw_name else { return nil }
+        return (String(cString: name), user.pw_gid)
     }
 }

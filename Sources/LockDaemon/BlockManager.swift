@@ -337,6 +337,22 @@ public actor BlockManager {
         }
     }
 
+    /// The one-line status for `systemctl status`: `2 blocks active: deep-work 31m left, …`.
+    public func serviceStatusText() -> String {
+        let now = clock()
+        return ServiceStatusText.format(sessions.sessions.map { ($0.profile, $0.remaining(at: now)) })
+    }
+
+    /// The daemon's own checks for `lockctl doctor`.
+    public func doctor(paths: Paths) async -> DoctorReport {
+        var reports: [EnforcerReport] = []
+        for enforcer in enforcers { reports.append(await enforcer.report()) }
+        let diagnostics = Diagnostics(paths: paths, desired: sessions.desiredBlock, reports: reports,
+                                      configuredEnforcers: configuration.enforcers,
+                                      fileProblems: profiles.problems.map(\.description))
+        return DoctorReport(checks: diagnostics.run())
+    }
+
     /// The active sessions (for other parts of the daemon).
     public var activeSessions: [Session] { sessions.sessions }
 

@@ -12,6 +12,8 @@ import ServiceLifecycle
 struct Daemon {
     let paths: Paths
     let logLevelOverride: String?
+    /// Listening sockets passed by systemd (socket activation), taken before anything else ran.
+    let inheritedSockets: [InheritedSocket]
 
     func run() async throws {
         var problems: [String] = []
@@ -20,13 +22,11 @@ struct Daemon {
         // with the defaults and say why.
         do { configuration = try DaemonConfiguration.load(paths.configFile) } catch { problems.append(error.description) }
         let level = Logger.Level(rawValue: logLevelOverride ?? configuration.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let destination = LoggingBootstrap.bootstrap(level: level)
         var logger = Logger(label: "simplylockd")
         logger.logLevel = level
+        let notifier = SystemdNotifier()
+        notifier.status("restoring state")
         for problem in problems { logger.error("configuration problem; using defaults", metadata: ["problem": "\(problem)"]) }
 
         do { try AtomicFile.makeDirectories(paths.stateDirectory, mode: 0o755) } catch { throw DaemonStartError.system(error) }
@@ -39,7 +39,8 @@ struct Daemon {
             logger.warning("profile problem; the file is ignored", metadata: ["problem": "\(problem)"])
         }
         logger.info("starting", metadata: ["version": "\(API.softwareVersion)", "root": "\(paths.root)",
-                                           "hosts": "\(paths.hostsFile)", "profiles": "\(profiles.profiles.count)"])
+                                           "hosts": "\(paths.hostsFile)", "profiles": "\(profiles.profiles.count)",
+                                           "log": "\(destination.rawValue)", "systemd": "\(notifier.isConnected)"])
 
         var enforcers: [any Enforcer] = []
         for name in configuration.enforcers where name == "hosts" {
@@ -60,18 +61,24 @@ struct Daemon {
         await pomodoro.restore()
         await pomodoro.setTimer(pomodoroTimer)
 
-        var router = APIRouter(manager: manager, events: events, authorizer: Authorizer(),
-                               configurationPath: paths.configFile)
+        var router = APIRouter(manager: manager, events: events, authorizer: Authorizer(), paths: paths)
         router.modules.append(PomodoroRoutes(engine: pomodoro))
         router.noticeSources.append { await pomodoro.notices() }
-        let server = ControlServer(listener: .path(paths.socket), router: router, logger: logger)
+        let listener: ControlServer.Listener = inheritedSockets.first.map { .inherited(fd: $0.fileDescriptor) } ?? .path(paths.socket)
+        // READY=1 once sessions are restored, enforced, and the API answers.
+        let server = ControlServer(listener: listener, router: router, logger: logger) {
+            Task { notifier.ready(status: await manager.serviceStatusText()) }
+        }
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: EnforcerWatchService(enforcers: enforcers)),
                 .init(service: CheckpointService(manager: manager, interval: configuration.checkpointInterval)),
                 .init(service: PomodoroCheckpointService(engine: pomodoro, interval: configuration.checkpointInterval)),
-                .init(service: ReloadSignalService(manager: manager, configurationPath: paths.configFile, logger: logger)),
+                .init(service: ReloadSignalService(manager: manager, configurationPath: paths.configFile,
+                                                   notifier: notifier, logger: logger)),
                 .init(service: server),
+                // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
+                .init(service: SystemdService(notifier: notifier, manager: manager, events: events)),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))

@@ -36,12 +36,15 @@ struct CheckpointService: Service {
 struct ReloadSignalService: Service {
     let manager: BlockManager
     let configurationPath: String
+    let notifier: SystemdNotifier
     let logger: Logger
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                notifier.reloading(status: "reloading configuration")
                 let result = await manager.reload(configurationPath: configurationPath)
+                notifier.ready(status: await manager.serviceStatusText())
                 logger.notice("reloaded on SIGHUP", metadata: ["profiles": "\(result.profiles)", "problems": "\(result.problems.count)"])
             }
         }

@@ -46,6 +46,11 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        // First: this reads and clears LISTEN_* before anything else could start a child.
+        let inherited: [InheritedSocket]
+        do { inherited = try SocketActivation.listeningUnixSockets() ?? [] } catch {
+            throw DaemonFailure(message: "socket activation: \(error)")
+        }
         var paths = Paths(root: root, dataDirectory: DataDirectory.locate(explicit: dataDir))
         if let config { paths.configFile = config }
         if let hosts { paths.hostsFile = hosts }
@@ -53,7 +58,7 @@ public struct SimplylockdCommand: AsyncParsableCommand {
         if let stateDir { paths.stateDirectory = stateDir }
         if let profilesDir { paths.profilesDirectory = profilesDir }
         do {
-            try await Daemon(paths: paths, logLevelOverride: logLevel).run()
+            try await Daemon(paths: paths, logLevelOverride: logLevel, inheritedSockets: inherited).run()
         } catch let error as DaemonStartError {
             throw DaemonFailure(message: error.description)
         } catch let error as ControlSocket.Failure {

@@ -1,4 +1,5 @@
 import Foundation
+import CLinux
 import Glibc
 import LockCore
 
@@ -22,5 +23,14 @@ public enum SystemClock {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)
         return BootTime(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+    }
+
+    /// Whether the kernel considers the wall clock synchronised (NTP); nil if it cannot say.
+    public static var isSynchronised: Bool? {
+        switch clinux_clock_synchronised() {
+        case 1: true
+        case 0: false
+        default: nil
+        }
     }
 }

@@ -18,6 +18,8 @@ public enum Route {
     public static let history = "/v1/history"
     /// `POST` reload configuration.
     public static let reload = "/v1/reload"
+    /// `GET` the daemon's own checks for `lockctl doctor`.
+    public static let doctor = "/v1/doctor"
     /// `GET` event stream (one JSON object per line).
     public static let events = "/v1/events"
     /// `GET` the Pomodoro timer, `POST` start it.

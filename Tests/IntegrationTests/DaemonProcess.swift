@@ -4,7 +4,7 @@ import Glibc
 /// A real `simplylockd` running under a test root.
 final class DaemonProcess: @unchecked Sendable {
     let root: TestRoot
-    private(set) var process: Process
+    private(set) var process: ChildProcess
     private let logPath: String
     let extraArguments: [String]
     let wrapper: [String]
@@ -21,36 +21,21 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     private static func launch(root: TestRoot, arguments: [String], environment: [String: String], wrapper: [String],
-                               log: String) throws -> Process {
-        let process = Process()
+                               log: String) throws -> ChildProcess {
         let daemonArguments = ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--log-level", "debug"] + arguments
-        if let launcher = wrapper.first {
-            process.executableURL = URL(fileURLWithPath: launcher)
-            process.arguments = Array(wrapper.dropFirst()) + [Binaries.daemon] + daemonArguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: Binaries.daemon)
-            process.arguments = daemonArguments
-        }
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "NOTIFY_SOCKET")
-        env.removeValue(forKey: "LISTEN_FDS")
-        env.removeValue(forKey: "LISTEN_PID")
-        env.merge(environment) { _, new in new }
-        process.environment = env
-        if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        handle.seekToEndOfFile()
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
+        let command = wrapper + [Binaries.daemon] + daemonArguments
+        return try ChildProcess(command[0], Array(command.dropFirst()), environment: ProcessRunner.environment(environment),
+                                stdout: .file(log), stderr: .file(log))
     }
 
     func waitForSocket(timeout: Double = 20) throws {
-        try waitUntil("simplylockd to answer on \(root.socketPath)\n\(log())", timeout: timeout) {
-            guard process.isRunning else { throw TestFailure("simplylockd exited with \(process.terminationStatus):\n\(log())") }
-            return try lockctl("status").status == 0
+        do {
+            try waitUntil("simplylockd to answer on \(root.socketPath)", timeout: timeout) {
+                if let status = process.poll() { throw TestFailure("simplylockd exited with \(status)") }
+                return try ProcessRunner.run(Binaries.lockctl, ["--root", root.path, "status"], timeout: 10).status == 0
+            }
+        } catch {
+            throw TestFailure("\(error)\ndaemon log:\n\(log())")
         }
     }
 
@@ -79,16 +64,15 @@ final class DaemonProcess: @unchecked Sendable {
     /// Stops with SIGTERM and waits; returns the exit status.
     @discardableResult
     func stop() throws -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, SIGTERM)
-        try waitUntil("simplylockd to stop", timeout: 15) { !process.isRunning }
-        return process.terminationStatus
+        process.send(SIGTERM)
+        guard let status = process.wait(timeout: 15) else { throw TestFailure("simplylockd did not stop on SIGTERM") }
+        return status
     }
 
     /// Kills with SIGKILL: no chance to clean up.
     func kill9() throws {
-        kill(process.processIdentifier, SIGKILL)
-        try waitUntil("simplylockd to die", timeout: 10) { !process.isRunning }
+        process.send(SIGKILL)
+        guard process.wait(timeout: 10) != nil else { throw TestFailure("simplylockd did not die on SIGKILL") }
     }
 
     /// Starts the daemon again on the same root.
@@ -97,10 +81,6 @@ final class DaemonProcess: @unchecked Sendable {
         try waitForSocket()
     }
 
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    /// The daemon's pid.
+    var pid: pid_t { process.pid }
 }

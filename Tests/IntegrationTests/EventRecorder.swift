@@ -1,23 +1,16 @@
 import Foundation
-import Glibc
 
 /// `lockctl events --json` running in the background against a test daemon, its output kept
 /// in a file so tests can look at the events published so far.
 final class EventRecorder: @unchecked Sendable {
-    private let process = Process()
+    private let follower: ChildProcess
     private let path: String
 
     /// Starts following the daemon's events and waits until the stream is live.
     init(daemon: DaemonProcess) throws {
         path = daemon.root.path + "/events-\(UUID().uuidString).jsonl"
-        _ = FileManager.default.createFile(atPath: path, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        process.executableURL = URL(fileURLWithPath: Binaries.lockctl)
-        process.arguments = ["--root", daemon.root.path, "events", "--json"]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        follower = try ChildProcess(Binaries.lockctl, ["events", "--json", "--root", daemon.root.path],
+                                    environment: ProcessRunner.environment(), stdout: .file(path))
         try waitUntil("the event stream to say hello", timeout: 20) { try events().contains { $0["type"] as? String == "hello" } }
     }
 
@@ -33,12 +26,5 @@ final class EventRecorder: @unchecked Sendable {
     func pomodoroEvents() throws -> [String] {
         try events().filter { $0["type"] as? String == "pomodoro.phase" }
             .compactMap { ($0["details"] as? [String: Any])?["event"] as? String }
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
-        }
     }
 }

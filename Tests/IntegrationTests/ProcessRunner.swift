@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The outcome of running a command to completion.
 struct CommandResult: CustomStringConvertible {
@@ -10,48 +11,26 @@ struct CommandResult: CustomStringConvertible {
 
 /// Runs programs for the tests, capturing output.
 enum ProcessRunner {
+    /// The test process's environment without what a service manager may have set, plus `extra`.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["SIMPLYLOCK_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
+                    "LISTEN_FDNAMES", "JOURNAL_STREAM", "INVOCATION_ID"] {
+            environment.removeValue(forKey: key)
+        }
+        environment.merge(extra) { _, new in new }
+        return environment
+    }
+
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    input: String? = nil, timeout: Double = 30) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "SIMPLYLOCK_SOCKET")
-        env.merge(environment) { _, new in new }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if let input {
-            let pipe = Pipe()
-            process.standardInput = pipe
-            try process.run()
-            pipe.fileHandleForWriting.write(Data(input.utf8))
-            try pipe.fileHandleForWriting.close()
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-        }
-        let outData = LockedData(), errData = LockedData()
-        let group = DispatchGroup()
-        for (handle, sink) in [(out.fileHandleForReading, outData), (err.fileHandleForReading, errData)] {
-            group.enter()
-            DispatchQueue.global().async {
-                sink.set(handle.readDataToEndOfFile())
-                group.leave()
-            }
-        }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(2_000) }
-        if process.isRunning {
-            process.terminate()
+                    timeout: Double = 30) throws -> CommandResult {
+        let child = try ChildProcess(executable, arguments, environment: Self.environment(environment), stdout: .pipe, stderr: .pipe)
+        guard let status = child.wait(timeout: timeout) else {
+            child.send(SIGKILL)
             throw TestFailure("\(executable) \(arguments) did not finish within \(timeout)s")
         }
-        process.waitUntilExit()
-        group.wait()
-        return CommandResult(status: process.terminationStatus,
-                             stdout: String(decoding: outData.get(), as: UTF8.self),
-                             stderr: String(decoding: errData.get(), as: UTF8.self))
+        let (out, err) = child.output()
+        return CommandResult(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 }
 

@@ -7,16 +7,7 @@ struct RawSocket {
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let result = RawSocket.withAddress(path) { connect(fd, $0, $1) }
         guard result == 0 else { throw TestFailure("connect \(path): errno \(errno)") }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -45,6 +36,12 @@ struct RawSocket {
     static func makeStale(at path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let result = withAddress(path) { bind(fd, $0, $1) }
+        Glibc.close(fd)
+        guard result == 0 else { throw TestFailure("bind \(path): errno \(errno)") }
+    }
+
+    private static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -52,10 +49,8 @@ struct RawSocket {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        Glibc.close(fd)
-        guard result == 0 else { throw TestFailure("bind \(path): errno \(errno)") }
     }
 }

@@ -126,6 +126,7 @@ def main():
     call("delete", "/v1/profiles/conformance", expect=404)
     call("get", "/v1/history?limit=5", expect=200)
     call("post", "/v1/reload", expect=200)
+    call("get", "/v1/doctor", expect=200)
 
     # The Pomodoro timer: every action, its refusals, and the focus history.
     call("get", "/v1/pomodoro", expect=200)

@@ -12,4 +12,10 @@ int clinux_mkostemp(char *template_path, int flags);
 
 // SO_PEERCRED as three plain numbers (struct ucred also needs _GNU_SOURCE).
 int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+// pipe2(O_CLOEXEC), for spawning children without leaking pipe ends into other children.
+int clinux_pipe_cloexec(int fds[2]);
+
+// 1 when the kernel considers the clock synchronised (adjtimex), 0 when not, -1 on error.
+int clinux_clock_synchronised(void);
 #endif

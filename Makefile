@@ -1,0 +1,217 @@
+# SimplyLock for Linux: build and install.
+#
+#   make                          release build, shell completions and man page (as your user)
+#   sudo make install             install under PREFIX (default /usr/local), then create the
+#                                 simplylock group and config directories, reload systemd
+#   make install DESTDIR=/tmp/stage PREFIX=/usr
+#                                 staged install for packaging (no post-install actions)
+#   sudo make uninstall           remove exactly the files install put there
+#   make check-units              systemd-analyze verify + security on the units
+#
+# `make install` never builds: run `make` first as a normal user, so that root does not
+# compile or leave root-owned files in .build.
+#
+# Layout decisions (all variables can be overridden on the command line):
+# - simplylockd goes to sbin: a system daemon started by systemd, not a user command.
+# - Units, sysusers.d and tmpfiles.d go to $(PREFIX)/lib/...: systemd searches
+#   /usr/local/lib/systemd/system, /usr/local/lib/sysusers.d and /usr/local/lib/tmpfiles.d as
+#   well as the /usr/lib ones, so the default and PREFIX=/usr both work without a path outside
+#   PREFIX. For any other PREFIX set UNITDIR etc. explicitly.
+# - Configuration goes to /etc (not $(PREFIX)/etc): the daemon's default path is
+#   /etc/simplylock/simplylockd.toml. An existing file is never overwritten.
+
+SHELL := /bin/sh
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+SBINDIR     ?= $(PREFIX)/sbin
+DATADIR     ?= $(PREFIX)/share
+PKGDATADIR  ?= $(DATADIR)/simplylock
+MANDIR      ?= $(DATADIR)/man
+SYSCONFDIR  ?= /etc
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+DESTDIR     ?=
+
+SWIFT         ?= swift
+CONFIGURATION ?= release
+SCRATCH       ?= .build
+# Installed binaries must not depend on the toolchain's runtime libraries (the RUNPATH of a
+# default build points into the toolchain directory), hence a static Swift standard library.
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
+BUILDDIR      ?= $(SCRATCH)/$(CONFIGURATION)
+GENDIR        ?= $(SCRATCH)/simplylock-generated
+
+# SwiftPM product names; the installed names are always simplylockd and lockctl.
+DAEMON_PRODUCT ?= simplylockd
+CLI_PRODUCT    ?= lockctl
+
+INSTALL ?= install
+# Man page date: SOURCE_DATE_EPOCH for reproducible builds, else today (UTC).
+MANUAL_DATE    ?= $(shell date -u -d "@$${SOURCE_DATE_EPOCH:-$$(date +%s)}" +%Y-%m-%d)
+MANUAL_AUTHORS ?= SimplyLock developers
+# Post-install actions (sysusers, tmpfiles, daemon-reload) run only for DESTDIR-less installs.
+POSTINSTALL ?= $(if $(DESTDIR),no,yes)
+
+SWIFTPM_FLAGS = --scratch-path $(SCRATCH)
+
+DATA_PROFILES = $(sort $(wildcard config/profiles/*.toml))
+# Shipped data: the service catalog and any other data files next to it (the default
+# configuration is installed there too, as a reference copy).
+DATA_FILES    = $(sort $(wildcard config/*.toml))
+BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT)
+GENERATED = $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl \
+            $(GENDIR)/completions/lockctl.fish $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8
+
+.PHONY: all build generated completions man install check-built install-bin install-units \
+        install-config install-data install-completions install-man postinstall uninstall \
+        check-units clean
+
+all: build
+	@$(MAKE) --no-print-directory generated
+
+build:
+	$(SWIFT) build $(SWIFTPM_FLAGS) -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
+
+generated: completions man
+completions: $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl $(GENDIR)/completions/lockctl.fish
+man: $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8
+
+$(BINARIES):
+	@echo "$@ is missing: run 'make' first" >&2; exit 1
+
+$(GENDIR)/completions/lockctl.bash: $(BUILDDIR)/$(CLI_PRODUCT)
+	@mkdir -p $(@D)
+	$< --generate-completion-script bash > $@
+$(GENDIR)/completions/_lockctl: $(BUILDDIR)/$(CLI_PRODUCT)
+	@mkdir -p $(@D)
+	$< --generate-completion-script zsh > $@
+$(GENDIR)/completions/lockctl.fish: $(BUILDDIR)/$(CLI_PRODUCT)
+	@mkdir -p $(@D)
+	$< --generate-completion-script fish > $@
+
+# The man pages come from swift-argument-parser's generate-manual tool, run on each binary.
+# It is built in the debug configuration because it is a build tool: giving it the release
+# configuration without SWIFT_BUILD_FLAGS would make SwiftPM rebuild every release module.
+# The `generate-manual` plugin is not used: in 1.8.2 it has no product filter (it runs every
+# executable product that depends on ArgumentParser with --experimental-dump-help, simplylockd
+# included) and rebuilds all products in release with its own flags, replacing the statically
+# linked binaries with dynamically linked ones after a full recompile.
+GENERATE_MANUAL = $(SCRATCH)/debug/generate-manual
+
+$(GENERATE_MANUAL):
+	$(SWIFT) build $(SWIFTPM_FLAGS) -c debug --product generate-manual
+
+$(GENDIR)/man/man1/lockctl.1: $(BUILDDIR)/$(CLI_PRODUCT) | $(GENERATE_MANUAL)
+	@mkdir -p $(@D)
+	$(GENERATE_MANUAL) $(BUILDDIR)/$(CLI_PRODUCT) --section 1 --date $(MANUAL_DATE) \
+	    --authors "$(MANUAL_AUTHORS)" --output-directory $(@D)
+
+$(GENDIR)/man/man8/simplylockd.8: $(BUILDDIR)/$(DAEMON_PRODUCT) | $(GENERATE_MANUAL)
+	@mkdir -p $(@D)
+	$(GENERATE_MANUAL) $(BUILDDIR)/$(DAEMON_PRODUCT) --section 8 --date $(MANUAL_DATE) \
+	    --authors "$(MANUAL_AUTHORS)" --output-directory $(@D)
+
+install: check-built install-bin install-units install-config install-data install-completions install-man
+	@if [ "$(POSTINSTALL)" = yes ]; then $(MAKE) --no-print-directory postinstall; fi
+
+check-built:
+	@for f in $(BINARIES) $(GENERATED); do \
+	    [ -e "$$f" ] || { echo "$$f is missing: run 'make' (as your user) before 'make install'" >&2; exit 1; }; \
+	done
+
+install-bin:
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
+	$(INSTALL) -m 0755 $(BUILDDIR)/$(DAEMON_PRODUCT) $(DESTDIR)$(SBINDIR)/simplylockd
+	$(INSTALL) -m 0755 $(BUILDDIR)/$(CLI_PRODUCT) $(DESTDIR)$(BINDIR)/lockctl
+
+install-units:
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
+	sed -e 's|@sbindir@|$(SBINDIR)|g' systemd/simplylockd.service.in > $(DESTDIR)$(UNITDIR)/simplylockd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/simplylockd.service
+	$(INSTALL) -m 0644 systemd/simplylockd.socket $(DESTDIR)$(UNITDIR)/simplylockd.socket
+	$(INSTALL) -m 0644 systemd/simplylock.sysusers $(DESTDIR)$(SYSUSERSDIR)/simplylock.conf
+	$(INSTALL) -m 0644 systemd/simplylock.tmpfiles $(DESTDIR)$(TMPFILESDIR)/simplylock.conf
+
+# The default configuration is also kept in PKGDATADIR (for reference, and so that uninstall
+# can tell an untouched copy from an edited one).
+install-config:
+	$(INSTALL) -d $(DESTDIR)$(SYSCONFDIR)/simplylock
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml ]; then \
+	    echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml"; \
+	else \
+	    echo "$(INSTALL) -m 0644 config/simplylockd.toml $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml"; \
+	    $(INSTALL) -m 0644 config/simplylockd.toml $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml; \
+	fi
+
+install-data:
+	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/profiles
+	$(INSTALL) -m 0644 $(DATA_FILES) $(DESTDIR)$(PKGDATADIR)/
+	$(if $(DATA_PROFILES),$(INSTALL) -m 0644 $(DATA_PROFILES) $(DESTDIR)$(PKGDATADIR)/profiles/)
+
+install-completions:
+	$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	$(INSTALL) -m 0644 $(GENDIR)/completions/lockctl.bash $(DESTDIR)$(BASHCOMPDIR)/lockctl
+	$(INSTALL) -m 0644 $(GENDIR)/completions/_lockctl $(DESTDIR)$(ZSHCOMPDIR)/_lockctl
+	$(INSTALL) -m 0644 $(GENDIR)/completions/lockctl.fish $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish
+
+install-man:
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -m 0644 $(GENDIR)/man/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man1/lockctl.1
+	$(INSTALL) -m 0644 $(GENDIR)/man/man8/simplylockd.8 $(DESTDIR)$(MANDIR)/man8/simplylockd.8
+
+# What a package's postinst would do. Each step is skipped where its tool or a running
+# systemd is missing (containers, chroots).
+postinstall:
+	-command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/simplylock.conf
+	-command -v systemd-tmpfiles >/dev/null && systemd-tmpfiles --create $(TMPFILESDIR)/simplylock.conf
+	-[ -d /run/systemd/system ] && systemctl daemon-reload
+	@echo "enable with: systemctl enable --now simplylockd.socket simplylockd.service"
+
+# Removes the files install put there and the directories that are only ours, if empty.
+# The configuration file is removed only while it is identical to the shipped default;
+# the simplylock group and anything under /var/lib/simplylock (state) are left alone,
+# as a package removal (not purge) would.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl
+	rm -f $(DESTDIR)$(UNITDIR)/simplylockd.service $(DESTDIR)$(UNITDIR)/simplylockd.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/simplylock.conf $(DESTDIR)$(TMPFILESDIR)/simplylock.conf
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml ]; then \
+	    if cmp -s $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml $(DESTDIR)$(PKGDATADIR)/simplylockd.toml; then \
+	        echo "rm -f $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml"; \
+	        rm -f $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml; \
+	    else \
+	        echo "keeping modified $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml"; \
+	    fi; \
+	fi
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/simplylock 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(notdir $(DATA_FILES)))
+	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/profiles/,$(notdir $(DATA_PROFILES)))
+	-rmdir $(DESTDIR)$(PKGDATADIR)/profiles $(DESTDIR)$(PKGDATADIR) 2>/dev/null
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/lockctl $(DESTDIR)$(ZSHCOMPDIR)/_lockctl $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish
+	rm -f $(DESTDIR)$(MANDIR)/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man8/simplylockd.8
+	@if [ "$(POSTINSTALL)" = yes ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+
+# Verifies the units as they will be installed, with ExecStart= pointing at the built daemon,
+# and fails if the security exposure is above 4.9 (the upper end of systemd's "OK" band).
+check-units: $(BUILDDIR)/$(DAEMON_PRODUCT) $(GENDIR)/man/man1/lockctl.1
+	@rm -rf $(GENDIR)/check-units && mkdir -p $(GENDIR)/check-units/sbin
+	@ln -s $(abspath $(BUILDDIR)/$(DAEMON_PRODUCT)) $(GENDIR)/check-units/sbin/simplylockd
+	sed -e 's|@sbindir@|$(abspath $(GENDIR))/check-units/sbin|g' systemd/simplylockd.service.in \
+	    > $(GENDIR)/check-units/simplylockd.service
+	cp systemd/simplylockd.socket $(GENDIR)/check-units/
+	cd $(GENDIR)/check-units && MANPATH=$(abspath $(GENDIR))/man: \
+	    systemd-analyze verify simplylockd.service simplylockd.socket
+	@cd $(GENDIR)/check-units && \
+	    report=$$(systemd-analyze security --offline=true --threshold=49 simplylockd.service 2>&1); \
+	    status=$$?; echo "$$report" | tail -n 1; \
+	    [ $$status -eq 0 ] || { echo "$$report" >&2; exit 1; }
+
+clean:
+	rm -rf $(GENDIR)

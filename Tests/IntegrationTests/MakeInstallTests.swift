@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+/// What `make install` needs: the debug build and the generated completions and man pages
+/// (scripts/test.sh runs `make generated CONFIGURATION=debug` before the tests; the tests
+/// cannot build themselves while `swift test` holds the build directory).
+enum MakePrerequisites {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let generated = ["completions/lockctl.bash", "completions/_lockctl", "completions/lockctl.fish",
+                            "man/man1/lockctl.1", "man/man8/simplylockd.8"]
+    static let missing: [String] = {
+        var missing = which("make") == nil ? ["make"] : []
+        missing += generated.map { ".build/simplylock-generated/" + $0 }.filter { !FileManager.default.fileExists(atPath: repository + "/" + $0) }
+        return missing
+    }()
+}
+
+@Suite("make install / uninstall", .enabled(if: MakePrerequisites.missing.isEmpty,
+                                            "run `make generated CONFIGURATION=debug` first (scripts/test.sh does); missing: \(MakePrerequisites.missing.joined(separator: ", "))"))
+struct MakeInstallTests {
+    static func make(_ arguments: [String]) throws -> CommandResult {
+        let result = try ProcessRunner.run(which("make")!, ["--no-print-directory", "-C", MakePrerequisites.repository,
+                                                            "CONFIGURATION=debug", "BUILDDIR=\(Binaries.directory)"] + arguments, timeout: 120)
+        #expect(result.status == 0, "make \(arguments.joined(separator: " ")) failed:\n\(result)")
+        return result
+    }
+
+    /// Every file under `directory`, relative, with its permission bits.
+    static func files(in directory: String) throws -> [String: String] {
+        var found: [String: String] = [:]
+        for relative in FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? [] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + relative)
+            guard attributes[.type] as? FileAttributeType != .typeDirectory else { continue }
+            found[relative] = String((attributes[.posixPermissions] as! Int), radix: 8)
+        }
+        return found
+    }
+
+    static func expected(prefix: String) throws -> [String: String] {
+        var files = [
+            "etc/simplylock/simplylockd.toml": "644",
+            "\(prefix)/bin/lockctl": "755",
+            "\(prefix)/sbin/simplylockd": "755",
+            "\(prefix)/lib/systemd/system/simplylockd.service": "644",
+            "\(prefix)/lib/systemd/system/simplylockd.socket": "644",
+            "\(prefix)/lib/sysusers.d/simplylock.conf": "644",
+            "\(prefix)/lib/tmpfiles.d/simplylock.conf": "644",
+            "\(prefix)/share/bash-completion/completions/lockctl": "644",
+            "\(prefix)/share/zsh/site-functions/_lockctl": "644",
+            "\(prefix)/share/fish/vendor_completions.d/lockctl.fish": "644",
+            "\(prefix)/share/man/man1/lockctl.1": "644",
+            "\(prefix)/share/man/man8/simplylockd.8": "644",
+            "\(prefix)/share/simplylock/simplylockd.toml": "644",
+            "\(prefix)/share/simplylock/services.toml": "644",
+        ]
+        for profile in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config/profiles") {
+            files["\(prefix)/share/simplylock/profiles/\(profile)"] = "644"
+        }
+        for data in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config")
+        where data.hasSuffix(".toml") && data != "simplylockd.toml" && data != "services.toml" {
+            files["\(prefix)/share/simplylock/\(data)"] = "644"
+        }
+        return files
+    }
+
+    @Test("PREFIX=/usr/local: the complete file list, units pointing at the binary, uninstall removes it all")
+    func defaultPrefix() throws {
+        let stage = try TestRoot(hosts: "")
+        try FileManager.default.removeItem(atPath: stage.path + "/etc")
+        let install = try Self.make(["install", "DESTDIR=\(stage.path)"])
+        #expect(!install.stdout.contains("enable with"), "post-install steps must not run with DESTDIR")
+        #expect(try Self.files(in: stage.path) == Self.expected(prefix: "usr/local"))
+        let service = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/system/simplylockd.service", encoding: .utf8)
+        #expect(service.contains("\nExecStart=/usr/local/sbin/simplylockd\n"))
+        #expect(FileManager.default.contentsEqual(atPath: stage.path + "/usr/local/sbin/simplylockd", andPath: Binaries.daemon))
+        let manPage = try String(contentsOfFile: stage.path + "/usr/local/share/man/man1/lockctl.1", encoding: .utf8)
+        #expect(manPage.contains("LOCKCTL"))
+        let completion = try String(contentsOfFile: stage.path + "/usr/local/share/bash-completion/completions/lockctl", encoding: .utf8)
+        #expect(completion.contains("profiles"))
+
+        // The installed daemon finds its shipped data next to itself (../share/simplylock).
+        let root = try TestRoot()
+        let installed = try ChildProcess(stage.path + "/usr/local/sbin/simplylockd", ["--root", root.path],
+                                         environment: ProcessRunner.environment())
+        var listed = ""
+        try waitUntil("the installed daemon to answer") {
+            let result = try ProcessRunner.run(stage.path + "/usr/local/bin/lockctl", ["--root", root.path, "profiles", "list"])
+            listed = result.stdout
+            return result.status == 0
+        }
+        #expect(listed.contains("deep-work") && listed.contains("system"))
+
+        // An edited configuration survives re-install and uninstall.
+        let config = stage.path + "/etc/simplylock/simplylockd.toml"
+        try "log_level = \"debug\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try Self.make(["install", "DESTDIR=\(stage.path)"]).stdout.contains("keeping existing"))
+        _ = try Self.make(["uninstall", "DESTDIR=\(stage.path)"])
+        #expect(try Self.files(in: stage.path) == ["etc/simplylock/simplylockd.toml": "644"])
+        try FileManager.default.removeItem(atPath: config)
+        _ = try Self.make(["install", "DESTDIR=\(stage.path)"])
+        _ = try Self.make(["uninstall", "DESTDIR=\(stage.path)"])
+        #expect(try Self.files(in: stage.path).isEmpty)
+    }
+
+    @Test("PREFIX=/usr: everything under /usr, configuration still in /etc")
+    func usrPrefix() throws {
+        let stage = try TestRoot(hosts: "")
+        try FileManager.default.removeItem(atPath: stage.path + "/etc")
+        _ = try Self.make(["install", "DESTDIR=\(stage.path)", "PREFIX=/usr"])
+        #expect(try Self.files(in: stage.path) == Self.expected(prefix: "usr"))
+        let service = try String(contentsOfFile: stage.path + "/usr/lib/systemd/system/simplylockd.service", encoding: .utf8)
+        #expect(service.contains("\nExecStart=/usr/sbin/simplylockd\n"))
+        _ = try Self.make(["uninstall", "DESTDIR=\(stage.path)", "PREFIX=/usr"])
+        #expect(try Self.files(in: stage.path).isEmpty)
+    }
+
+    @Test("without DESTDIR, install runs what a package's postinst would (dry run)")
+    func postinstallSteps() throws {
+        let dryRun = try Self.make(["-n", "install"])
+        for step in ["systemd-sysusers /usr/local/lib/sysusers.d/simplylock.conf",
+                     "systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/simplylock.conf", "systemctl daemon-reload"] {
+            #expect(dryRun.stdout.contains(step), "missing: \(step)")
+        }
+        #expect(!(try Self.make(["-n", "install", "DESTDIR=/nonexistent"])).stdout.contains("systemd-sysusers"))
+    }
+
+    @Test("systemd finds the installed units, sysusers and tmpfiles entries where they were put",
+          .enabled(if: ["systemd-analyze", "systemd-sysusers", "systemd-tmpfiles"].allSatisfy { which($0) != nil }, "systemd's tools are not installed"))
+    func searchPaths() throws {
+        let stage = try TestRoot(hosts: "")
+        _ = try Self.make(["install", "DESTDIR=\(stage.path)"])
+        let security = try ProcessRunner.run(which("systemd-analyze")!, ["security", "--offline=true", "--root=\(stage.path)", "--no-pager", "simplylockd.service"])
+        #expect(security.status == 0, "\(security)")
+        let sysusers = try ProcessRunner.run(which("systemd-sysusers")!, ["--root=\(stage.path)", "--dry-run"])
+        #expect((sysusers.stdout + sysusers.stderr).contains("Creating group 'simplylock'"), "\(sysusers)")
+        let tmpfiles = try ProcessRunner.run(which("systemd-tmpfiles")!, ["--root=\(stage.path)", "--cat-config"])
+        #expect(tmpfiles.stdout.contains("d /etc/simplylock/profiles.d 2775 root simplylock -"))
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The units as systemd reads them, with ExecStart= pointing at the built daemon.
+@Suite("systemd unit files", .enabled(if: which("systemd-analyze") != nil, "systemd-analyze is not installed"))
+struct UnitFileTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    static let manDirectory = repository.appendingPathComponent(".build/simplylock-generated/man").path
+
+    /// simplylockd.service (from the template, @sbindir@ → a directory holding the built
+    /// daemon) and simplylockd.socket in a fresh directory.
+    static func stageUnits() throws -> String {
+        let directory = try TestRoot(hosts: "")
+        let sbin = directory.path + "/sbin"
+        try FileManager.default.createDirectory(atPath: sbin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: sbin + "/simplylockd", withDestinationPath: Binaries.daemon)
+        let template = try String(contentsOf: repository.appendingPathComponent("systemd/simplylockd.service.in"), encoding: .utf8)
+        try template.replacingOccurrences(of: "@sbindir@", with: sbin)
+            .write(toFile: directory.path + "/simplylockd.service", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: repository.appendingPathComponent("systemd/simplylockd.socket").path,
+                                         toPath: directory.path + "/simplylockd.socket")
+        staged.append(directory)
+        return directory.path
+    }
+
+    nonisolated(unsafe) static var staged: [TestRoot] = []
+
+    static func analyze(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> CommandResult {
+        try ProcessRunner.run("/bin/sh", ["-c", "cd \"$0\" && exec systemd-analyze \"$@\"", directory] + arguments,
+                              environment: environment)
+    }
+
+    @Test("systemd-analyze verify is clean")
+    func verify() throws {
+        let directory = try Self.stageUnits()
+        let manPage = FileManager.default.fileExists(atPath: Self.manDirectory + "/man1/lockctl.1")
+        // With the generated man page, Documentation=man:lockctl(1) is checked too.
+        let result = try Self.analyze(["verify"] + (manPage ? [] : ["--man=no"]) + ["simplylockd.service", "simplylockd.socket"],
+                                      in: directory, environment: manPage ? ["MANPATH": Self.manDirectory + ":"] : [:])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
+    }
+
+    @Test("systemd-analyze security --offline=true rates the service OK or better")
+    func security() throws {
+        let directory = try Self.stageUnits()
+        let text = try Self.analyze(["security", "--offline=true", "--no-pager", "simplylockd.service"], in: directory)
+        #expect(text.status == 0)
+        // Parse errors (an option in the wrong section) show up here even where verify is silent.
+        #expect(text.stderr.isEmpty, "\(text.stderr)")
+        let overall = try #require(text.stdout.split(separator: "\n").last { $0.contains("Overall exposure level for simplylockd.service:") })
+        let words = overall.split(separator: " ")
+        let label = try #require(words.firstIndex(of: "simplylockd.service:"))
+        let exposure = try #require(Double(words[label + 1]))
+        let rating = String(words[label + 2])
+        print("systemd-analyze security --offline=true: exposure \(exposure) \(rating)")
+        // analyze-security.c counts in tenths: >=10 OK, >=1 SAFE, 0 PERFECT, >=50 MEDIUM.
+        #expect(exposure <= 4.9)
+        #expect(["OK", "SAFE", "PERFECT"].contains(rating))
+
+        let json = try Self.analyze(["security", "--offline=true", "--json=short", "simplylockd.service"], in: directory)
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let failing = Set(items.filter { ($0["set"] as? Bool) == false }.compactMap { $0["name"] as? String })
+        // Each is deliberate (README, "Running under systemd"): root for /etc/hosts,
+        // CAP_NET_ADMIN for nftables, the host network for DNS and netlink, /proc/sys for the
+        // boot id, world-readable files.
+        #expect(failing == [
+            "RootDirectory=/RootImage=", "User=/DynamicUser=", "RestrictAddressFamilies=~AF_NETLINK",
+            "RestrictAddressFamilies=~AF_UNIX", "RestrictAddressFamilies=~AF_(INET|INET6)",
+            "CapabilityBoundingSet=~CAP_NET_ADMIN", "ProcSubset=", "PrivateNetwork=", "PrivateUsers=",
+            "DeviceAllow=", "IPAddressDeny=", "UMask=",
+        ])
+    }
+}
