@@ -172,10 +172,16 @@ public actor BlockManager {
     public func stop(_ reference: String, origins: Set<SessionOrigin>? = nil) async throws(APIError) -> [SessionInfo] {
         try await gated { () async throws(APIError) -> [SessionInfo] in
             let now = clock()
-            let matching = sessions.sessions(matching: reference).filter { origins?.contains($0.origin) ?? true }
+            var matching = sessions.sessions(matching: reference).filter { origins?.contains($0.origin) ?? true }
             guard !matching.isEmpty else { throw noSession(reference) }
-            if let owned = matching.first(where: { $0.origin == .pomodoro }), origins == nil {
-                throw APIError(.refused, "\(owned.profile) is blocked by the Pomodoro timer; use `lockctl pomodoro stop` (session \(owned.id))")
+            if origins == nil {
+                // The Pomodoro timer owns its sessions; a profile name stops the others and
+                // leaves the timer's alone, and only a reference to nothing else is refused.
+                let owned = matching.filter { $0.origin == .pomodoro }
+                matching.removeAll { $0.origin == .pomodoro }
+                if matching.isEmpty, let session = owned.first {
+                    throw APIError(.refused, "\(session.profile) is blocked by the Pomodoro timer; use `lockctl pomodoro stop` (session \(session.id))")
+                }
             }
             if let strict = matching.first(where: \.strict) {
                 throw APIError(.refused, "\(strict.profile) is a strict block: it cannot be stopped before it ends at \(clockTime(strict.endsAt(at: now))) (\(DurationParser.format(strict.remaining(at: now))) left)")

@@ -178,6 +178,11 @@ struct BlockManagerTests {
         do { _ = try await manager.stop("news"); Issue.record("stopped a pomodoro session") } catch {
             #expect(error.message.contains("lockctl pomodoro stop"))
         }
+        // A manual block of the same profile can be stopped by name; the timer's stays.
+        _ = try await manager.start(StartRequest(profile: "news", seconds: 600))
+        let stopped = try await manager.stop("news")
+        #expect(stopped.map(\.origin) == ["manual"])
+        #expect(await manager.activeSessions.map(\.origin) == [.pomodoro])
     }
 
     @Test func checkNamesTheRule() async throws {
