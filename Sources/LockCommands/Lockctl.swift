@@ -16,7 +16,7 @@ public struct Lockctl: AsyncParsableCommand {
             """,
         version: API.softwareVersion,
         subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, CheckCommand.self,
-                      ProfilesCommand.self, HistoryCommand.self, EventsCommand.self, ReloadCommand.self, VersionCommand.self])
+                      ProfilesCommand.self, SchedulesCommand.self, HistoryCommand.self, EventsCommand.self, ReloadCommand.self, VersionCommand.self])
 
     public init() {}
 

@@ -53,15 +53,20 @@ struct Daemon {
         }
         try await manager.restore()
         await manager.setTimer(timer)
+        let schedules = try await ScheduleService.start(paths: paths, configuration: configuration, manager: manager,
+                                                        state: store, events: events, logger: logger)
 
-        let router = APIRouter(manager: manager, events: events, authorizer: Authorizer(),
+        var router = APIRouter(manager: manager, events: events, authorizer: Authorizer(),
                                configurationPath: paths.configFile)
+        router.modules.append(schedules.routes)
+        router.noticeSources.append(schedules.notices)
         let server = ControlServer(listener: .path(paths.socket), router: router, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: EnforcerWatchService(enforcers: enforcers)),
                 .init(service: CheckpointService(manager: manager, interval: configuration.checkpointInterval)),
                 .init(service: ReloadSignalService(manager: manager, configurationPath: paths.configFile, logger: logger)),
+                .init(service: schedules),
                 .init(service: server),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -20,6 +20,12 @@ public enum Route {
     public static let reload = "/v1/reload"
     /// `GET` event stream (one JSON object per line).
     public static let events = "/v1/events"
+    /// `GET` list, `POST` create schedules.
+    public static let schedules = "/v1/schedules"
+    /// `GET`, `PATCH` (enable, disable), `DELETE` one schedule.
+    public static func schedule(_ name: String) -> String { "/v1/schedules/\(escape(name))" }
+    /// `GET` a schedule's next intervals: `?count=&after=`.
+    public static func scheduleNext(_ name: String) -> String { "/v1/schedules/\(escape(name))/next" }
 
     /// Percent-encodes one path segment.
     public static func escape(_ segment: String) -> String {

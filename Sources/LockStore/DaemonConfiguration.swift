@@ -12,6 +12,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var checkpointInterval: Duration = .seconds(60)
     /// Longest session that may be started or extended to.
     public var maxSession: Duration = .seconds(30 * 86_400)
+    /// How long before a schedule starts or ends a warning goes out, unless the schedule says
+    /// otherwise; zero for none.
+    public var scheduleWarning: Duration = .seconds(300)
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     static let knownEnforcers: Set<String> = ["hosts"]
@@ -24,7 +27,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         var configuration = DaemonConfiguration()
         guard FileManager.default.fileExists(atPath: path) else { return configuration }
         let document = try TOMLDocument(contentsOf: path)
-        try document.requireOnly(["log_level", "enforcers", "checkpoint_interval", "max_session"])
+        try document.requireOnly(["log_level", "enforcers", "checkpoint_interval", "max_session", "schedule_warning"])
         if let level = try document.string("log_level") {
             guard logLevels.contains(level) else {
                 throw document.problem("log_level", value: level,
@@ -48,6 +51,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
             configuration.checkpointInterval = interval
         }
         if let limit = try document.duration("max_session") { configuration.maxSession = limit }
+        if let text = try document.string("schedule_warning") {
+            do { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {
+                throw document.problem("schedule_warning", value: text, error.reason)
+            }
+        }
         return configuration
     }
 }
