@@ -128,10 +128,11 @@ public struct Schedule: Sendable, Equatable, Codable {
         return timeZoneName.flatMap { try? ScheduleRule.timeZone(named: $0) } ?? system
     }
 
-    /// Whether the zone is the system's (no `--tz`, no zone in the expression).
-    public var followsSystemZone: Bool {
-        if case .calendar(let spec, _) = rule, spec.timeZoneName != nil { return false }
-        return timeZoneName == nil
+    /// The name of its own zone as written (the one at the end of a calendar expression, else
+    /// `--tz`); nil when it follows the system's zone.
+    public var ownZoneName: String? {
+        if case .calendar(let spec, _) = rule, let own = spec.timeZoneName { return own }
+        return timeZoneName
     }
 
     /// When it blocks, for people: `mon-fri 09:00–12:30`, `Mon..Fri *-*-* 09:30:00 for 45m`,

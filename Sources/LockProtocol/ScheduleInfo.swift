@@ -27,7 +27,7 @@ public struct ScheduleInfo: Sendable, Equatable, Codable {
     public var flags: String
     /// The zone given with `--tz`, if any.
     public var tz: String?
-    /// The zone its rule is evaluated in now (its own, else the system's).
+    /// The zone its rule is evaluated in now: its own as written, else the system's.
     public var timeZone: String
     /// Whether its blocks are strict (its own setting, else the profile's).
     public var strict: Bool
@@ -70,7 +70,7 @@ public struct ScheduleInfo: Sendable, Equatable, Codable {
         summary = schedule.summary
         flags = schedule.rule.description
         tz = schedule.timeZoneName
-        timeZone = status.zone.identifier
+        timeZone = schedule.ownZoneName ?? status.zone.identifier
         strict = status.strict
         warnSeconds = Int(status.warning.seconds)
         enabled = schedule.enabled
