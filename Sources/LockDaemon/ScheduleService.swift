@@ -66,7 +66,7 @@ final class ScheduleService: ServiceLifecycle.Service {
         let events = self.events
         await cancelWhenGracefulShutdown {
             for await event in await events.subscribe() where event.type == .profilesChanged {
-                await scheduler.evaluate("profiles changed")
+                await scheduler.profilesChanged()
             }
         }
         timer.stop()

@@ -26,6 +26,9 @@ public actor Scheduler {
     private var problems: [String: String] = [:]
     private var sentWarnings: Set<String> = []
     private var zoneName: String?
+    /// Each profile's default strictness, refreshed when profiles change rather than asked for
+    /// at every edge (listing profiles expands all of them).
+    private var profileStrict: [String: Bool] = [:]
 
     /// Where the records are kept in the state database.
     static let recordsKey = "schedules.records"
@@ -53,7 +56,15 @@ public actor Scheduler {
         do { records = try state.value([String: ScheduleRecord].self, forKey: Scheduler.recordsKey) ?? [:] } catch {
             logger.error("cannot read the schedule records; blocks stopped by hand may start again", metadata: ["error": "\(error)"])
         }
+        await refreshProfiles()
         await evaluate("start-up")
+    }
+
+    /// Profiles were created, changed, deleted or reloaded: a schedule's profile may have come,
+    /// gone or changed its default strictness.
+    public func profilesChanged() async {
+        await refreshProfiles()
+        await evaluate("profiles changed")
     }
 
     /// Makes the sessions match the schedules now, and re-arms the timer.
@@ -68,8 +79,8 @@ public actor Scheduler {
     /// swaps what is loaded: the evaluation follows on the `profiles.changed` event.
     public func reloadFiles(configurationPath: String) async -> [String] {
         if let configuration = try? DaemonConfiguration.load(configurationPath) { defaultWarning = configuration.scheduleWarning }
-        let profiles = Set(await manager.listProfiles().profiles.map(\.name))
-        let found = store.reload(profiles: profiles)
+        await refreshProfiles()
+        let found = store.reload(profiles: Set(profileStrict.keys))
         for problem in found { logger.warning("schedule problem; the last good version stays in use", metadata: ["problem": "\(problem)"]) }
         return found.map(\.description)
     }
@@ -228,13 +239,16 @@ public actor Scheduler {
             owned[name] = ScheduleSessionState(profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict)
             ids[name] = session.id
         }
-        let profiles = await manager.listProfiles().profiles
-        let planner = SchedulePlanner(systemZone: zone, defaultWarning: defaultWarning,
-                                      profileStrict: Dictionary(profiles.map { ($0.name, $0.strict) }, uniquingKeysWith: { a, _ in a }))
+        let planner = SchedulePlanner(systemZone: zone, defaultWarning: defaultWarning, profileStrict: profileStrict)
         return (planner.plan(store.sorted, at: reading.wall, sessions: owned, records: records), ids)
     }
 
     // MARK: - Helpers
+
+    private func refreshProfiles() async {
+        let profiles = await manager.listProfiles().profiles
+        profileStrict = Dictionary(profiles.map { ($0.name, $0.strict) }, uniquingKeysWith: { first, _ in first })
+    }
 
     private func info(_ schedule: Schedule, _ plan: SchedulePlan, _ ids: [String: String]) -> ScheduleInfo {
         let status = plan.decision(schedule.name)?.status

@@ -223,8 +223,8 @@ struct SchedulerTests {
         try scratch.write("etc/simplylock/schedules.d/broken.toml", "name = \"broken\"\nprofile = \"news\"\ncron = \"61 * * * *\"\nfor = \"5m\"\n")
         let result = await manager.reload(configurationPath: scratch.paths.configFile)
         #expect(result.problems.contains { $0.hasSuffix("schedules.d/broken.toml:3: cron: minute 61 out of range 0–59") }, "\(result.problems)")
-        // In the daemon the evaluation follows the profiles.changed event of the reload.
-        await scheduler.evaluate("profiles changed")
+        // In the daemon this follows the profiles.changed event of the reload.
+        await scheduler.profilesChanged()
         #expect(await manager.activeSessions.first?.origin == .schedule("nights"))
         #expect(try await scheduler.schedule("nights").active)
         #expect(await scheduler.list().problems.count == 1)
