@@ -146,12 +146,13 @@ struct SchedulesCommand: AsyncParsableCommand {
             throw CommandFailure(code: ExitCodes.usage, "--after: \"\(text)\" is not a time (RFC 3339 such as 2027-03-27T12:00:00Z, or 'YYYY-MM-DD HH:MM')")
         }
 
-        /// `Mon 2027-03-29 09:00:00 CEST`, as systemd prints times.
+        /// `Mon 2027-03-29 09:00:00 +02:00` in the schedule's zone: the offset rather than an
+        /// abbreviation, which Foundation on Linux only knows as `GMT+2`.
         static func stamp(_ date: Date, _ zone: TimeZone) -> String {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = zone
-            formatter.dateFormat = "EEE yyyy-MM-dd HH:mm:ss zzz"
+            formatter.dateFormat = "EEE yyyy-MM-dd HH:mm:ss xxx"
             return formatter.string(from: date)
         }
     }
