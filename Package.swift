@@ -57,11 +57,12 @@ let package = Package(
         ]),
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
-        .testTarget(name: "LockCoreTests", dependencies: ["LockCore"]),
+        .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
         ]),
-        .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "CLinux"]),
+        .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
+        .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -91,6 +91,39 @@ public struct LockClient: Sendable {
         try await call(.POST, Route.reload, Optional<String>.none)
     }
 
+    /// Every schedule, where it stands now, and the files that could not be loaded.
+    public func schedules() async throws(ClientError) -> ScheduleList { try await get(Route.schedules) }
+
+    /// One schedule.
+    public func schedule(_ name: String) async throws(ClientError) -> ScheduleInfo { try await get(Route.schedule(name)) }
+
+    /// Creates a schedule.
+    public func createSchedule(_ request: CreateScheduleRequest) async throws(ClientError) -> ScheduleInfo {
+        try await call(.POST, Route.schedules, request)
+    }
+
+    /// Changes a schedule (enables or disables it).
+    public func updateSchedule(_ name: String, _ request: UpdateScheduleRequest) async throws(ClientError) -> ScheduleInfo {
+        try await call(.PATCH, Route.schedule(name), request)
+    }
+
+    /// Removes a schedule.
+    public func deleteSchedule(_ name: String) async throws(ClientError) {
+        let _: [String: String] = try await call(.DELETE, Route.schedule(name), Optional<String>.none)
+    }
+
+    /// The next `count` intervals of a schedule that start after `after` (default: now).
+    public func nextIntervals(of name: String, count: Int, after: Date? = nil) async throws(ClientError) -> [ScheduleInterval] {
+        var path = Route.scheduleNext(name) + "?count=\(count)"
+        if let after {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = after.timeIntervalSince1970.rounded() == after.timeIntervalSince1970
+                ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+            path += "&after=" + Route.escape(formatter.string(from: after))
+        }
+        return try await get(path)
+    }
+
     /// Calls `handler` with each event as it happens, until the daemon ends the stream or the
     /// handler throws.
     public func events(_ handler: @Sendable (Event) throws -> Void) async throws(ClientError) {

@@ -16,8 +16,8 @@ public struct Lockctl: AsyncParsableCommand {
             """,
         version: API.softwareVersion,
         subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, CheckCommand.self,
-                      ProfilesCommand.self, HistoryCommand.self, EventsCommand.self, ReloadCommand.self, DoctorCommand.self,
-                      VersionCommand.self, PomodoroCommand.self])
+                      ProfilesCommand.self, SchedulesCommand.self, PomodoroCommand.self, HistoryCommand.self, EventsCommand.self,
+                      ReloadCommand.self, DoctorCommand.self, VersionCommand.self])
 
     public init() {}
 

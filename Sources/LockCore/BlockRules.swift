@@ -25,6 +25,11 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// The names an exact-name mechanism (the hosts file) must list: every block rule that is
     /// itself blocked, plus its `www.` twin unless an exception covers the twin.
     public var exactNames: [String] {
+        // Without exceptions every rule and its twin are blocked; skipping the per-name
+        // matching matters for large profiles, whose names are listed at every change.
+        if allow.isEmpty {
+            return block.sorted.flatMap { rule in [rule] + (DomainName(normalized: rule).wwwTwin.map { [$0] } ?? []) }
+        }
         var names: [String] = []
         for rule in block.sorted where blockingRule(for: rule) != nil {
             names.append(rule)

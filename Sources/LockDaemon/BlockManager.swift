@@ -29,6 +29,7 @@ public actor BlockManager {
     private let gate = SerialGate()
     private var timer: (any DeadlineTimer)?
     private var enforcementFailed = false
+    private var reloadHooks: [@Sendable () async -> [String]] = []
 
     /// Creates a manager; call `restore()` before serving requests.
     public init(profiles: ProfileStore, configuration: DaemonConfiguration, store: StateStore,
@@ -442,6 +443,13 @@ public actor BlockManager {
         }
     }
 
+    /// Adds work to every reload (`lockctl reload`, SIGHUP), such as reading schedule files; it
+    /// returns the problems it found. It runs after profiles and configuration are read, while
+    /// the reload holds the manager, so it must not wait for a change to the block.
+    public func addReloadHook(_ hook: @escaping @Sendable () async -> [String]) {
+        reloadHooks.append(hook)
+    }
+
     /// Reads configuration and profile files again. A bad file keeps its last good version.
     public func reload(configurationPath: String) async -> ReloadResponse {
         await gate.run {
@@ -449,6 +457,7 @@ public actor BlockManager {
             do throws(FileProblem) { configuration = try DaemonConfiguration.load(configurationPath) } catch {
                 problems.append(error.description)
             }
+            for hook in reloadHooks { problems += await hook() }
             for profile in profiles.profiles.values where sessions.sessions.contains(where: { $0.profile == profile.name }) {
                 try? await applyProfileChange(profile)
             }

@@ -60,9 +60,13 @@ struct Daemon {
         }
         await pomodoro.restore()
         await pomodoro.setTimer(pomodoroTimer)
+        let schedules = try await ScheduleService.start(paths: paths, configuration: configuration, manager: manager,
+                                                        state: store, events: events, logger: logger)
 
         var router = APIRouter(manager: manager, events: events, authorizer: Authorizer(), paths: paths)
         router.modules.append(PomodoroRoutes(engine: pomodoro))
+        router.modules.append(schedules.routes)
+        router.noticeSources.append(schedules.notices)
         router.noticeSources.append { await pomodoro.notices() }
         let listener: ControlServer.Listener = inheritedSockets.first.map { .inherited(fd: $0.fileDescriptor) } ?? .path(paths.socket)
         // READY=1 once sessions are restored, enforced, and the API answers.
@@ -76,6 +80,7 @@ struct Daemon {
                 .init(service: PomodoroCheckpointService(engine: pomodoro, interval: configuration.checkpointInterval)),
                 .init(service: ReloadSignalService(manager: manager, configurationPath: paths.configFile,
                                                    notifier: notifier, logger: logger)),
+                .init(service: schedules),
                 .init(service: server),
                 // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
                 .init(service: SystemdService(notifier: notifier, manager: manager, events: events)),

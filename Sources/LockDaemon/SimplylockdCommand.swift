@@ -31,6 +31,9 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     @Option(help: "Custom profiles directory (default: ROOT/etc/simplylock/profiles.d).")
     var profilesDir: String?
 
+    @Option(help: "Schedules directory (default: ROOT/etc/simplylock/schedules.d).")
+    var schedulesDir: String?
+
     @Option(help: "Shipped data directory with services.toml and profiles/ (default: found next to the binary).")
     var dataDir: String?
 
@@ -57,6 +60,7 @@ public struct SimplylockdCommand: AsyncParsableCommand {
         if let socket { paths.socket = socket }
         if let stateDir { paths.stateDirectory = stateDir }
         if let profilesDir { paths.profilesDirectory = profilesDir }
+        if let schedulesDir { paths.schedulesDirectory = schedulesDir }
         do {
             try await Daemon(paths: paths, logLevelOverride: logLevel, inheritedSockets: inherited).run()
         } catch let error as DaemonStartError {

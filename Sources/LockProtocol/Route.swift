@@ -28,6 +28,12 @@ public enum Route {
     public static func pomodoro(_ action: PomodoroAction) -> String { "/v1/pomodoro/\(action.rawValue)" }
     /// `GET` completed focus phases: `?limit=`.
     public static let pomodoroHistory = "/v1/pomodoro/history"
+    /// `GET` list, `POST` create schedules.
+    public static let schedules = "/v1/schedules"
+    /// `GET`, `PATCH` (enable, disable), `DELETE` one schedule.
+    public static func schedule(_ name: String) -> String { "/v1/schedules/\(escape(name))" }
+    /// `GET` a schedule's next intervals: `?count=&after=`.
+    public static func scheduleNext(_ name: String) -> String { "/v1/schedules/\(escape(name))/next" }
 
     /// Percent-encodes one path segment.
     public static func escape(_ segment: String) -> String {

@@ -14,6 +14,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maxSession: Duration = .seconds(30 * 86_400)
     /// Defaults of `lockctl pomodoro start` (the `[pomodoro]` section).
     public var pomodoro = PomodoroConfig()
+    /// How long before a schedule starts or ends a warning goes out, unless the schedule says
+    /// otherwise; zero for none.
+    public var scheduleWarning: Duration = .seconds(300)
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     static let knownEnforcers: Set<String> = ["hosts"]
@@ -26,7 +29,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         var configuration = DaemonConfiguration()
         guard FileManager.default.fileExists(atPath: path) else { return configuration }
         let document = try TOMLDocument(contentsOf: path)
-        try document.requireOnly(["log_level", "enforcers", "checkpoint_interval", "max_session", PomodoroSection.name])
+        try document.requireOnly(["log_level", "enforcers", "checkpoint_interval", "max_session", "schedule_warning",
+                                  PomodoroSection.name])
         if let level = try document.string("log_level") {
             guard logLevels.contains(level) else {
                 throw document.problem("log_level", value: level,
@@ -51,6 +55,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
         if let limit = try document.duration("max_session") { configuration.maxSession = limit }
         configuration.pomodoro = try PomodoroSection.parse(document)
+        if let text = try document.string("schedule_warning") {
+            do { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {
+                throw document.problem("schedule_warning", value: text, error.reason)
+            }
+        }
         return configuration
     }
 }

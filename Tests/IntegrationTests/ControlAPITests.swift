@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 @Suite("The control API on the Unix socket")
 struct ControlAPITests {

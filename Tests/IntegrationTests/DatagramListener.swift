@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Glibc
 
 /// An AF_UNIX datagram socket bound to a path: plays systemd's notify socket or journald's

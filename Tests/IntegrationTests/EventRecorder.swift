@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// `lockctl events --json` running in the background against a test daemon, its output kept
 /// in a file so tests can look at the events published so far.

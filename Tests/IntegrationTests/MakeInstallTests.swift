@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// What `make install` needs: the debug build and the generated completions and man pages
 /// (scripts/test.sh runs `make generated CONFIGURATION=debug` before the tests; the tests

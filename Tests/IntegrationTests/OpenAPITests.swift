@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The conformance check needs python3 with PyYAML, jsonschema and openapi-spec-validator
 /// (installed by scripts/test.sh).

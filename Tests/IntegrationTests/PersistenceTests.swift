@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Persistence across crashes and restarts")
 struct PersistenceTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The Pomodoro timer through the real daemon and lockctl, with second-scale phases. Waits
 /// poll with generous deadlines; nothing asserts how long a phase took.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Glibc
 
 /// A plain Unix-socket connection, for sending bytes no well-behaved client would send.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Sessions through the real daemon and lockctl")
 struct SessionLifecycleTests {

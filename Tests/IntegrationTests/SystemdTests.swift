@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 func which(_ program: String) -> String? {
     for directory in ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"] where access("\(directory)/\(program)", X_OK) == 0 {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 @Suite("The hosts section is restored when tampered with")
 struct TamperTests {

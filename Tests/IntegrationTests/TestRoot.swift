@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A scratch root directory for one test: `etc/hosts` with user content, everything else
 /// created by the daemon. Removed when the test ends.
@@ -31,9 +32,4 @@ final class TestRoot: @unchecked Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The units as systemd reads them, with ExecStart= pointing at the built daemon.
 @Suite("systemd unit files", .enabled(if: which("systemd-analyze") != nil, "systemd-analyze is not installed"))

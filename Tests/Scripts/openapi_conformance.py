@@ -13,6 +13,7 @@ import json
 import re
 import socket
 import sys
+import time
 
 import jsonschema
 import yaml
@@ -148,6 +149,35 @@ def main():
     call("post", "/v1/pomodoro/stop", expect=409)
     call("get", "/v1/status", expect=200)
     call("get", "/v1/pomodoro/history?limit=5", expect=200)
+
+    # Schedules: a weekly one, a strict one-off running now, a cron one.
+    started_minute_ago = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 60))
+    call("get", "/v1/schedules", expect=200)
+    call("post", "/v1/schedules", {"name": "conf-weekly", "profile": "news", "days": "mon-fri", "from": "09:00",
+                                   "to": "12:30", "tz": "Europe/Berlin"}, expect=201)
+    call("post", "/v1/schedules", {"name": "conf-now", "profile": "gaming", "on": started_minute_ago, "seconds": 3600,
+                                   "tz": "UTC", "strict": True, "warnSeconds": 0}, expect=201)
+    call("post", "/v1/schedules", {"name": "conf-cron", "profile": "news", "cron": "0 8-17/2 * * 1-5", "seconds": 1800},
+         expect=201)
+    call("post", "/v1/schedules", {"name": "conf-cron", "profile": "news", "cron": "@daily", "seconds": 60}, expect=409)
+    call("post", "/v1/schedules", {"name": "conf-bad", "profile": "news", "days": "mon", "from": "25:00", "to": "10:00"},
+         expect=400)
+    call("post", "/v1/schedules", {"name": "conf-bad", "profile": "ghost", "on": "daily", "seconds": 60}, expect=404)
+    call("get", "/v1/schedules", expect=200)
+    call("get", "/v1/schedules/conf-now", expect=200)
+    call("get", "/v1/schedules/ghost", expect=404)
+    call("patch", "/v1/schedules/conf-weekly", {"enabled": False}, expect=200)
+    call("patch", "/v1/schedules/conf-weekly", {"enabled": "no"}, expect=400)
+    call("patch", "/v1/schedules/conf-now", {"enabled": False}, expect=409)
+    call("patch", "/v1/schedules/ghost", {"enabled": True}, expect=404)
+    call("get", "/v1/schedules/conf-weekly/next?count=3&after=2027-03-27T12:00:00Z", expect=200)
+    call("get", "/v1/schedules/conf-cron/next", expect=200)
+    call("get", "/v1/schedules/conf-cron/next?count=0", expect=400)
+    call("get", "/v1/schedules/ghost/next", expect=404)
+    call("delete", "/v1/schedules/conf-now", expect=409)
+    call("delete", "/v1/schedules/conf-weekly", expect=200)
+    call("delete", "/v1/schedules/conf-weekly", expect=404)
+    call("get", "/v1/status", expect=200)
 
     # The event stream: the first line is a hello event that matches the Event schema.
     conn = UnixConnection(sock_path)

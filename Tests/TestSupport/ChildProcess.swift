@@ -8,22 +8,22 @@ import Glibc
 /// child exited (seen here as zombies reported as running when several children of the test
 /// process come and go at once), which turns into spurious timeouts. Children also start with
 /// default signal dispositions and an empty signal mask, as systemd starts services.
-final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: @unchecked Sendable {
     /// Where a standard stream goes.
-    enum Output {
+    public enum Output {
         case null
         case file(String)
         case pipe
     }
 
-    let pid: pid_t
-    let description: String
+    public let pid: pid_t
+    public let description: String
     private let lock = NSLock()
     private var status: Int32?
     private var readers: [(Int32, LockedData, Thread)] = []
     private let finished = DispatchGroup()
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String], stdout: Output = .null,
+    public init(_ executable: String, _ arguments: [String], environment: [String: String], stdout: Output = .null,
          stderr: Output = .null) throws {
         description = ([executable] + arguments).joined(separator: " ")
         var actions = posix_spawn_file_actions_t()
@@ -90,7 +90,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// The exit status (128 + signal for a signal), or nil while running. Reaps the child.
-    func poll() -> Int32? {
+    public func poll() -> Int32? {
         lock.lock()
         defer { lock.unlock() }
         if let status { return status }
@@ -101,10 +101,10 @@ final class ChildProcess: @unchecked Sendable {
         return status
     }
 
-    var isRunning: Bool { poll() == nil }
+    public var isRunning: Bool { poll() == nil }
 
     /// Waits for the child to exit; nil after `timeout` seconds.
-    func wait(timeout: Double) -> Int32? {
+    public func wait(timeout: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let status = poll() { return status }
@@ -114,13 +114,13 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Everything the child wrote to its piped stdout and stderr (waits for them to close).
-    func output() -> (stdout: Data, stderr: Data) {
+    public func output() -> (stdout: Data, stderr: Data) {
         _ = finished.wait(timeout: .now() + 10)
         let sinks = readers.map(\.1)
         return (sinks.first?.get() ?? Data(), sinks.count > 1 ? sinks[1].get() : Data())
     }
 
-    func send(_ signal: Int32) { kill(pid, signal) }
+    public func send(_ signal: Int32) { kill(pid, signal) }
 
     deinit {
         if poll() == nil {

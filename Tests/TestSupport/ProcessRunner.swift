@@ -2,17 +2,17 @@ import Foundation
 import Glibc
 
 /// The outcome of running a command to completion.
-struct CommandResult: CustomStringConvertible {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+public struct CommandResult: CustomStringConvertible, Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
 }
 
 /// Runs programs for the tests, capturing output.
-enum ProcessRunner {
+public enum ProcessRunner {
     /// The test process's environment without what a service manager may have set, plus `extra`.
-    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    public static func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in ["SIMPLYLOCK_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
                     "LISTEN_FDNAMES", "JOURNAL_STREAM", "INVOCATION_ID"] {
@@ -22,7 +22,7 @@ enum ProcessRunner {
         return environment
     }
 
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                     timeout: Double = 30) throws -> CommandResult {
         let child = try ChildProcess(executable, arguments, environment: Self.environment(environment), stdout: .pipe, stderr: .pipe)
         guard let status = child.wait(timeout: timeout) else {
@@ -34,15 +34,16 @@ enum ProcessRunner {
     }
 }
 
-final class LockedData: @unchecked Sendable {
+public final class LockedData: @unchecked Sendable {
     private var data = Data()
     private let lock = NSLock()
-    func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
-    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
+    public init() {}
+    public func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
+    public func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
 }
 
 /// Waits for a condition, checking often; fails after `timeout` seconds.
-func waitUntil(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
+public func waitUntil(_ what: String, timeout: Double = 10, _ condition: () throws -> Bool) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return }

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The planner's answer for one instant: a decision per schedule, and when to look again.
+public struct SchedulePlan: Sendable, Equatable {
+    /// The instant it was made for.
+    public var now: Date
+    /// One decision per schedule and per orphaned schedule session, by name.
+    public var decisions: [ScheduleDecision]
+    /// The next instant at which anything can change (an interval starts or ends, a warning is
+    /// due); nil when no schedule will ever do anything again.
+    public var wake: Date?
+
+    /// Creates a plan.
+    public init(now: Date, decisions: [ScheduleDecision], wake: Date?) {
+        self.now = now
+        self.decisions = decisions
+        self.wake = wake
+    }
+
+    /// The decision for `name`.
+    public func decision(_ name: String) -> ScheduleDecision? { decisions.first { $0.name == name } }
+
+    /// Every warning due at the instant.
+    public var warnings: [ScheduleWarning] { decisions.flatMap(\.warnings) }
+
+    /// Lines for `lockctl status`: warnings (`mornings starts in 4 min`) and blocks stopped by
+    /// hand (`mornings stopped by hand until Mon 09:00`), as seen at `now`.
+    public func notices(now: Date) -> [String] {
+        var lines: [String] = []
+        for decision in decisions {
+            lines += decision.warnings.filter { $0.at > now }.map { $0.message(now: now) }
+            if let status = decision.status, status.stoppedByHand {
+                let until = status.next.map { " until " + SchedulePlan.clock($0.start, zone: status.zone, now: now) } ?? ""
+                lines.append("\(decision.name) stopped by hand\(until)")
+            }
+        }
+        return lines
+    }
+
+    /// `09:00` today, `Mon 09:00` within a week, else `2027-01-15 08:00`, in `zone`.
+    static func clock(_ date: Date, zone: TimeZone, now: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        if calendar.isDate(date, inSameDayAs: now) {
+            formatter.dateFormat = "HH:mm"
+        } else if abs(date.timeIntervalSince(now)) < 6 * 86_400 {
+            formatter.dateFormat = "EEE HH:mm"
+        } else {
+            formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        }
+        return formatter.string(from: date)
+    }
+}

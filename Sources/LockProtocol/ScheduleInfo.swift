@@ -1,0 +1,84 @@
+import Foundation
+import LockCore
+
+/// A schedule as clients see it: its definition, and where it stands now.
+public struct ScheduleInfo: Sendable, Equatable, Codable {
+    /// Identifier.
+    public var name: String
+    /// The profile it blocks.
+    public var profile: String
+    /// `weekly`, `calendar` or `cron`.
+    public var kind: String
+    /// Weekly windows: the days (`mon-fri`).
+    public var days: String?
+    /// Weekly windows: the start time (`09:00`).
+    public var from: String?
+    /// Weekly windows: the end time (`12:30`).
+    public var to: String?
+    /// Calendar schedules: the expression in systemd's normalized form.
+    public var on: String?
+    /// Cron schedules: the expression.
+    public var cron: String?
+    /// Calendar and cron schedules: how long each block lasts, in seconds.
+    public var seconds: Int?
+    /// When it blocks, for people (`mon-fri 09:00–12:30`).
+    public var summary: String
+    /// The `lockctl schedules add` options that recreate its rule.
+    public var flags: String
+    /// The zone given with `--tz`, if any.
+    public var tz: String?
+    /// The zone its rule is evaluated in now: its own as written, else the system's.
+    public var timeZone: String
+    /// Whether its blocks are strict (its own setting, else the profile's).
+    public var strict: Bool
+    /// Seconds before each start and end that a warning is sent; 0 for none.
+    public var warnSeconds: Int
+    /// Disabled schedules block nothing.
+    public var enabled: Bool
+    /// An interval of it contains now.
+    public var active: Bool
+    /// Active, but its block was stopped by hand; it blocks again at its next interval.
+    public var stoppedByHand: Bool
+    /// While active: when its block ends (RFC 3339).
+    public var blockEnd: Date?
+    /// The next interval starting after the current block, or after now.
+    public var next: ScheduleInterval?
+    /// The session it owns now, if any.
+    public var session: String?
+    /// Why it cannot block as it should (a profile that no longer exists), if so.
+    public var problem: String?
+
+    /// Creates the wire form of `schedule` as it stands.
+    public init(_ schedule: Schedule, status: ScheduleStatus, session: String?, problem: String?) {
+        name = schedule.name
+        profile = schedule.profile
+        switch schedule.rule {
+        case .weekly(let window):
+            kind = "weekly"
+            days = window.days.description
+            from = window.from.description
+            to = window.to.description
+        case .calendar(let spec, let duration):
+            kind = "calendar"
+            on = spec.normalizedText
+            seconds = Int(duration.seconds)
+        case .cron(let expression, let duration):
+            kind = "cron"
+            cron = expression.text
+            seconds = Int(duration.seconds)
+        }
+        summary = schedule.summary
+        flags = schedule.rule.description
+        tz = schedule.timeZoneName
+        timeZone = schedule.ownZoneName ?? status.zone.identifier
+        strict = status.strict
+        warnSeconds = Int(status.warning.seconds)
+        enabled = schedule.enabled
+        active = status.active
+        stoppedByHand = status.stoppedByHand
+        blockEnd = status.blockEnd
+        next = status.next.map(ScheduleInterval.init)
+        self.session = session
+        self.problem = problem
+    }
+}
