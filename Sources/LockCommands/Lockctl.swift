@@ -40,6 +40,9 @@ public struct Lockctl: AsyncParsableCommand {
         }
         let rest = Array(arguments[index...])
         guard !leading.isEmpty, !rest.isEmpty else { return arguments }
+        // Help needs no socket; appending options would make a command group show the help
+        // of its default subcommand instead of its own.
+        if rest.contains("--help") || rest.contains("-h") || rest.first == "help" { return rest }
         return rest + leading
     }
 

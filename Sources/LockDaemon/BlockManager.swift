@@ -30,6 +30,7 @@ public actor BlockManager {
     private var timer: (any DeadlineTimer)?
     private var enforcementFailed = false
     private var reloadHooks: [@Sendable () async -> [String]] = []
+    private var profileUsers: [@Sendable (String) async -> String?] = []
 
     /// Creates a manager; call `restore()` before serving requests.
     public init(profiles: ProfileStore, configuration: DaemonConfiguration, store: StateStore,
@@ -437,10 +438,21 @@ public actor BlockManager {
             if let session = sessions.sessions.first(where: { $0.profile == name }) {
                 throw APIError(.refused, "profile \(name) is blocking now (session \(session.id), \(session.origin)); it can be deleted once that ends")
             }
+            for user in profileUsers {
+                if let use = await user(name) {
+                    throw APIError(.refused, "profile \(name) is used by \(use); change or remove that first")
+                }
+            }
             do throws(ProfileStore.Failure) { try profiles.delete(name) } catch { throw apiError(error) }
             logger.info("profile deleted", metadata: ["profile": "\(name)"])
             await events.publish(Event(type: .profilesChanged, at: clock().wall, message: "profile \(name) deleted", profile: name))
         }
+    }
+
+    /// Adds a check run before a profile is deleted: it names what still uses the profile (a
+    /// schedule, the Pomodoro timer), so that deleting a profile cannot quietly disarm them.
+    public func addProfileUser(_ check: @escaping @Sendable (String) async -> String?) {
+        profileUsers.append(check)
     }
 
     /// Adds work to every reload (`lockctl reload`, SIGHUP), such as reading schedule files; it

@@ -85,7 +85,9 @@ public final class ControlServer: Service {
                 var head: HTTPRequestHead?
                 var body: [UInt8] = []
                 var tooLarge = false
+                var closing = false
                 for try await part in inbound {
+                    if closing { continue }
                     switch part {
                     case .head(let requestHead):
                         head = requestHead
@@ -109,7 +111,14 @@ public final class ControlServer: Service {
                         let response = await router.handle(request)
                         let keepAlive = requestHead.isKeepAlive
                         let streaming = try await write(response, keepAlive: keepAlive, to: outbound, channel: connection.channel)
-                        if streaming || !keepAlive { return }
+                        if streaming { return }
+                        if !keepAlive {
+                            // Closing now could cut a large answer still in the socket buffer
+                            // (NIO drops unflushed writes on close). Half-close instead: the
+                            // client reads to the end and hangs up, which ends this loop.
+                            outbound.finish()
+                            closing = true
+                        }
                     }
                 }
             }

@@ -60,6 +60,7 @@ struct Daemon {
         }
         await pomodoro.restore()
         await pomodoro.setTimer(pomodoroTimer)
+        await manager.addProfileUser { await pomodoro.uses($0) }
         let schedules = try await ScheduleService.start(paths: paths, configuration: configuration, manager: manager,
                                                         state: store, events: events, logger: logger)
 

@@ -162,6 +162,12 @@ public actor PomodoroEngine {
     }
 
     /// A line for `lockctl status` while a run is under way.
+    /// "the Pomodoro timer" when a run that is not finished is linked to `profile`.
+    public func uses(_ profile: String) -> String? {
+        guard let run, run.profile == profile, machine.map({ !$0.isFinished }) ?? false else { return nil }
+        return "the Pomodoro timer"
+    }
+
     public func notices() -> [String] {
         let now = clock()
         guard let machine, let run, !machine.isFinished else { return [] }

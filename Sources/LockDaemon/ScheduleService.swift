@@ -48,6 +48,7 @@ final class ScheduleService: ServiceLifecycle.Service {
         await scheduler.setTimer(timer)
         let configurationPath = paths.configFile
         await manager.addReloadHook { await scheduler.reloadFiles(configurationPath: configurationPath) }
+        await manager.addProfileUser { await scheduler.users(of: $0) }
         await scheduler.start()
         logger.info("schedules loaded", metadata: ["schedules": "\(store.schedules.count)"])
         return ScheduleService(scheduler: scheduler, timer: timer, zoneWatcher: zoneWatcher, events: events)

@@ -88,6 +88,12 @@ public actor Scheduler {
     // MARK: - API
 
     /// Every schedule, where it stands now, and the files that could not be loaded.
+    /// The schedules that block `profile`, described for a refusal, or nil.
+    public func users(of profile: String) -> String? {
+        let names = store.schedules.values.filter { $0.profile == profile }.map(\.name).sorted()
+        return names.isEmpty ? nil : "schedule\(names.count == 1 ? "" : "s") " + names.joined(separator: ", ")
+    }
+
     public func list() async -> ScheduleList {
         let (plan, ids) = await currentPlan()
         return ScheduleList(schedules: store.sorted.map { info($0, plan, ids) }, problems: store.problems.map(\.description))

@@ -93,3 +93,22 @@ struct ControlAPITests {
         #expect(wrong.status == 3)
     }
 }
+
+@Suite("Large answers")
+struct LargeAnswerTests {
+    @Test("a 10 000-domain profile comes through whole (the server never closes before the client has read it)")
+    func largeProfile() throws {
+        let root = try TestRoot()
+        let domains = (0..<10_000).map { "    \"d\(String(format: "%05d", $0)).bench.example\"," }.joined(separator: "\n")
+        try root.write("etc/simplylock/profiles.d/big.toml", "name = \"big\"\ndomains = [\n\(domains)\n]\n")
+        let daemon = try DaemonProcess(root: root)
+        let profile = try daemon.json("profiles", "show", "big")
+        #expect((profile["expandedDomains"] as? [String])?.count == 10_000)
+        #expect((profile["expandedDomains"] as? [String])?.last == "d09999.bench.example")
+        let list = try daemon.lockctl("profiles", "list")
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("big"))
+        #expect(try daemon.lockctl("start", "big", "5m").status == 0)
+        #expect(root.hosts().contains(" www.d09999.bench.example"))
+    }
+}

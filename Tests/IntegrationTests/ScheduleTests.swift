@@ -276,3 +276,23 @@ struct ScheduleTests {
         #expect(daemon.log().contains("system time zone changed"))
     }
 }
+
+@Suite("Profiles in use")
+struct ProfileInUseTests {
+    @Test("a profile that a schedule or the Pomodoro timer uses cannot be deleted")
+    func deleteRefused() throws {
+        let root = try TestRoot()
+        let daemon = try DaemonProcess(root: root)
+        #expect(try daemon.lockctl("profiles", "create", "focus", "--domain", "reddit.com").status == 0)
+        #expect(try daemon.lockctl("schedules", "add", "later", "--profile", "focus", "--on", "2099-01-01 08:00", "--for", "1h").status == 0)
+        let refused = try daemon.lockctl("profiles", "delete", "focus")
+        #expect(refused.status == 5)
+        #expect(refused.stderr.contains("schedule later"))
+        #expect(try daemon.lockctl("schedules", "remove", "later").status == 0)
+        #expect(try daemon.lockctl("profiles", "create", "other", "--domain", "x.com").status == 0)
+        #expect(try daemon.lockctl("pomodoro", "start", "--profile", "other", "--focus", "1h").status == 0)
+        let pomodoro = try daemon.lockctl("profiles", "delete", "other")
+        #expect(pomodoro.status == 5)
+        #expect(try daemon.lockctl("profiles", "delete", "focus").status == 0)
+    }
+}
