@@ -9,7 +9,7 @@ import Foundation
 /// Elapses follow systemd's rules, including for DST: a wall-clock time skipped by a
 /// spring-forward change does not elapse that day, and one repeated by a fall-back change
 /// elapses once, at its first occurrence.
-public struct CalendarSpec: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CalendarSpec: TextCodable, Sendable, Hashable, CustomStringConvertible {
     /// The expression in systemd's normalized form, including a trailing zone if one was given.
     public let normalizedText: String
     /// The zone named at the end of the expression (`UTC` or an IANA name), which overrides the
@@ -48,20 +48,9 @@ public struct CalendarSpec: Sendable, Hashable, Codable, CustomStringConvertible
 
     /// The normalized form.
     public var description: String { normalizedText }
+}
 
-    /// Decodes the expression text.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            try self.init(parsing: text)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
-        }
-    }
-
-    /// Encodes the normalized text.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(normalizedText)
-    }
+extension CalendarSpec {
+    /// The text stored and sent for this value.
+    public var codableText: String { normalizedText }
 }

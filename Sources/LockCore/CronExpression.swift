@@ -8,7 +8,7 @@ import Foundation
 /// day-of-month and the day-of-week field are restricted (neither starts with `*`), a day
 /// matches if *either* matches. Times are evaluated with systemd's DST rules, like calendar
 /// expressions, so both kinds of rule behave the same across a clock change.
-public struct CronExpression: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CronExpression: TextCodable, Sendable, Hashable, CustomStringConvertible {
     /// The expression as typed, with runs of whitespace collapsed to single spaces.
     public let text: String
     let pattern: CalendarPattern
@@ -127,20 +127,9 @@ public struct CronExpression: Sendable, Hashable, Codable, CustomStringConvertib
         }
         return CalendarPattern.normalizedChain(components)
     }
+}
 
-    /// Decodes the expression text.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            try self.init(parsing: text)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
-        }
-    }
-
-    /// Encodes the expression text.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
-    }
+extension CronExpression {
+    /// The text stored and sent for this value.
+    public var codableText: String { text }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A validated, normalised domain name: lower-case ASCII, punycode for international labels,
 /// no trailing dot. It stands for itself and every subdomain.
-public struct DomainName: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct DomainName: TextCodable, Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The normalised name, e.g. `reddit.com` or `xn--bcher-kva.example`.
     public let value: String
 
@@ -92,16 +92,9 @@ public struct DomainName: Sendable, Hashable, Comparable, Codable, CustomStringC
 
     public var description: String { value }
     public static func < (a: DomainName, b: DomainName) -> Bool { a.value < b.value }
+}
 
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do { self = try DomainName(parsing: text) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-    }
+extension DomainName {
+    /// The text stored and sent for this value.
+    public var codableText: String { value }
 }

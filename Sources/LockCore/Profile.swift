@@ -49,15 +49,7 @@ public struct Profile: Sendable, Equatable, Codable {
     /// Checks that a profile name can be used on the command line and as a file name:
     /// 1–40 characters, lower-case letters, digits and `-`, starting with a letter or digit.
     public static func validateName(_ name: String) throws(FieldError) {
-        guard !name.isEmpty else { throw FieldError(field: "name", value: name, reason: "a profile name cannot be empty") }
-        guard name.count <= 40 else {
-            throw FieldError(field: "name", value: name, reason: "\"\(name)\" is longer than 40 characters")
-        }
-        let ok = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-        guard ok, name.first != "-" else {
-            throw FieldError(field: "name", value: name,
-                             reason: "\"\(name)\" may only contain a-z, 0-9 and '-', and must not start with '-'")
-        }
+        try NameRule.validate(name, kind: "profile")
     }
 
     /// Checks everything a file or request could get wrong that the types do not already

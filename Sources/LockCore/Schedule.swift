@@ -110,15 +110,7 @@ public struct Schedule: Sendable, Equatable, Codable {
     /// Checks a schedule name: 1–40 characters of a-z, 0-9 and '-', not starting with '-' (it
     /// names a file and appears in `schedule:NAME`).
     public static func validateName(_ name: String) throws(FieldError) {
-        guard !name.isEmpty else { throw FieldError(field: "name", value: name, reason: "a schedule name cannot be empty") }
-        guard name.count <= 40 else {
-            throw FieldError(field: "name", value: name, reason: "\"\(name)\" is longer than 40 characters")
-        }
-        let ok = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
-        guard ok, name.first != "-" else {
-            throw FieldError(field: "name", value: name,
-                             reason: "\"\(name)\" may only contain a-z, 0-9 and '-', and must not start with '-'")
-        }
+        try NameRule.validate(name, kind: "schedule")
     }
 
     /// The zone the rule is evaluated in: one named at the end of a calendar expression wins,

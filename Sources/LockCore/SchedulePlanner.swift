@@ -34,7 +34,7 @@ public struct SchedulePlanner: Sendable {
 
     /// The plan for `now`, given the schedules, the sessions they own (by schedule name) and
     /// what was recorded about them.
-    public func plan(_ schedules: [Schedule], at now: Date, sessions: [String: ScheduleSessionState],
+    public func plan(_ schedules: [Schedule], at now: Date, sessions: [String: OwnedSession],
                      records: [String: ScheduleRecord]) -> SchedulePlan {
         var decisions: [ScheduleDecision] = []
         var wake: Date?
@@ -50,7 +50,7 @@ public struct SchedulePlanner: Sendable {
         return SchedulePlan(now: now, decisions: decisions, wake: wake)
     }
 
-    private func decide(_ schedule: Schedule, at now: Date, session: ScheduleSessionState?,
+    private func decide(_ schedule: Schedule, at now: Date, session: OwnedSession?,
                         record: ScheduleRecord?) -> (ScheduleDecision, [Date]) {
         let zone = schedule.zone(system: systemZone)
         let strict = schedule.strict ?? profileStrict[schedule.profile] ?? false
@@ -101,7 +101,7 @@ public struct SchedulePlanner: Sendable {
     }
 
     /// What to do with an existing session when the schedule wants `wanted` in force.
-    private static func running(_ wanted: ScheduledBlock, over session: ScheduleSessionState?, at now: Date) -> ScheduleDecision.Action {
+    private static func running(_ wanted: ScheduledBlock, over session: OwnedSession?, at now: Date) -> ScheduleDecision.Action {
         guard let session, session.profile == wanted.profile else { return .run(wanted) }
         let sessionEnd = now + session.remaining.seconds
         if session.strict, sessionEnd >= wanted.end - endTolerance {
@@ -113,7 +113,7 @@ public struct SchedulePlanner: Sendable {
     }
 
     /// What to do with a session its schedule no longer wants.
-    private static func ending(_ session: ScheduleSessionState?) -> ScheduleDecision.Action {
+    private static func ending(_ session: OwnedSession?) -> ScheduleDecision.Action {
         guard let session, !session.strict, session.remaining > expiryMargin else { return .leave }
         return .end
     }

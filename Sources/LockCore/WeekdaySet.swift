@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Bit *n* stands for ISO weekday *n + 1*, the same layout systemd uses for the weekday part
 /// of a calendar expression, so the two can be converted without a lookup table.
-public struct WeekdaySet: OptionSet, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct WeekdaySet: TextCodable, OptionSet, Sendable, Hashable, CustomStringConvertible {
     /// Bit *n* set means ISO weekday *n + 1* is a member.
     public var rawValue: UInt8
 
@@ -113,20 +113,9 @@ public struct WeekdaySet: OptionSet, Sendable, Hashable, Codable, CustomStringCo
         }
         return parts.joined(separator: ",")
     }
+}
 
-    /// Decodes the `--days` text.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            try self.init(parsing: text)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
-        }
-    }
-
-    /// Encodes the canonical `--days` text.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
+extension WeekdaySet {
+    /// The text stored and sent for this value.
+    public var codableText: String { description }
 }

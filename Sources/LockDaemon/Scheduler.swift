@@ -238,11 +238,11 @@ public actor Scheduler {
             if let zoneName { logger.notice("system time zone changed", metadata: ["from": "\(zoneName)", "to": "\(zone.identifier)"]) }
             zoneName = zone.identifier
         }
-        var owned: [String: ScheduleSessionState] = [:]
+        var owned: [String: OwnedSession] = [:]
         var ids: [String: String] = [:]
         for session in await manager.activeSessions {
             guard case .schedule(let name) = session.origin else { continue }
-            owned[name] = ScheduleSessionState(profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict)
+            owned[name] = OwnedSession(profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict)
             ids[name] = session.id
         }
         let planner = SchedulePlanner(systemZone: zone, defaultWarning: defaultWarning, profileStrict: profileStrict)

@@ -1,3 +1,4 @@
+import Foundation
 import LockCore
 import Testing
 
@@ -47,6 +48,13 @@ import Testing
         #expect(DomainName.suffixes(of: "a.b.example.com") == ["a.b.example.com", "b.example.com", "example.com", "com"])
         #expect(try DomainName(parsing: "reddit.com").wwwTwin == "www.reddit.com")
         #expect(try DomainName(parsing: "www.reddit.com").wwwTwin == nil)
+    }
+
+    @Test func codedAsTheTextAndValidatedWhenRead() throws {
+        let encoded = try JSONEncoder().encode([try DomainName(parsing: "Bücher.example")])
+        #expect(String(decoding: encoded, as: UTF8.self) == "[\"xn--bcher-kva.example\"]")
+        #expect(try JSONDecoder().decode([DomainName].self, from: encoded).map(\.value) == ["xn--bcher-kva.example"])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([DomainName].self, from: Data("[\"bad..name\"]".utf8)) }
     }
 
     @Test func domainSetMatchesSuffixes() {

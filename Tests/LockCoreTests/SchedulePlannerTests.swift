@@ -14,8 +14,8 @@ struct SchedulePlannerTests {
                      warning: warning, enabled: enabled)
     }
 
-    func session(_ remaining: TimeInterval, strict: Bool = false, profile: String = "deep-work") -> ScheduleSessionState {
-        ScheduleSessionState(profile: profile, remaining: .seconds(remaining), strict: strict)
+    func session(_ remaining: TimeInterval, strict: Bool = false, profile: String = "deep-work") -> OwnedSession {
+        OwnedSession(profile: profile, remaining: .seconds(remaining), strict: strict)
     }
 
     @Test func weekdayMorningsFromWarningToEnd() throws {

@@ -1,6 +1,7 @@
 import LockCore
 
-/// What a subsystem that owns a session (a schedule, the Pomodoro timer) wants in force now.
+/// A session that a subsystem owns (a schedule, the Pomodoro timer): what it wants in force,
+/// or what is in force now.
 public struct OwnedSession: Sendable, Equatable {
     /// The profile to block.
     public var profile: String
