@@ -26,8 +26,9 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "LockPlatform", dependencies: ["LockCore", "CLinux"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
         .target(name: "LockEnforcement", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform",
+            "LockCore", "LockProtocol", "LockPlatform", "CNFTables",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LockStore", dependencies: [
@@ -60,6 +61,9 @@ let package = Package(
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
+        ]),
+        .testTarget(name: "LockEnforcementTests", dependencies: [
+            "LockCore", "LockProtocol", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),

@@ -32,7 +32,7 @@ def write_profile(name, count):
         f.write(f'name = "{name}"\ndomains = [\n{domains}\n]\n')
 
 
-daemon = subprocess.Popen([f"{bin_dir}/simplylockd", "--root", root, "--data-dir", data_dir],
+daemon = subprocess.Popen([f"{bin_dir}/simplylockd", "--root", root, "--data-dir", data_dir, "--enforcers", "hosts"],
                           stderr=subprocess.DEVNULL)
 try:
     for _ in range(200):

@@ -14,7 +14,8 @@ printf '127.0.0.1 localhost\n::1 localhost ip6-localhost\n# your own entries sta
 lockctl() { "$bin/lockctl" --root "$root" "$@"; }
 
 echo "== scratch root: $root"
-"$bin/simplylockd" --root "$root" --data-dir "$PWD/config" 2> "$root/simplylockd.log" &
+# --enforcers hosts: the nftables enforcer would change this machine's real firewall.
+"$bin/simplylockd" --root "$root" --data-dir "$PWD/config" --enforcers hosts 2> "$root/simplylockd.log" &
 daemon=$!
 trap 'kill $daemon 2>/dev/null || true' EXIT
 for _ in $(seq 100); do lockctl status >/dev/null 2>&1 && break; sleep 0.1; done

@@ -7,7 +7,8 @@ struct ProfilesCommand: AsyncParsableCommand {
         commandName: "profiles",
         abstract: "List, show, create, change and delete blocking profiles.",
         subcommands: [List.self, Show.self, Create.self, AddDomain.self, RemoveDomain.self, AddService.self,
-                      RemoveService.self, AddAllow.self, RemoveAllow.self, Edit.self, Delete.self],
+                      RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, Edit.self,
+                      Delete.self],
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
@@ -18,7 +19,8 @@ struct ProfilesCommand: AsyncParsableCommand {
             let list = try await global.call { try await $0.profiles() }
             if try global.printJSON(list) { return }
             let rows = [["NAME", "KIND", "DOMAINS", "STRICT", "DESCRIPTION"]] + list.profiles.map {
-                [$0.name, $0.kind, "\($0.domainCount)", $0.strict ? "yes" : "no", $0.description ?? ""]
+                [$0.name, $0.kind, "\($0.domainCount)" + ($0.mode == "allowlist" ? " allowed" : ""), $0.strict ? "yes" : "no",
+                 $0.description ?? ""]
             }
             print(TextFormat.table(rows))
             for problem in list.problems { print("problem: \(problem)") }
@@ -43,8 +45,14 @@ struct ProfilesCommand: AsyncParsableCommand {
             if !profile.domains.isEmpty { rows.append(["Domains:", profile.domains.joined(separator: " ")]) }
             if !profile.services.isEmpty { rows.append(["Services:", profile.services.joined(separator: " ")]) }
             if !profile.categories.isEmpty { rows.append(["Categories:", profile.categories.joined(separator: " ")]) }
-            if !profile.allow.isEmpty { rows.append(["Allowed:", profile.allow.joined(separator: " ")]) }
-            rows.append(["Blocks:", "\(profile.domainCount) domains and their subdomains"])
+            if !profile.allow.isEmpty { rows.append(["Exceptions:", profile.allow.joined(separator: " ")]) }
+            if !profile.addresses.isEmpty { rows.append(["Addresses:", profile.addresses.joined(separator: " ")]) }
+            if profile.mode == "allowlist" {
+                rows.append(["Mode:", "allowlist: only these domains and addresses are reachable (firewall enforcer)"])
+                rows.append(["Allows:", "\(profile.domainCount) domains and their subdomains"])
+            } else {
+                rows.append(["Blocks:", "\(profile.domainCount) domains and their subdomains"])
+            }
             var text = TextFormat.table(rows)
             if let expanded = profile.expandedDomains, !expanded.isEmpty {
                 text += "\n" + expanded.map { "  \($0)" }.joined(separator: "\n")
@@ -64,6 +72,10 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Option(name: .customLong("service"), help: "A catalog service such as youtube. Repeatable.") var services: [String] = []
         @Option(name: .customLong("category"), help: "A catalog category such as social. Repeatable.") var categories: [String] = []
         @Option(name: .customLong("allow"), help: "An exception that stays reachable. Repeatable.") var allow: [String] = []
+        @Option(name: .customLong("address"), help: "An address or CIDR network to block at the firewall (203.0.113.0/24). Repeatable.")
+        var addresses: [String] = []
+        @Option(help: "blocklist (default): block what is listed; allowlist: allow only what is listed (firewall enforcer).")
+        var mode: String?
         @Option(help: "One line saying what the profile is for.") var description: String?
         @Option(help: "Human-friendly title.") var displayName: String?
         @Option(help: "Icon name, for graphical front ends.") var icon: String?
@@ -73,7 +85,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let request = CreateProfileRequest(name: name, displayName: displayName, description: description, icon: icon,
                                                color: color, domains: domains, services: services, categories: categories,
-                                               allow: allow, strict: strict)
+                                               allow: allow, addresses: addresses, mode: mode, strict: strict)
             let profile = try await global.call { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
             print("profile \(profile.name) created: \(profile.domainCount) domains")
@@ -126,6 +138,22 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Argument(help: "Profile name.") var name: String
         @Argument(help: "Domains.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeAllow: domains)) }
+    }
+
+    struct AddAddress: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-address", abstract: "Add addresses or CIDR networks to a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Addresses or networks, e.g. 203.0.113.0/24.") var addresses: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(addAddresses: addresses)) }
+    }
+
+    struct RemoveAddress: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-address", abstract: "Remove addresses or networks from a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Addresses or networks.") var addresses: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(removeAddresses: addresses)) }
     }
 
     struct Edit: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LockProtocol
 
 /// `lockctl status`.
@@ -32,12 +33,30 @@ struct StatusCommand: AsyncParsableCommand {
             lines.append("Enforcers:")
             lines.append(TextFormat.table(status.enforcers.map { report in
                 let state = report.lastError != nil ? "problem" : (report.applied ? "ok" : "pending")
-                var detail = "\(report.elements) names"
-                if let path = report.details["path"] { detail += "  \(path)" }
-                if let error = report.lastError { detail += "  error: \(error)" }
-                return ["", report.name, state, detail]
+                return ["", report.name, state, StatusCommand.summary(report)]
             }, indent: " "))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One line per enforcer: what it holds and where, and its last error.
+    static func summary(_ report: EnforcerReport) -> String {
+        var parts: [String] = []
+        switch report.name {
+        case "hosts":
+            parts.append("\(report.elements) names")
+            if let path = report.details["path"] { parts.append(path) }
+        default:
+            parts.append("\(report.elements) addresses")
+            if let mode = report.details["mode"], mode != "off" { parts.append(mode) }
+            if let names = report.details["names"] { parts.append("\(names) names resolved") }
+            if let failing = report.details["namesFailing"], failing != "0" { parts.append("\(failing) failing") }
+            if let last = report.details["lastResolution"], let date = ISO8601DateFormatter().date(from: last) {
+                parts.append("resolved \(TextFormat.clock(date))")
+            }
+        }
+        if let restores = report.details["restores"], restores != "0" { parts.append("restored \(restores)×") }
+        if let error = report.lastError { parts.append("error: \(error)") }
+        return parts.joined(separator: "  ")
     }
 }

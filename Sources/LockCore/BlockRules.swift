@@ -1,35 +1,57 @@
-/// What one profile blocks, fully expanded: rules and exceptions.
+/// What one profile blocks, fully expanded: rules, exceptions, addresses and mode.
 ///
 /// Sessions keep their own copy, so a block in force does not depend on files that may change
 /// or disappear while it runs.
 public struct BlockRules: Sendable, Equatable, Codable {
-    /// Blocked domains (each with its subdomains).
+    /// Blocked domains (each with its subdomains); in allowlist mode, the allowed ones.
     public var block: DomainSet
-    /// Exceptions (each with its subdomains).
+    /// Exceptions (each with its subdomains); unused in allowlist mode.
     public var allow: DomainSet
+    /// Blocked addresses and networks; in allowlist mode, the allowed ones.
+    public var addresses: [IPNetwork]
+    /// Blocklist or allowlist.
+    public var mode: ProfileMode
+
+    /// The rule name `check` reports for a name an allowlist leaves out.
+    public static let notAllowed = "(not on the allowlist)"
 
     /// Creates rules.
-    public init(block: DomainSet, allow: DomainSet = DomainSet([])) {
+    public init(block: DomainSet, allow: DomainSet = DomainSet([]), addresses: [IPNetwork] = [], mode: ProfileMode = .blocklist) {
         self.block = block
         self.allow = allow
+        self.addresses = Array(Set(addresses)).sorted()
+        self.mode = mode
+    }
+
+    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode }
+
+    // Sessions saved before addresses and modes existed must still load after an upgrade.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(block: try container.decode(DomainSet.self, forKey: .block),
+                  allow: try container.decodeIfPresent(DomainSet.self, forKey: .allow) ?? DomainSet([]),
+                  addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
+                  mode: try container.decodeIfPresent(ProfileMode.self, forKey: .mode) ?? .blocklist)
     }
 
     /// The rule blocking `name`, or nil when it is not blocked. The most specific of the
-    /// matching block and allow rules wins; an allow rule wins a tie.
+    /// matching block and allow rules wins; an allow rule wins a tie. In allowlist mode every
+    /// name the list does not cover is blocked.
     public func blockingRule(for name: String) -> String? {
+        if mode == .allowlist { return block.match(name) == nil ? BlockRules.notAllowed : nil }
         guard let blocked = block.match(name) else { return nil }
         if let allowed = allow.match(name), allowed.count >= blocked.count { return nil }
         return blocked
     }
 
     /// The names an exact-name mechanism (the hosts file) must list: every block rule that is
-    /// itself blocked, plus its `www.` twin unless an exception covers the twin.
+    /// itself blocked, plus its `www.` twin unless an exception covers the twin. Empty in
+    /// allowlist mode, which a list of names cannot express.
     public var exactNames: [String] {
+        guard mode == .blocklist else { return [] }
         // Without exceptions every rule and its twin are blocked; skipping the per-name
         // matching matters for large profiles, whose names are listed at every change.
-        if allow.isEmpty {
-            return block.sorted.flatMap { rule in [rule] + (DomainName(normalized: rule).wwwTwin.map { [$0] } ?? []) }
-        }
+        if allow.isEmpty { return Self.withTwins(block.sorted) }
         var names: [String] = []
         for rule in block.sorted where blockingRule(for: rule) != nil {
             names.append(rule)
@@ -38,11 +60,29 @@ public struct BlockRules: Sendable, Equatable, Codable {
         return names
     }
 
-    /// Rules and exceptions together: a name is blocked if either side blocks it; exceptions of
-    /// one side never unblock what the other side blocks on its own.
+    /// In allowlist mode, the names to allow (with `www.` twins); empty otherwise.
+    public var allowedNames: [String] { mode == .allowlist ? Self.withTwins(block.sorted) : [] }
+
+    private static func withTwins(_ rules: [String]) -> [String] {
+        rules.flatMap { rule in [rule] + (DomainName(normalized: rule).wwwTwin.map { [$0] } ?? []) }
+    }
+
+    /// The rules after a change to a strict session's profile: they may only get stricter. Two
+    /// blocklists unite (exceptions of one side never unblock what the other blocks); two
+    /// allowlists keep only what both allow; a change of mode waits for the session to end.
     public func merged(with other: BlockRules) -> BlockRules {
-        let keptAllow = allow.sorted.filter { other.blockingRule(for: $0) == nil }
-            + other.allow.sorted.filter { blockingRule(for: $0) == nil }
-        return BlockRules(block: DomainSet(block.sorted + other.block.sorted), allow: DomainSet(keptAllow))
+        switch (mode, other.mode) {
+        case (.blocklist, .blocklist):
+            let keptAllow = allow.sorted.filter { other.blockingRule(for: $0) == nil }
+                + other.allow.sorted.filter { blockingRule(for: $0) == nil }
+            return BlockRules(block: DomainSet(block.sorted + other.block.sorted), allow: DomainSet(keptAllow),
+                              addresses: addresses + other.addresses)
+        case (.allowlist, .allowlist):
+            let otherAddresses = Set(other.addresses)
+            return BlockRules(block: DomainSet(block.sorted.filter { other.block.containsExactly($0) }),
+                              addresses: addresses.filter { otherAddresses.contains($0) }, mode: .allowlist)
+        default:
+            return self
+        }
     }
 }

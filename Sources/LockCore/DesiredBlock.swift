@@ -2,20 +2,57 @@
 ///
 /// Enforcers are always handed the whole desired state, never incremental changes, so that a
 /// missed or repeated call cannot make them drift from the truth.
+///
+/// Combining sessions: domains and addresses are united. Allowlists are intersected (a second
+/// allowlist session can only narrow what is reachable); when only some sessions are
+/// allowlists, the blocklist parts still apply on top of the allowlist.
 public struct DesiredBlock: Sendable, Equatable, Codable {
     /// Blocked domain names, normalised (lowercase ASCII, punycode), sorted and unique, `www.`
     /// twins already included (and left out where a profile's exception covers the twin).
-    /// Exact-name mechanisms (the hosts file) list exactly these.
+    /// Exact-name mechanisms (the hosts file) list exactly these; the firewall resolves exactly
+    /// these.
     public var domains: [String]
 
-    /// Creates a desired state; domains are sorted and de-duplicated.
-    public init(domains: some Sequence<String> = []) {
+    /// Blocked addresses and networks given directly in profiles (`addresses = [...]`), host
+    /// bits cleared, sorted and unique. Only the firewall enforcer can act on these.
+    public var addresses: [IPNetwork]
+
+    /// When set, allowlist mode: everything outgoing is refused except what this lists (plus
+    /// loopback, DNS to the configured resolvers, DHCP and NTP). `nil` is ordinary blocklist mode.
+    public var allowOnly: AllowList?
+
+    /// Creates a desired state; domains and addresses are sorted and de-duplicated.
+    public init(domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
+                allowOnly: AllowList? = nil) {
         self.domains = Array(Set(domains)).sorted()
+        self.addresses = Array(Set(addresses)).sorted()
+        self.allowOnly = allowOnly
     }
 
     /// Nothing blocked: enforcers remove every trace of themselves.
     public static let empty = DesiredBlock()
 
     /// True when nothing is to be blocked.
-    public var isEmpty: Bool { domains.isEmpty }
+    public var isEmpty: Bool { domains.isEmpty && addresses.isEmpty && allowOnly == nil }
+
+    private enum CodingKeys: String, CodingKey {
+        case domains, addresses, allowOnly
+    }
+
+    // State written before `addresses` and `allowOnly` existed has only `domains`; it must still
+    // load after an upgrade, or a block saved across the upgrade would be lost.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            domains: try container.decode([String].self, forKey: .domains),
+            addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
+            allowOnly: try container.decodeIfPresent(AllowList.self, forKey: .allowOnly))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(domains, forKey: .domains)
+        try container.encode(addresses, forKey: .addresses)
+        try container.encodeIfPresent(allowOnly, forKey: .allowOnly)
+    }
 }

@@ -15,6 +15,8 @@ public struct Paths: Sendable, Equatable {
     public var stateDirectory: String
     /// The control socket.
     public var socket: String
+    /// The resolver configuration the firewall enforcer reads to find DNS servers.
+    public var resolvConf: String
     /// Directory of shipped, read-only data: `services.toml` and `profiles/`. Not under the
     /// root: it belongs to the installed package, not to the machine being managed.
     public var dataDirectory: String
@@ -28,6 +30,7 @@ public struct Paths: Sendable, Equatable {
         schedulesDirectory = Paths.join(root, "etc/simplylock/schedules.d")
         stateDirectory = Paths.join(root, "var/lib/simplylock")
         socket = Paths.join(root, "run/simplylock/lockctl.sock")
+        resolvConf = Paths.join(root, "etc/resolv.conf")
         self.dataDirectory = dataDirectory
     }
 

@@ -24,6 +24,11 @@ public struct Profile: Sendable, Equatable, Codable {
     public var categories: [String]
     /// Exceptions: names that stay reachable even though a rule above covers them.
     public var allow: [DomainName]
+    /// Addresses and networks blocked directly (or, in allowlist mode, allowed), for the
+    /// firewall enforcer.
+    public var addresses: [IPNetwork]
+    /// Whether the profile lists what to block or the only things to allow.
+    public var mode: ProfileMode
     /// Default strictness of sessions of this profile.
     public var strict: Bool
     /// System (shipped) or custom.
@@ -32,7 +37,8 @@ public struct Profile: Sendable, Equatable, Codable {
     /// Creates a profile; lists are de-duplicated keeping their first order.
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
                 color: String? = nil, domains: [DomainName] = [], services: [String] = [],
-                categories: [String] = [], allow: [DomainName] = [], strict: Bool = false, kind: Kind = .custom) {
+                categories: [String] = [], allow: [DomainName] = [], addresses: [IPNetwork] = [],
+                mode: ProfileMode = .blocklist, strict: Bool = false, kind: Kind = .custom) {
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -42,6 +48,8 @@ public struct Profile: Sendable, Equatable, Codable {
         self.services = services.uniqued()
         self.categories = categories.uniqued()
         self.allow = allow.uniqued()
+        self.addresses = addresses.uniqued()
+        self.mode = mode
         self.strict = strict
         self.kind = kind
     }
@@ -63,6 +71,10 @@ public struct Profile: Sendable, Equatable, Codable {
         for category in categories where catalog.categories[category] == nil {
             throw FieldError(field: "categories", value: category,
                              reason: "unknown category \"\(category)\" (known: \(catalog.categories.keys.sorted().joined(separator: ", ")))")
+        }
+        if mode == .allowlist, !allow.isEmpty {
+            throw FieldError(field: "allow", value: allow[0].value,
+                             reason: "an allowlist profile lists what is allowed in domains; exceptions do not apply")
         }
         let blocked = Set(domains)
         if let both = allow.first(where: blocked.contains) {

@@ -45,8 +45,23 @@ public struct SessionSet: Sendable, Equatable {
     public var nextDeadline: BootTime? { sessions.map(\.endBoot).min() }
 
     /// The union of every session's rules, as enforcers need it.
+    /// Blocklists unite; allowlists intersect (a second allowlist can only narrow what is
+    /// reachable); blocklists still apply on top of an allowlist.
     public var desiredBlock: DesiredBlock {
-        DesiredBlock(domains: sessions.flatMap(\.rules.exactNames))
+        let blocking = sessions.filter { $0.rules.mode == .blocklist }
+        let allowing = sessions.filter { $0.rules.mode == .allowlist }
+        var allowOnly: AllowList?
+        if let first = allowing.first {
+            var names = Set(first.rules.allowedNames)
+            var addresses = Set(first.rules.addresses)
+            for session in allowing.dropFirst() {
+                names.formIntersection(session.rules.allowedNames)
+                addresses.formIntersection(session.rules.addresses)
+            }
+            allowOnly = AllowList(domains: names, addresses: addresses)
+        }
+        return DesiredBlock(domains: blocking.flatMap(\.rules.exactNames), addresses: blocking.flatMap(\.rules.addresses),
+                            allowOnly: allowOnly)
     }
 
     /// Which sessions block `name` (normalised), each with the rule that matches.

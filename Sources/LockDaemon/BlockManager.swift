@@ -355,9 +355,14 @@ public actor BlockManager {
     public func doctor(paths: Paths) async -> DoctorReport {
         var reports: [EnforcerReport] = []
         for enforcer in enforcers { reports.append(await enforcer.report()) }
-        let diagnostics = Diagnostics(paths: paths, desired: sessions.desiredBlock, reports: reports,
-                                      configuredEnforcers: configuration.enforcers,
-                                      fileProblems: profiles.problems.map(\.description))
+        let desired = sessions.desiredBlock
+        let hosts = enforcers.compactMap { $0 as? HostsFileEnforcer }.first
+        let diagnostics = Diagnostics(paths: paths, desired: desired, hostsNames: hosts?.names(for: desired) ?? desired.domains,
+                                      reports: reports,
+                                      configuredEnforcers: enforcers.map(\.name),
+                                      fileProblems: profiles.problems.map(\.description),
+                                      firewallUnavailable: enforcers.contains { $0.name == "nftables" } ? nil
+                                          : EnforcerFactory.firewallUnavailable())
         return DoctorReport(checks: diagnostics.run())
     }
 
@@ -385,10 +390,19 @@ public actor BlockManager {
     public func createProfile(_ request: CreateProfileRequest) async throws(APIError) -> ProfileInfo {
         try await gated { () async throws(APIError) -> ProfileInfo in
             do throws(FieldError) { try Profile.validateName(request.name) } catch { throw APIError(.invalidArgument, error.description) }
+            var mode = ProfileMode.blocklist
+            if let text = request.mode {
+                guard let parsed = ProfileMode(rawValue: text) else {
+                    throw APIError(.invalidArgument, "mode: \"\(text)\" is not a mode (blocklist or allowlist)")
+                }
+                mode = parsed
+            }
             let profile = Profile(name: request.name, displayName: request.displayName, description: request.description,
                                   icon: request.icon, color: request.color, domains: try parseDomains(request.domains, field: "domains"),
                                   services: request.services, categories: request.categories,
-                                  allow: try parseDomains(request.allow, field: "allow"), strict: request.strict, kind: .custom)
+                                  allow: try parseDomains(request.allow, field: "allow"),
+                                  addresses: try parseNetworks(request.addresses ?? [], field: "addresses"), mode: mode,
+                                  strict: request.strict, kind: .custom)
             do throws(ProfileStore.Failure) { try profiles.create(profile) } catch { throw apiError(error) }
             logger.info("profile created", metadata: ["profile": "\(profile.name)"])
             await events.publish(Event(type: .profilesChanged, at: clock().wall, message: "profile \(profile.name) created",
@@ -406,9 +420,14 @@ public actor BlockManager {
             let remove = try parseDomains(request.removeDomains ?? [], field: "remove-domain")
             let addAllow = try parseDomains(request.addAllow ?? [], field: "allow")
             let removeAllow = try parseDomains(request.removeAllow ?? [], field: "allow")
+            let addAddresses = try parseNetworks(request.addAddresses ?? [], field: "add-address")
+            let removeAddresses = try parseNetworks(request.removeAddresses ?? [], field: "remove-address")
             if let current = profiles.profile(name) {
                 if let missing = remove.first(where: { !current.domains.contains($0) }) {
                     throw APIError(.notFound, "remove-domain: \(missing) is not in profile \(name)")
+                }
+                if let missing = removeAddresses.first(where: { !current.addresses.contains($0) }) {
+                    throw APIError(.notFound, "remove-address: \(missing) is not in profile \(name)")
                 }
                 if let missing = (request.removeServices ?? []).first(where: { !current.services.contains($0) }) {
                     throw APIError(.notFound, "remove-service: \(missing) is not in profile \(name)")
@@ -420,6 +439,7 @@ public actor BlockManager {
                     profile.domains = profile.domains.filter { !remove.contains($0) } + add
                     profile.services = profile.services.filter { !(request.removeServices ?? []).contains($0) } + (request.addServices ?? [])
                     profile.allow = profile.allow.filter { !removeAllow.contains($0) } + addAllow
+                    profile.addresses = profile.addresses.filter { !removeAddresses.contains($0) } + addAddresses
                     if let displayName = request.displayName { profile.displayName = displayName.isEmpty ? nil : displayName }
                     if let description = request.description { profile.description = description.isEmpty ? nil : description }
                     if let strict = request.strict { profile.strict = strict }
@@ -565,6 +585,14 @@ public actor BlockManager {
         var result: [DomainName] = []
         for value in values {
             do { result.append(try DomainName(parsing: value)) } catch { throw APIError(.invalidArgument, "\(field): \(error)") }
+        }
+        return result
+    }
+
+    private func parseNetworks(_ values: [String], field: String) throws(APIError) -> [IPNetwork] {
+        var result: [IPNetwork] = []
+        for value in values {
+            do { result.append(try IPNetwork(parsing: value)) } catch { throw APIError(.invalidArgument, "\(field): \(error)") }
         }
         return result
     }

@@ -14,6 +14,8 @@ struct Daemon {
     let logLevelOverride: String?
     /// Listening sockets passed by systemd (socket activation), taken before anything else ran.
     let inheritedSockets: [InheritedSocket]
+    /// `--enforcers`: replaces the configuration's list.
+    let enforcersOverride: [String]?
 
     func run() async throws {
         var problems: [String] = []
@@ -42,9 +44,14 @@ struct Daemon {
                                            "hosts": "\(paths.hostsFile)", "profiles": "\(profiles.profiles.count)",
                                            "log": "\(destination.rawValue)", "systemd": "\(notifier.isConnected)"])
 
-        var enforcers: [any Enforcer] = []
-        for name in configuration.enforcers where name == "hosts" {
-            enforcers.append(HostsFileEnforcer(path: paths.hostsFile, logger: logger))
+        let built = EnforcerFactory(paths: paths, configuration: configuration, logger: logger).build(override: enforcersOverride)
+        for problem in built.problems { logger.error("enforcer problem", metadata: ["problem": "\(problem)"]) }
+        let enforcers = built.enforcers
+        if let firewall = built.firewall {
+            // Addresses resolved before the restart: the firewall block is back before DNS works.
+            if let known = try? store.value([String: [IPNetwork]].self, forKey: AddressBookService.stateKey) {
+                await firewall.seed(known)
+            }
         }
         let events = EventBus()
         let manager = BlockManager(profiles: profiles, configuration: configuration, store: store, enforcers: enforcers,
@@ -74,18 +81,24 @@ struct Daemon {
         let server = ControlServer(listener: listener, router: router, logger: logger) {
             Task { notifier.ready(status: await manager.serviceStatusText()) }
         }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: EnforcerWatchService(enforcers: enforcers)),
+            .init(service: CheckpointService(manager: manager, interval: configuration.checkpointInterval)),
+            .init(service: PomodoroCheckpointService(engine: pomodoro, interval: configuration.checkpointInterval)),
+            .init(service: ReloadSignalService(manager: manager, configurationPath: paths.configFile,
+                                               notifier: notifier, logger: logger)),
+            .init(service: schedules),
+            .init(service: server),
+            // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
+            .init(service: SystemdService(notifier: notifier, manager: manager, events: events)),
+        ]
+        if let firewall = built.firewall {
+            // Before the server in the list, so it saves the addresses after the server stopped.
+            services.insert(.init(service: AddressBookService(firewall: firewall, store: store,
+                                                              interval: configuration.checkpointInterval)), at: 1)
+        }
         let group = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: EnforcerWatchService(enforcers: enforcers)),
-                .init(service: CheckpointService(manager: manager, interval: configuration.checkpointInterval)),
-                .init(service: PomodoroCheckpointService(engine: pomodoro, interval: configuration.checkpointInterval)),
-                .init(service: ReloadSignalService(manager: manager, configurationPath: paths.configFile,
-                                                   notifier: notifier, logger: logger)),
-                .init(service: schedules),
-                .init(service: server),
-                // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
-                .init(service: SystemdService(notifier: notifier, manager: manager, events: events)),
-            ],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()

@@ -1,4 +1,5 @@
 import LockEnforcement
+import LockStore
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -29,6 +30,25 @@ struct CheckpointService: Service {
             }
         }
         await manager.checkpoint()
+    }
+}
+
+/// Saves the addresses the firewall enforcer has resolved, periodically and at shutdown, so a
+/// restart (at boot, before the network and DNS are up) can block them at once.
+struct AddressBookService: Service {
+    static let stateKey = "nftables.addresses"
+    let firewall: NFTablesEnforcer
+    let store: StateStore
+    let interval: Duration
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                try? store.setValue(await firewall.knownAddresses(), forKey: Self.stateKey)
+            }
+        }
+        try? store.setValue(await firewall.knownAddresses(), forKey: Self.stateKey)
     }
 }
 

@@ -9,13 +9,18 @@ import LockProtocol
 struct Diagnostics {
     let paths: Paths
     let desired: DesiredBlock
+    /// What the hosts section must list for `desired`.
+    let hostsNames: [String]
     let reports: [EnforcerReport]
     let configuredEnforcers: [String]
     let fileProblems: [String]
+    /// Why nftables cannot be used here, when it is not in use; nil when it could be.
+    let firewallUnavailable: String?
 
     func run() -> [DoctorCheck] {
         var checks = [hostsFile()]
         checks += reports.map(enforcer)
+        checks.append(firewall())
         checks.append(dnsOverHTTPS())
         checks.append(stateDirectory())
         checks.append(configuration())
@@ -43,9 +48,9 @@ struct Diagnostics {
         let text = String(decoding: bytes, as: UTF8.self)
         let begins = text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == HostsDocument.beginMarker }.count
         let document = HostsDocument(bytes: bytes)
-        let expected = document.rendered(names: desired.domains)
+        let expected = document.rendered(names: hostsNames)
         if expected != bytes {
-            let what = begins > 1 ? "has \(begins) managed sections" : (desired.isEmpty ? "still has a managed section although nothing is blocked"
+            let what = begins > 1 ? "has \(begins) managed sections" : (hostsNames.isEmpty ? "still has a managed section although nothing is blocked"
                                                                                           : "does not have the section the active blocks need")
             return DoctorCheck("hosts file", .problem, "\(path) \(what)",
                                fix: "the daemon rewrites it on every change and within a second of an edit; if this persists, see `journalctl -u simplylockd`")
@@ -60,8 +65,8 @@ struct Diagnostics {
                                    fix: "remove that line from \(path) while you want \(name) blocked")
             }
         }
-        return DoctorCheck("hosts file", .ok, desired.isEmpty ? "\(path): nothing blocked, no managed section"
-                                                              : "\(path): managed section in place, \(desired.domains.count) names")
+        return DoctorCheck("hosts file", .ok, hostsNames.isEmpty ? "\(path): nothing blocked, no managed section"
+                                                                 : "\(path): managed section in place, \(hostsNames.count) names")
     }
 
     private func enforcer(_ report: EnforcerReport) -> DoctorCheck {
@@ -71,9 +76,21 @@ struct Diagnostics {
         return DoctorCheck("enforcer \(report.name)", .ok, report.applied ? "applied, \(report.elements) elements" : "idle")
     }
 
+    private func firewall() -> DoctorCheck {
+        if configuredEnforcers.contains("nftables") {
+            return DoctorCheck("nftables", .ok, "in use: blocked names are also blocked by address, open connections included")
+        }
+        if let reason = firewallUnavailable {
+            return DoctorCheck("nftables", .warning, "not usable here: \(reason)",
+                               fix: "install nftables and run simplylockd as root with CAP_NET_ADMIN (the shipped unit does)")
+        }
+        return DoctorCheck("nftables", .warning, "available but not enabled: only name lookups are blocked",
+                           fix: "add \"nftables\" to enforcers in \(paths.configFile)")
+    }
+
     private func dnsOverHTTPS() -> DoctorCheck {
         if configuredEnforcers.contains("nftables") {
-            return DoctorCheck("DNS over HTTPS", .ok, "the nftables enforcer blocks known DoH endpoints during blocks")
+            return DoctorCheck("DNS over HTTPS", .ok, "the nftables enforcer blocks known DoH endpoints during blocks, and Firefox's canary name")
         }
         return DoctorCheck("DNS over HTTPS", .warning, "browsers that use DNS over HTTPS do not read the hosts file and can reach blocked sites",
                            fix: "add \"nftables\" to enforcers in \(paths.configFile), or turn DoH off in the browser's policies")

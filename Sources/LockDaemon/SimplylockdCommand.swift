@@ -37,12 +37,22 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     @Option(help: "Shipped data directory with services.toml and profiles/ (default: found next to the binary).")
     var dataDir: String?
 
+    @Option(help: "Enforcers to run, comma-separated (hosts, nftables); overrides the configuration.")
+    var enforcers: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")
     var logLevel: String?
 
     public init() {}
 
     public func validate() throws {
+        if let enforcers {
+            let names = enforcers.split(separator: ",").map(String.init)
+            if let unknown = names.first(where: { !["hosts", "nftables"].contains($0) }) {
+                throw ValidationError("--enforcers: unknown enforcer \"\(unknown)\" (hosts, nftables)")
+            }
+            guard names.contains("hosts") else { throw ValidationError("--enforcers: \"hosts\" is required") }
+        }
         if let logLevel, !["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel) {
             throw ValidationError("--log-level: \"\(logLevel)\" is not a log level")
         }
@@ -62,7 +72,8 @@ public struct SimplylockdCommand: AsyncParsableCommand {
         if let profilesDir { paths.profilesDirectory = profilesDir }
         if let schedulesDir { paths.schedulesDirectory = schedulesDir }
         do {
-            try await Daemon(paths: paths, logLevelOverride: logLevel, inheritedSockets: inherited).run()
+            try await Daemon(paths: paths, logLevelOverride: logLevel, inheritedSockets: inherited,
+                             enforcersOverride: enforcers.map { $0.split(separator: ",").map(String.init) }).run()
         } catch let error as DaemonStartError {
             throw DaemonFailure(message: error.description)
         } catch let error as ControlSocket.Failure {

@@ -33,7 +33,7 @@ public actor HostsFileEnforcer: Enforcer {
     }
 
     public func apply(_ block: DesiredBlock) async throws {
-        desired = block.isEmpty ? [] : block.domains + alwaysWithBlock.filter { !block.domains.contains($0) }
+        desired = names(for: block)
         do {
             _ = try sync()
             lastApplied = Date()
@@ -43,6 +43,12 @@ public actor HostsFileEnforcer: Enforcer {
             inForce = false
             throw error
         }
+    }
+
+    /// The names the section lists for `block`: its names, plus the always-listed ones while
+    /// anything at all is blocked (an address-only or allowlist block included).
+    public nonisolated func names(for block: DesiredBlock) -> [String] {
+        block.isEmpty ? [] : block.domains + alwaysWithBlock.filter { !block.domains.contains($0) }
     }
 
     public func watch() async {

@@ -20,6 +20,10 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
     public var categories: [String]
     /// Exceptions.
     public var allow: [String]
+    /// Addresses and networks (blocked, or allowed in allowlist mode).
+    public var addresses: [String]
+    /// `blocklist` or `allowlist`.
+    public var mode: String
     /// Default strictness of its sessions.
     public var strict: Bool
     /// `system` or `custom`.
@@ -40,6 +44,8 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
         services = profile.services
         categories = profile.categories
         allow = profile.allow.map(\.value)
+        addresses = profile.addresses.map(\.description)
+        mode = profile.mode.rawValue
         strict = profile.strict
         kind = profile.kind.rawValue
         domainCount = rules.block.count

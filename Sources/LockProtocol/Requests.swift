@@ -48,13 +48,17 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public var categories: [String]
     /// Exceptions as typed.
     public var allow: [String]
+    /// Addresses and CIDR networks as typed.
+    public var addresses: [String]?
+    /// `blocklist` (default) or `allowlist`.
+    public var mode: String?
     /// Default strictness.
     public var strict: Bool
 
     /// Creates a request.
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
                 color: String? = nil, domains: [String] = [], services: [String] = [], categories: [String] = [],
-                allow: [String] = [], strict: Bool = false) {
+                allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, strict: Bool = false) {
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -64,6 +68,8 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
         self.services = services
         self.categories = categories
         self.allow = allow
+        self.addresses = addresses
+        self.mode = mode
         self.strict = strict
     }
 }
@@ -82,6 +88,10 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var addAllow: [String]?
     /// Exceptions to remove.
     public var removeAllow: [String]?
+    /// Addresses or networks to add.
+    public var addAddresses: [String]?
+    /// Addresses or networks to remove.
+    public var removeAddresses: [String]?
     /// New title.
     public var displayName: String?
     /// New description.
@@ -92,6 +102,7 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     /// Creates a request.
     public init(addDomains: [String]? = nil, removeDomains: [String]? = nil, addServices: [String]? = nil,
                 removeServices: [String]? = nil, addAllow: [String]? = nil, removeAllow: [String]? = nil,
+                addAddresses: [String]? = nil, removeAddresses: [String]? = nil,
                 displayName: String? = nil, description: String? = nil, strict: Bool? = nil) {
         self.addDomains = addDomains
         self.removeDomains = removeDomains
@@ -99,6 +110,8 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
         self.removeServices = removeServices
         self.addAllow = addAllow
         self.removeAllow = removeAllow
+        self.addAddresses = addAddresses
+        self.removeAddresses = removeAddresses
         self.displayName = displayName
         self.description = description
         self.strict = strict

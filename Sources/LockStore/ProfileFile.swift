@@ -9,11 +9,13 @@ import LockCore
 /// services = ["youtube"]
 /// categories = []
 /// allow = []
+/// addresses = ["203.0.113.0/24"]      # for the firewall enforcer
+/// mode = "blocklist"                  # or "allowlist": only these are reachable
 /// strict = false
 /// ```
 public enum ProfileFile {
     static let fields: Set<String> = ["name", "display_name", "description", "icon", "color", "domains", "services",
-                                      "categories", "allow", "strict"]
+                                      "categories", "allow", "addresses", "mode", "strict"]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
     public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog) throws(FileProblem) -> Profile {
@@ -30,9 +32,18 @@ public enum ProfileFile {
             icon: try document.string("icon"), color: try document.string("color"),
             domains: try document.domains("domains"), services: try document.strings("services"),
             categories: try document.strings("categories"), allow: try document.domains("allow"),
+            addresses: try document.networks("addresses"), mode: try mode(document),
             strict: try document.bool("strict") ?? false, kind: kind)
         do { try profile.validate(against: catalog) } catch { throw document.problem(error) }
         return profile
+    }
+
+    private static func mode(_ document: TOMLDocument) throws(FileProblem) -> ProfileMode {
+        guard let text = try document.string("mode") else { return .blocklist }
+        guard let mode = ProfileMode(rawValue: text) else {
+            throw document.problem("mode", value: text, "\"\(text)\" is not a mode (blocklist or allowlist)")
+        }
+        return mode
     }
 
     /// The file text for a profile.
@@ -48,6 +59,8 @@ public enum ProfileFile {
         writer.strings("services", profile.services)
         writer.strings("categories", profile.categories)
         writer.strings("allow", profile.allow.map(\.value))
+        writer.strings("addresses", profile.addresses.map(\.description))
+        if profile.mode != .blocklist { writer.string("mode", profile.mode.rawValue) }
         writer.bool("strict", profile.strict)
         return writer.output
     }

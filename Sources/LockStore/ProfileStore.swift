@@ -100,7 +100,8 @@ public struct ProfileStore: Sendable {
             try change(&profile)
             profile = Profile(name: profile.name, displayName: profile.displayName, description: profile.description,
                               icon: profile.icon, color: profile.color, domains: profile.domains, services: profile.services,
-                              categories: profile.categories, allow: profile.allow, strict: profile.strict, kind: .custom)
+                              categories: profile.categories, allow: profile.allow, addresses: profile.addresses,
+                              mode: profile.mode, strict: profile.strict, kind: .custom)
             try profile.validate(against: catalog)
         } catch { throw .invalid(error) }
         try write(profile)

@@ -162,4 +162,15 @@ public struct TOMLDocument {
         }
         return result
     }
+
+    /// Addresses and CIDR networks, each validated; the first bad one is reported at its line.
+    public func networks(_ key: String, section: String? = nil) throws(FileProblem) -> [IPNetwork] {
+        var result: [IPNetwork] = []
+        for text in try strings(key, section: section) {
+            do { result.append(try IPNetwork(parsing: text)) } catch {
+                throw problem(key, value: text, section: section, error.description)
+            }
+        }
+        return result
+    }
 }

@@ -66,7 +66,7 @@ struct ControlAPITests {
 
         // A second daemon on another state directory but the same socket must refuse.
         let second = try ProcessRunner.run(Binaries.daemon, ["--root", root.path, "--state-dir", root.path + "/state2",
-                                                             "--data-dir", Binaries.dataDirectory], timeout: 20)
+                                                             "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts"], timeout: 20)
         #expect(second.status != 0)
         #expect(second.stderr.contains("already listening"), "\(second)")
         #expect(try daemon.lockctl("status").status == 0)
@@ -74,7 +74,7 @@ struct ControlAPITests {
 
         // Not a socket: refuse to start rather than delete someone's file.
         try root.write("run/simplylock/lockctl.sock", "important\n")
-        let refused = try ProcessRunner.run(Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory], timeout: 20)
+        let refused = try ProcessRunner.run(Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts"], timeout: 20)
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("not a socket"), "\(refused)")
         #expect((try? String(contentsOfFile: root.socketPath, encoding: .utf8)) == "important\n")

@@ -23,7 +23,10 @@ final class DaemonProcess: @unchecked Sendable {
 
     private static func launch(root: TestRoot, arguments: [String], environment: [String: String], wrapper: [String],
                                log: String) throws -> ChildProcess {
-        let daemonArguments = ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--log-level", "debug"] + arguments
+        // The hosts enforcer only, unless a test asks otherwise: nftables would change the
+        // machine's own ruleset (its tests run the daemon in a private network namespace).
+        let enforcers = arguments.contains("--enforcers") ? [] : ["--enforcers", "hosts"]
+        let daemonArguments = ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--log-level", "debug"] + enforcers + arguments
         let command = wrapper + [Binaries.daemon] + daemonArguments
         return try ChildProcess(command[0], Array(command.dropFirst()), environment: ProcessRunner.environment(environment),
                                 stdout: .file(log), stderr: .file(log))

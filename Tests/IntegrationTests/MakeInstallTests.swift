@@ -81,7 +81,7 @@ struct MakeInstallTests {
 
         // The installed daemon finds its shipped data next to itself (../share/simplylock).
         let root = try TestRoot()
-        let installed = try ChildProcess(stage.path + "/usr/local/sbin/simplylockd", ["--root", root.path],
+        let installed = try ChildProcess(stage.path + "/usr/local/sbin/simplylockd", ["--root", root.path, "--enforcers", "hosts"],
                                          environment: ProcessRunner.environment())
         var listed = ""
         try waitUntil("the installed daemon to answer") {

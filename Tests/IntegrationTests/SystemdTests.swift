@@ -25,7 +25,7 @@ struct SystemdTests {
         let hostsAtReady = LockedData()
         let environment = ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"]
         // Start without waiting for the socket: the notifications themselves tell when it is ready.
-        let daemon = try ChildProcess(Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory],
+        let daemon = try ChildProcess(Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts"],
                                       environment: ProcessRunner.environment(environment))
 
         let untilReady = try listener.collect { $0.contains { $0.hasPrefix("READY=1") } }

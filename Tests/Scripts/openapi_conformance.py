@@ -100,12 +100,15 @@ def main():
     call("get", "/v1/profiles/deep-work", expect=200)
     call("get", "/v1/profiles/no-such-profile", expect=404)
     call("post", "/v1/profiles", {"name": "conformance", "domains": ["example.com"], "services": ["youtube"],
-                                  "categories": [], "allow": [], "strict": False}, expect=201)
+                                  "categories": [], "allow": [], "addresses": ["203.0.113.0/24"], "strict": False}, expect=201)
+    call("post", "/v1/profiles", {"name": "badnet", "domains": [], "services": [], "categories": [], "allow": [],
+                                  "addresses": ["203.0.113.0/33"], "strict": False}, expect=400)
     call("post", "/v1/profiles", {"name": "conformance", "domains": [], "services": [], "categories": [],
                                   "allow": [], "strict": False}, expect=409)
     call("post", "/v1/profiles", {"name": "Bad Name", "domains": [], "services": [], "categories": [],
                                   "allow": [], "strict": False}, expect=400)
-    call("patch", "/v1/profiles/conformance", {"addDomains": ["example.org"], "description": "test"}, expect=200)
+    call("patch", "/v1/profiles/conformance", {"addDomains": ["example.org"], "addAddresses": ["2001:db8::/32"],
+                                               "removeAddresses": ["203.0.113.0/24"], "description": "test"}, expect=200)
     call("patch", "/v1/profiles/social", {"addDomains": ["example.org"]}, expect=409)
     call("patch", "/v1/profiles/nothing-here", {"addDomains": ["example.org"]}, expect=404)
     started = call("post", "/v1/sessions", {"profile": "conformance", "seconds": 600}, expect=201)

@@ -1,0 +1,258 @@
+import Foundation
+import LockCore
+import LockProtocol
+import Logging
+
+/// The nftables enforcer's state and decisions, serialised by the actor: what is desired,
+/// what has been resolved, what was committed, and what to report.
+///
+/// Every commit renders the *current* state at the moment it is made and commits run in call
+/// order, so when applies, re-resolutions and restores overlap, the last commit always reflects
+/// the newest desired state and the freshest addresses.
+actor NFTablesController {
+    private let table: String
+    private let resolver: any NameResolver
+    private let doh: DoHList
+    private let committer: NFTablesCommitter
+    private let logger: Logger
+    private let bootClock: @Sendable () -> BootTime
+
+    private var desired: DesiredBlock?
+    private var resolution: Task<Void, Never>?
+    private var book: ResolvedAddressBook
+    private var nameservers: [IPNetwork] = []
+
+    private var lastCommitted: NFTablesRuleset?
+    private var lastCommitSucceeded = false
+    private var lastApplied: Date?
+    private var lastError: String?
+    private var outsideChangePending = false
+    private var issued = 0
+    private var completed = 0
+
+    private var lastResolution: Date?
+    private var lastResolutionDuration: Duration?
+    private var restores = 0
+    private var lastRestoreReason: String?
+    private var watchMethod = "not running"
+
+    init(table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
+         grace: Duration, logger: Logger, bootClock: @escaping @Sendable () -> BootTime) {
+        self.table = table
+        self.resolver = resolver
+        self.doh = doh
+        self.committer = committer
+        self.logger = logger
+        self.bootClock = bootClock
+        self.book = ResolvedAddressBook(grace: grace)
+    }
+
+    /// Makes the table match `desired`: first at once with the addresses already known (so a
+    /// lifted name is lifted and a new explicit address is blocked without waiting for DNS),
+    /// then again after resolving every name, if that changed anything.
+    /// Commits at once with the addresses already known, then resolves in the background and
+    /// commits again when that is done: a change to the block must not wait for DNS (which may
+    /// take seconds, or not answer at all before the network is up at boot).
+    func apply(_ desired: DesiredBlock) async throws {
+        self.desired = desired
+        let names = NFTablesRuleset.namesToResolve(for: desired, doh: doh)
+        book.retain(names: Set(names))
+        nameservers = await resolver.nameservers()
+        resolution?.cancel()
+        try await commit(force: true)
+        guard !names.isEmpty else { return }
+        resolution = Task { await self.resolveAndCommit(names, for: desired) }
+    }
+
+    /// Waits for the background resolution started by the last apply, if any.
+    func settle() async { await resolution?.value }
+
+    private func resolveAndCommit(_ names: [String], for wanted: DesiredBlock) async {
+        await resolve(names)
+        guard !Task.isCancelled, desired == wanted else { return }
+        do { try await commit(force: false) } catch {
+            logger.error("committing resolved addresses failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Periodic refresh: resolves every name again and recommits, which also repairs anything
+    /// the watch may have missed (a notification lost while it was paused around a commit).
+    func refresh() async {
+        guard let desired, !desired.isEmpty else { return }
+        nameservers = await resolver.nameservers()
+        await resolve(NFTablesRuleset.namesToResolve(for: desired, doh: doh))
+        do {
+            try await commit(force: true)
+        } catch {
+            logger.error("re-applying after re-resolution failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Puts the last desired state back after an outside change.
+    func restore(reason: String) async {
+        // With nothing blocked there is nothing to protect; the table is absent on purpose.
+        guard let desired, !desired.isEmpty else { return }
+        outsideChangePending = true
+        restores += 1
+        lastRestoreReason = reason
+        logger.warning("nftables table changed from outside; restoring", metadata: ["reason": "\(reason)", "table": "inet \(table)"])
+        do {
+            // In place, like any commit: it puts back every rule, element and chain policy of
+            // ours and drops rules and elements others added; an object that cannot be put back
+            // that way (a chain recreated with another priority) makes it recreate the table.
+            // Chains or sets someone added beside ours stay until the block ends: whoever can
+            // add them could as well put them in a table of their own, which is not ours to
+            // touch.
+            try await commit(force: true)
+        } catch {
+            logger.error("restoring the nftables table failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func setWatchMethod(_ method: String) {
+        watchMethod = method
+    }
+
+    /// True when the latest resolution of some name failed.
+    var hasResolutionFailures: Bool { !book.failures.isEmpty }
+
+    func knownAddresses() -> [String: [IPNetwork]] {
+        book.entries.compactMapValues { $0.lastSeen.isEmpty ? nil : $0.lastSeen.keys.sorted() }
+    }
+
+    func seed(_ known: [String: [IPNetwork]]) {
+        // Recorded as incomplete answers: they add addresses but expire nothing.
+        book.record(known.mapValues { NameResolution(addresses: $0, error: "restored from saved state") }, at: bootClock())
+        for name in known.keys { book.clearError(for: name) }
+    }
+
+    /// True once something (possibly "nothing blocked") has been applied.
+    var hasApplied: Bool { desired != nil }
+
+    func report() -> EnforcerReport {
+        var details: [String: String] = [
+            "table": "inet \(table)",
+            "mode": (lastCommitted?.mode ?? .off).rawValue,
+            "watch": watchMethod,
+            "restores": String(restores),
+            "nameservers": nameservers.map(\.description).joined(separator: " "),
+        ]
+        if let ruleset = lastCommitted, ruleset.mode != .off {
+            // Entries as the kernel holds them: single addresses plus ranges.
+            func count(_ intervals: AddressIntervals, _ family: IPNetwork.Family) -> String {
+                let split = intervals.split(family)
+                return String(split.addresses.count + split.ranges.count)
+            }
+            details["block4"] = count(ruleset.block, .ipv4)
+            details["block6"] = count(ruleset.block, .ipv6)
+            details["doh4"] = count(ruleset.doh, .ipv4)
+            details["doh6"] = count(ruleset.doh, .ipv6)
+            if ruleset.mode == .allowlist {
+                details["allow4"] = count(ruleset.allow, .ipv4)
+                details["allow6"] = count(ruleset.allow, .ipv6)
+            }
+        }
+        details["names"] = String(book.entries.count)
+        let failures = book.failures
+        details["namesFailing"] = String(failures.count)
+        if let first = failures.keys.min() {
+            details["firstFailure"] = "\(first): \(failures[first] ?? "")"
+        }
+        if let lastResolution {
+            details["lastResolution"] = lastResolution.ISO8601Format()
+        }
+        if let lastResolutionDuration {
+            details["resolutionSeconds"] = String(format: "%.3f", lastResolutionDuration.seconds)
+        }
+        if let lastRestoreReason { details["lastRestore"] = lastRestoreReason }
+        return EnforcerReport(
+            name: "nftables",
+            applied: desired != nil && lastCommitSucceeded && !outsideChangePending,
+            elements: lastCommitted?.elementCount ?? 0,
+            lastApplied: lastApplied,
+            lastError: lastError,
+            details: details)
+    }
+
+    /// The ruleset for the current state.
+    func currentRuleset() -> NFTablesRuleset {
+        guard let desired else { return NFTablesRuleset(table: table, mode: .off) }
+        return NFTablesRuleset(table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
+                               doh: doh, nameservers: nameservers)
+    }
+
+    private func resolve(_ names: [String]) async {
+        let started = ContinuousClock.now
+        let results = await resolver.resolve(names)
+        // An apply may have changed the desired state while this run was out; only names still
+        // wanted are recorded, so a lifted name cannot come back.
+        let wanted = Set(desired.map { NFTablesRuleset.namesToResolve(for: $0, doh: doh) } ?? [])
+        book.record(results.filter { wanted.contains($0.key) }, at: bootClock())
+        lastResolution = Date()
+        lastResolutionDuration = ContinuousClock.now - started
+
+        let failed = results.filter { !$0.value.isComplete }
+        if !failed.isEmpty {
+            let sample = failed.keys.sorted().prefix(3).map { "\($0): \(failed[$0]?.error ?? "")" }
+            logger.warning("some names could not be resolved; their earlier addresses stay blocked", metadata: [
+                "failed": "\(failed.count)", "of": "\(names.count)", "examples": "\(sample)",
+            ])
+        }
+        let sinkholed = results.filter { entry in
+            !entry.value.addresses.isEmpty && entry.value.addresses.allSatisfy { address in
+                NFTablesRuleset.neverBlockedWhenResolved.contains { $0.contains(address) }
+            }
+        }
+        if !sinkholed.isEmpty {
+            logger.warning("""
+                the DNS server answered only 0.0.0.0/loopback for some names: it probably reads the \
+                hosts file; configure upstream resolvers for the daemon
+                """, metadata: ["names": "\(sinkholed.keys.sorted().prefix(5))"])
+        }
+    }
+
+    private func commit(force: Bool) async throws {
+        let ruleset = currentRuleset()
+        if !force, lastCommitSucceeded, !outsideChangePending, ruleset == lastCommitted { return }
+        issued += 1
+        let number = issued
+        let started = ContinuousClock.now
+        do {
+            var foreign: Bool
+            do {
+                foreign = try await committer.commit(ruleset.script)
+            } catch {
+                // The table exists in a shape an update cannot reach (a base chain recreated
+                // with another priority, a set with another type): start it afresh.
+                logger.warning("updating the nftables table in place failed; recreating it", metadata: ["error": "\(error)"])
+                foreign = try await committer.commit(ruleset.replacementScript)
+            }
+            if foreign {
+                // Someone committed while notifications were paused; what they did is unknown,
+                // so commit once more now that the watch is listening again.
+                logger.notice("another process changed nftables during a commit; committing again")
+                _ = try await committer.commit(ruleset.script)
+            }
+            if number > completed {
+                completed = number
+                lastCommitted = ruleset
+                lastCommitSucceeded = true
+                lastApplied = Date()
+                lastError = nil
+                outsideChangePending = false
+            }
+            logger.debug("committed nftables table", metadata: [
+                "mode": "\(ruleset.mode.rawValue)", "elements": "\(ruleset.elementCount)",
+                "duration": "\(ContinuousClock.now - started)",
+            ])
+        } catch {
+            if number > completed {
+                completed = number
+                lastCommitSucceeded = false
+                lastError = "\(error)"
+            }
+            logger.error("nftables commit failed", metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import LockCore
+
+/// What one resolution run found for one name (A and AAAA together).
+public struct NameResolution: Sendable, Equatable {
+    /// Every address found, sorted and unique; may be empty (no such name, or no records).
+    public var addresses: [IPNetwork]
+    /// Set when some query for the name failed (timeout, server failure). The addresses found
+    /// are still used, but nothing previously known for the name is forgotten, so that a DNS
+    /// outage can never lift a block.
+    public var error: String?
+
+    /// Creates a result; addresses are sorted and de-duplicated.
+    public init(addresses: some Sequence<IPNetwork> = [], error: String? = nil) {
+        self.addresses = Array(Set(addresses)).sorted()
+        self.error = error
+    }
+
+    /// True when every query for the name was answered.
+    public var isComplete: Bool { error == nil }
+}

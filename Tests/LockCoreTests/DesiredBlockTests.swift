@@ -1,0 +1,40 @@
+import Foundation
+import LockCore
+import Testing
+
+@Suite struct DesiredBlockTests {
+    @Test func sortsAndDeduplicates() throws {
+        let block = DesiredBlock(
+            domains: ["b.com", "a.com", "b.com"],
+            addresses: try ["203.0.113.9/24", "203.0.113.0/24", "2001:db8::/32"].map(IPNetwork.init(parsing:)),
+            allowOnly: AllowList(domains: ["z.org", "y.org", "z.org"], addresses: [try IPNetwork(parsing: "198.51.100.1")]))
+        #expect(block.domains == ["a.com", "b.com"])
+        #expect(block.addresses.map(\.description) == ["203.0.113.0/24", "2001:db8::/32"])
+        #expect(block.allowOnly?.domains == ["y.org", "z.org"])
+    }
+
+    @Test func emptiness() throws {
+        #expect(DesiredBlock.empty.isEmpty)
+        #expect(!DesiredBlock(domains: ["a.com"]).isEmpty)
+        #expect(!DesiredBlock(addresses: [try IPNetwork(parsing: "192.0.2.1")]).isEmpty)
+        // An allowlist with nothing allowed is the strictest block there is, not "nothing".
+        #expect(!DesiredBlock(allowOnly: AllowList()).isEmpty)
+    }
+
+    @Test func decodesStateWrittenBeforeAddressesExisted() throws {
+        let old = Data(#"{"domains":["b.com","a.com"]}"#.utf8)
+        let block = try JSONDecoder().decode(DesiredBlock.self, from: old)
+        #expect(block == DesiredBlock(domains: ["a.com", "b.com"]))
+        #expect(block.addresses.isEmpty)
+        #expect(block.allowOnly == nil)
+    }
+
+    @Test func roundTrips() throws {
+        let block = DesiredBlock(domains: ["a.com"], addresses: [try IPNetwork(parsing: "2001:db8::/32")],
+                                 allowOnly: AllowList(domains: ["docs.example"]))
+        let data = try JSONEncoder().encode(block)
+        #expect(try JSONDecoder().decode(DesiredBlock.self, from: data) == block)
+        let plain = try JSONEncoder().encode(DesiredBlock(domains: ["a.com"]))
+        #expect(!String(decoding: plain, as: UTF8.self).contains("allowOnly"))
+    }
+}
