@@ -64,7 +64,7 @@ SWIFTPM_FLAGS = --scratch-path $(SCRATCH)
 DATA_PROFILES = $(sort $(wildcard config/profiles/*.toml))
 # Shipped data: the service catalog and any other data files next to it (the default
 # configuration is installed there too, as a reference copy).
-DATA_FILES    = $(sort $(wildcard config/*.toml))
+DATA_FILES    = $(sort $(wildcard config/*.toml config/*.txt))
 BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT)
 GENERATED = $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl \
             $(GENDIR)/completions/lockctl.fish $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8

@@ -58,7 +58,7 @@ struct MakeInstallTests {
             files["\(prefix)/share/simplylock/profiles/\(profile)"] = "644"
         }
         for data in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config")
-        where data.hasSuffix(".toml") && data != "simplylockd.toml" && data != "services.toml" {
+        where (data.hasSuffix(".toml") || data.hasSuffix(".txt")) && data != "simplylockd.toml" && data != "services.toml" {
             files["\(prefix)/share/simplylock/\(data)"] = "644"
         }
         return files

@@ -110,3 +110,64 @@ func session(_ id: String, profile: String = "p", minutes: Double, at now: Clock
         #expect(set.desiredBlock.domains == ["example.com", "www.example.com"])
     }
 }
+
+@Suite struct AddressesAndAllowlistTests {
+    func rules(_ domains: [String], addresses: [String] = [], mode: ProfileMode = .blocklist) throws -> BlockRules {
+        BlockRules(block: DomainSet(domains), addresses: try addresses.map { try IPNetwork(parsing: $0) }, mode: mode)
+    }
+
+    func session(_ id: String, _ rules: BlockRules) -> Session {
+        Session(id: id, profile: id, origin: .manual, strict: false, rules: rules, duration: .seconds(60), now: reading(boot: 0, wall: 0))
+    }
+
+    @Test func blocklistsUniteAddressesAndAllowlistsIntersect() throws {
+        var set = SessionSet()
+        set.insert(session("a", try rules(["reddit.com"], addresses: ["203.0.113.0/24"])))
+        set.insert(session("b", try rules(["x.com"], addresses: ["2001:db8::/32", "203.0.113.0/24"])))
+        var desired = set.desiredBlock
+        #expect(desired.domains == ["reddit.com", "www.reddit.com", "www.x.com", "x.com"])
+        #expect(desired.addresses.map(\.description) == ["203.0.113.0/24", "2001:db8::/32"])
+        #expect(desired.allowOnly == nil)
+
+        set.insert(session("c", try rules(["docs.example", "wiki.example"], addresses: ["192.0.2.1"], mode: .allowlist)))
+        set.insert(session("d", try rules(["docs.example"], addresses: ["192.0.2.1", "192.0.2.2"], mode: .allowlist)))
+        desired = set.desiredBlock
+        #expect(desired.allowOnly?.domains == ["docs.example", "www.docs.example"])
+        #expect(desired.allowOnly?.addresses.map(\.description) == ["192.0.2.1"])
+        // The blocklists still apply on top, and the hosts file is given only their names.
+        #expect(desired.domains.contains("reddit.com"))
+        #expect(!desired.domains.contains("docs.example"))
+    }
+
+    @Test func anAllowlistBlocksEverythingItDoesNotName() throws {
+        let allow = try rules(["docs.example"], mode: .allowlist)
+        #expect(allow.blockingRule(for: "docs.example") == nil)
+        #expect(allow.blockingRule(for: "api.docs.example") == nil)
+        #expect(allow.blockingRule(for: "reddit.com") == BlockRules.notAllowed)
+        #expect(allow.exactNames.isEmpty)
+        #expect(allow.allowedNames == ["docs.example", "www.docs.example"])
+    }
+
+    @Test func strictChangesOnlyGetStricter() throws {
+        let old = try rules(["a.example", "b.example"], addresses: ["192.0.2.1"], mode: .allowlist)
+        let new = try rules(["a.example", "c.example"], addresses: ["192.0.2.1", "192.0.2.9"], mode: .allowlist)
+        let merged = old.merged(with: new)
+        #expect(merged.block.sorted == ["a.example"])
+        #expect(merged.addresses.map(\.description) == ["192.0.2.1"])
+        #expect(old.merged(with: try rules(["z.example"])) == old)
+        let blocking = try rules(["a.example"], addresses: ["192.0.2.1"]).merged(with: try rules(["b.example"], addresses: ["192.0.2.2"]))
+        #expect(blocking.addresses.count == 2)
+    }
+
+    @Test func rulesSavedBeforeAddressesExistedStillLoad() throws {
+        let old = Data(#"{"block":{"rules":["a.example"]},"allow":{"rules":[]}}"#.utf8)
+        let decoded = try JSONDecoder().decode(BlockRules.self, from: old)
+        #expect(decoded.mode == .blocklist && decoded.addresses.isEmpty && decoded.block.sorted == ["a.example"])
+    }
+
+    @Test func anAllowlistProfileTakesNoExceptions() throws {
+        let profile = Profile(name: "p", domains: [try DomainName(parsing: "a.example")], allow: [try DomainName(parsing: "b.example")],
+                              mode: .allowlist)
+        #expect { try profile.validate(against: ServiceCatalog()) } throws: { ($0 as? FieldError)?.field == "allow" }
+    }
+}

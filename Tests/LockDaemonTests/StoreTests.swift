@@ -33,6 +33,8 @@ struct StoreTests {
         try scratch.write("etc/simplylock/profiles.d/syntax.toml", "name = \"syntax\"\ndomains = [\"a.com\"\n")
         try scratch.write("etc/simplylock/profiles.d/renamed.toml", "name = \"other\"\n")
         try scratch.write("etc/simplylock/profiles.d/service.toml", "name = \"service\"\n\nservices = [\"myspace\"]\n")
+        try scratch.write("etc/simplylock/profiles.d/nets.toml", "name = \"nets\"\naddresses = [\n  \"192.0.2.0/24\",\n  \"192.0.2.0/33\",\n]\n")
+        try scratch.write("etc/simplylock/profiles.d/moded.toml", "name = \"moded\"\nmode = \"denylist\"\n")
         var store = ProfileStore(paths: scratch.paths)
         let problems = store.reload().map(\.description)
         #expect(store.profile("good") != nil)
@@ -43,6 +45,8 @@ struct StoreTests {
         #expect(text.contains("profiles.d/syntax.toml:"), "\(text)")
         #expect(text.contains("profiles.d/renamed.toml:1: name: \"other\" does not match the file name renamed.toml"), "\(text)")
         #expect(text.contains("profiles.d/service.toml:3: services: unknown service \"myspace\""), "\(text)")
+        #expect(text.contains("profiles.d/nets.toml:4: addresses: invalid IP address or network \"192.0.2.0/33\""), "\(text)")
+        #expect(text.contains("profiles.d/moded.toml:2: mode: \"denylist\" is not a mode (blocklist or allowlist)"), "\(text)")
     }
 
     @Test func aReloadKeepsTheLastGoodVersionOfABrokenFile() throws {
@@ -60,7 +64,8 @@ struct StoreTests {
         var store = ProfileStore(paths: scratch.paths)
         store.reload()
         let profile = Profile(name: "focus", displayName: "Fo\"cus", description: "line\nbreak", domains: [try DomainName(parsing: "reddit.com")],
-                              services: ["youtube"], allow: [try DomainName(parsing: "music.youtube.com")], strict: true)
+                              services: ["youtube"], allow: [try DomainName(parsing: "music.youtube.com")],
+                              addresses: [try IPNetwork(parsing: "2001:db8::/32")], strict: true)
         try store.create(profile)
         #expect(throws: ProfileStore.Failure.exists("focus")) { try store.create(profile) }
         #expect(throws: ProfileStore.Failure.system("social")) { try store.delete("social") }
@@ -69,6 +74,20 @@ struct StoreTests {
         #expect(fresh.profile("focus") == profile)
         try fresh.delete("focus")
         #expect(scratch.read("etc/simplylock/profiles.d/focus.toml") == nil)
+    }
+
+    @Test func resolversAndEnforcersAreChecked() throws {
+        let scratch = try Scratch()
+        try scratch.write("c.toml", "enforcers = [\"hosts\", \"nftables\"]\nresolvers = [\"9.9.9.9\", \"[2620:fe::fe]:53\", \"1.1.1.1:5353\"]\n")
+        let configuration = try DaemonConfiguration.load(scratch.path + "/c.toml")
+        #expect(configuration.enforcers == ["hosts", "nftables"])
+        #expect(configuration.resolvers.count == 3)
+        try scratch.write("c.toml", "resolvers = [\n  \"9.9.9.9\",\n  \"dns.example\",\n]\n")
+        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml") } throws: {
+            ($0 as? FileProblem)?.line == 3 && ($0 as? FileProblem)?.field == "resolvers"
+        }
+        try scratch.write("c.toml", "enforcers = [\"nftables\"]\n")
+        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml") } throws: { "\($0)".contains("\"hosts\" is required") }
     }
 
     @Test func configurationErrorsNameTheField() throws {
