@@ -1,19 +1,16 @@
 #!/usr/bin/env python3
 """nftables benchmark; see bench-nftables.sh. Runs inside `unshare -n`. Arguments: BIN_DIR DATA_DIR."""
-import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+
+from benchlib import scratch_root, start_daemon, status_kib
 
 bin_dir, data_dir = sys.argv[1], sys.argv[2]
 subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-root = tempfile.mkdtemp(prefix="simplylock-bench-nft.")
-os.makedirs(f"{root}/etc/simplylock/profiles.d")
-with open(f"{root}/etc/hosts", "w") as f:
-    f.write("127.0.0.1 localhost\n")
+root = scratch_root("simplylock-bench-nft.")
 with open(f"{root}/etc/resolv.conf", "w") as f:
     f.write("nameserver 127.0.0.1\n")
 lockctl = [f"{bin_dir}/lockctl", "--root", root]
@@ -24,26 +21,13 @@ def address(i):
     return f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}"
 
 
-def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
 for n in sizes:
     body = "\n".join(f'    "{address(i * 2)}",' for i in range(n))
     with open(f"{root}/etc/simplylock/profiles.d/addr-{n}.toml", "w") as f:
         f.write(f'name = "addr-{n}"\naddresses = [\n{body}\n]\n')
 
-daemon = subprocess.Popen([f"{bin_dir}/simplylockd", "--root", root, "--data-dir", data_dir,
-                           "--enforcers", "hosts,nftables"], stderr=subprocess.DEVNULL)
+daemon = start_daemon(bin_dir, root, data_dir, enforcers="hosts,nftables")
 try:
-    for _ in range(200):
-        if subprocess.run(lockctl + ["status"], capture_output=True).returncode == 0:
-            break
-        time.sleep(0.05)
     time.sleep(1)
     print(f"simplylockd RSS idle with nftables: {status_kib(daemon.pid, 'VmRSS') / 1024:.1f} MiB")
     for n in sizes:

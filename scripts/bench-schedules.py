@@ -15,16 +15,14 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+
+from benchlib import scratch_root, start_daemon, write_domain_profile
 
 bin_dir, data_dir = sys.argv[1], sys.argv[2]
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 20
-root = tempfile.mkdtemp(prefix="simplylock-bench-schedules.")
-os.makedirs(f"{root}/etc/simplylock/profiles.d")
+root = scratch_root("simplylock-bench-schedules.")
 hosts = f"{root}/etc/hosts"
-with open(hosts, "w") as f:
-    f.write("127.0.0.1 localhost\n::1 localhost\n")
 lockctl = [f"{bin_dir}/lockctl", "--root", root]
 
 libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
@@ -61,20 +59,9 @@ def wait_for(predicate, timeout):
             return noticed
 
 
-def write_profile(name, count):
-    domains = "\n".join(f'    "d{i:05d}.bench.example",' for i in range(count))
-    with open(f"{root}/etc/simplylock/profiles.d/{name}.toml", "w") as f:
-        f.write(f'name = "{name}"\ndomains = [\n{domains}\n]\n')
-
-
-daemon = subprocess.Popen([f"{bin_dir}/simplylockd", "--root", root, "--data-dir", data_dir, "--enforcers", "hosts"],
-                          stderr=subprocess.DEVNULL)
+daemon = start_daemon(bin_dir, root, data_dir)
 try:
-    for _ in range(200):
-        if subprocess.run(lockctl + ["status"], capture_output=True).returncode == 0:
-            break
-        time.sleep(0.05)
-    write_profile("bench-10000", 10_000)
+    write_domain_profile(root, "bench-10000", 10_000)
     subprocess.run(lockctl + ["reload"], capture_output=True, check=True)
     for profile, marker in (("news", " news.ycombinator.com"), ("bench-10000", " www.d09999.bench.example")):
         late = []
