@@ -24,14 +24,7 @@ struct BlockManagerTests {
     }
 
     func makeManager(store: StateStore? = nil) async throws -> BlockManager {
-        var profiles = ProfileStore(paths: scratch.paths)
-        #expect(profiles.reload().isEmpty)
-        let clock = self.clock
-        let counter = Counter()
-        let manager = BlockManager(profiles: profiles, configuration: DaemonConfiguration(), store: store ?? self.store,
-                                   enforcers: [fake], events: EventBus(), logger: Logger(label: "test"),
-                                   clock: { clock.now() }, makeID: { "s\(counter.next())" })
-        try await manager.restore()
+        let manager = try await makeBlockManager(scratch: scratch, store: store ?? self.store, clock: clock, enforcer: fake)
         await manager.setTimer(timer)
         return manager
     }
@@ -194,10 +187,4 @@ struct BlockManagerTests {
         #expect(check.matches.first?.rule == "reddit.com")
         #expect(try await manager.check("example.org").blocked == false)
     }
-}
-
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-    func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
 }

@@ -1,8 +1,12 @@
 import Foundation
 import LockCore
+import LockDaemon
+import LockEnforcement
 import LockPlatform
 import LockStore
+import Logging
 import Synchronization
+import Testing
 
 /// A temporary directory with the shipped data and empty state, removed at the end.
 final class Scratch: @unchecked Sendable {
@@ -66,4 +70,25 @@ final class RecordingTimer: @unchecked Sendable {
     private var deadlines: [BootTime?] = []
     func arm(at deadline: BootTime?) { lock.lock(); deadlines.append(deadline); lock.unlock() }
     var last: BootTime?? { lock.lock(); defer { lock.unlock() }; return deadlines.last }
+}
+
+/// Hands out 1, 2, 3, … for test identifiers.
+final class Counter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+}
+
+/// A BlockManager over `scratch` as the daemon builds one at start-up: profiles loaded, saved
+/// sessions restored. Calling it again over the same store is a restart.
+func makeBlockManager(scratch: Scratch, store: StateStore, clock: ManualClock, enforcer: FakeEnforcer,
+                      configuration: DaemonConfiguration = DaemonConfiguration(), events: EventBus = EventBus(),
+                      counter: Counter = Counter()) async throws -> BlockManager {
+    var profiles = ProfileStore(paths: scratch.paths)
+    #expect(profiles.reload().isEmpty)
+    let manager = BlockManager(profiles: profiles, configuration: configuration, store: store, enforcers: [enforcer],
+                               events: events, logger: Logger(label: "test"), clock: { clock.now() },
+                               makeID: { "s\(counter.next())" })
+    try await manager.restore()
+    return manager
 }

@@ -14,7 +14,7 @@ struct JournalFieldTests {
         let event = LogEvent(level: .warning, message: "hosts file changed externally",
                              metadata: nil, source: "LockEnforcement",
                              file: "LockEnforcement/HostsFileEnforcer.swift", function: "apply(_:)", line: 42)
-        let fields = JournalLogHandler.fields(
+        let fields = JournalEntry.fields(
             for: event,
             metadata: ["session": "s-1", "profile": "deep-work", "origin": "schedule:weekday"],
             identifier: "simplylockd", label: "simplylock.hosts")
@@ -37,7 +37,7 @@ struct JournalFieldTests {
     func valuesAreNotMangled() {
         let event = LogEvent(level: .error, message: "line one\nline two", metadata: nil, source: nil,
                              file: "f.swift", function: "g()", line: 1)
-        let fields = JournalLogHandler.fields(
+        let fields = JournalEntry.fields(
             for: event, metadata: ["domains": ["a.com", "b.com"], "count": "\(3)"],
             identifier: "simplylockd", label: "x")
         #expect(fields.first == "MESSAGE=line one\nline two")
@@ -63,24 +63,24 @@ struct JournalFieldTests {
         ("9lives", "SIMPLYLOCK_9LIVES"),
     ])
     func fieldNames(key: String, expected: String) {
-        #expect(JournalLogHandler.fieldName(forMetadataKey: key) == expected)
+        #expect(JournalEntry.fieldName(forMetadataKey: key) == expected)
     }
 
     @Test("Field names are cut at journald's 64-byte limit")
     func longKeys() {
-        let name = JournalLogHandler.fieldName(forMetadataKey: String(repeating: "k", count: 100))
+        let name = JournalEntry.fieldName(forMetadataKey: String(repeating: "k", count: 100))
         #expect(name.utf8.count == 64)
         #expect(name.hasPrefix("SIMPLYLOCK_KKK"))
     }
 
     @Test("Handler metadata, provider metadata, event metadata and errors are merged in that order")
     func metadataPrecedence() {
-        var handler = JournalLogHandler(label: "l", identifier: "simplylockd", logLevel: .info,
+        var handler = DaemonLogHandler(destination: .journal, label: "l", identifier: "simplylockd", logLevel: .info,
                                         metadataProvider: Logger.MetadataProvider { ["session": "from-provider", "origin": "pomodoro"] })
         handler.metadata = ["session": "from-handler", "profile": "deep-work"]
         let event = LogEvent(level: .error, message: "m", error: SampleError(), metadata: ["origin": "manual"],
                              source: nil, file: "f", function: "g", line: 1)
-        let merged = JournalLogHandler.fields(
+        let merged = JournalEntry.fields(
             for: event, metadata: event.effectiveMetadata(base: handler.metadata, provider: handler.metadataProvider),
             identifier: handler.identifier, label: handler.label)
         #expect(merged.contains("SIMPLYLOCK_SESSION=from-provider"))

@@ -25,14 +25,10 @@ struct PomodoroEngineTests {
     /// A manager and an engine restored from the store, as the daemon builds them at start-up.
     func makeDaemon(configuration: DaemonConfiguration = DaemonConfiguration(), events: EventBus = EventBus())
         async throws -> (BlockManager, PomodoroEngine) {
-        var profiles = ProfileStore(paths: scratch.paths)
-        #expect(profiles.reload().isEmpty)
         let clock = self.clock
         let counter = Counter()
-        let manager = BlockManager(profiles: profiles, configuration: configuration, store: store, enforcers: [fake],
-                                   events: events, logger: Logger(label: "test"), clock: { clock.now() },
-                                   makeID: { "s\(counter.next())" })
-        try await manager.restore()
+        let manager = try await makeBlockManager(scratch: scratch, store: store, clock: clock, enforcer: fake,
+                                                 configuration: configuration, events: events, counter: counter)
         await manager.setTimer(managerTimer)
         let engine = PomodoroEngine(manager: manager, store: store, events: events, logger: Logger(label: "test"),
                                     clock: { clock.now() }, makeID: { "run\(counter.next())" })

@@ -30,16 +30,10 @@ struct SchedulerTests {
     /// A daemon's worth of manager and scheduler over the scratch directory; calling it again
     /// is a restart.
     func start() async throws -> (BlockManager, Scheduler) {
-        var profiles = ProfileStore(paths: scratch.paths)
-        #expect(profiles.reload().isEmpty)
         let clock = self.clock
-        let counter = Counter()
-        let manager = BlockManager(profiles: profiles, configuration: DaemonConfiguration(), store: store, enforcers: [fake],
-                                   events: events, logger: Logger(label: "test"), clock: { clock.now() },
-                                   makeID: { "s\(counter.next())" })
-        try await manager.restore()
+        let manager = try await makeBlockManager(scratch: scratch, store: store, clock: clock, enforcer: fake, events: events)
         var schedules = ScheduleStore(directory: scratch.paths.schedulesDirectory)
-        schedules.reload(profiles: Set(profiles.profiles.keys))
+        schedules.reload(profiles: Set(await manager.listProfiles().profiles.map(\.name)))
         let zone = self.zone
         let scheduler = Scheduler(store: schedules, manager: manager, state: store, events: events, logger: Logger(label: "test"),
                                   clock: { clock.now() }, systemZone: { zone.current }, defaultWarning: .seconds(300))

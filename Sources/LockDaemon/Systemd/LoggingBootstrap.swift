@@ -53,15 +53,9 @@ public enum LoggingBootstrap {
     ///   - identifier: `SYSLOG_IDENTIFIER` / the name printed on stderr lines.
     ///   - destination: Where entries go.
     public static func makeFactory(level: Logger.Level, identifier: String, destination: LogDestination) -> @Sendable (String, Logger.MetadataProvider?) -> any LogHandler {
-        switch destination {
-        case .journal:
-            return { label, provider in
-                JournalLogHandler(label: label, identifier: identifier, logLevel: level, metadataProvider: provider)
-            }
-        case .stderr:
-            return { label, provider in
-                StderrLogHandler(label: label, identifier: identifier, logLevel: level, metadataProvider: provider)
-            }
+        { label, provider in
+            DaemonLogHandler(destination: destination, label: label, identifier: identifier, logLevel: level,
+                             metadataProvider: provider)
         }
     }
 

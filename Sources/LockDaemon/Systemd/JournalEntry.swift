@@ -7,64 +7,19 @@ import Glibc
 import Musl
 #endif
 
-/// A swift-log handler that writes structured entries to the systemd journal with
-/// `sd_journal_sendv(3)`.
+/// The systemd journal's structured entries, written with `sd_journal_sendv(3)`.
 ///
 /// Every entry carries `MESSAGE`, `PRIORITY`, `SYSLOG_IDENTIFIER`, `CODE_FILE`, `CODE_LINE`,
 /// `CODE_FUNC`, `SIMPLYLOCK_LEVEL` and `SIMPLYLOCK_LOGGER`, and every metadata key as an
 /// upper-cased `SIMPLYLOCK_…` field (`profile` → `SIMPLYLOCK_PROFILE`), so that
 /// `journalctl -u simplylockd SIMPLYLOCK_PROFILE=deep-work` finds the entries for one profile.
 ///
-/// The variadic `sd_journal_send` cannot be called from Swift, hence the iovec form. If sending
-/// fails (journald overloaded or restarting) the line goes to stderr instead, which, when this
-/// handler is chosen, is the journal's stream socket: the message is kept, only unstructured.
-/// `sd_journal_sendv` itself ignores a missing socket (ENOENT), which is why
-/// ``LoggingBootstrap/detectDestination()`` checks for it before choosing this handler.
-public struct JournalLogHandler: LogHandler {
+/// The variadic `sd_journal_send` cannot be called from Swift, hence the iovec form.
+/// `sd_journal_sendv` ignores a missing socket (ENOENT), which is why
+/// ``LoggingBootstrap/detectDestination()`` checks for it before choosing the journal.
+public enum JournalEntry {
     /// The prefix of every field derived from metadata.
     public static let metadataFieldPrefix = "SIMPLYLOCK_"
-
-    /// `SYSLOG_IDENTIFIER`, e.g. `simplylockd`.
-    public let identifier: String
-    /// The logger's label, sent as `SIMPLYLOCK_LOGGER`.
-    public let label: String
-    /// The minimum level that is logged.
-    public var logLevel: Logger.Level
-    /// Metadata attached to every entry of this logger.
-    public var metadata: Logger.Metadata = [:]
-    /// Supplies contextual metadata (for example task-local session ids) at log time.
-    public var metadataProvider: Logger.MetadataProvider?
-
-    /// Creates a handler.
-    /// - Parameters:
-    ///   - label: The logger's label.
-    ///   - identifier: The `SYSLOG_IDENTIFIER` to use.
-    ///   - logLevel: The minimum level that is logged.
-    ///   - metadataProvider: Contextual metadata, usually `LoggingSystem`'s.
-    public init(label: String, identifier: String, logLevel: Logger.Level, metadataProvider: Logger.MetadataProvider? = nil) {
-        self.label = label
-        self.identifier = identifier
-        self.logLevel = logLevel
-        self.metadataProvider = metadataProvider
-    }
-
-    /// Gets or sets one metadata value of this logger.
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    /// Sends one entry to the journal (or to stderr if the journal refuses it).
-    public func log(event: LogEvent) {
-        let merged = event.effectiveMetadata(base: metadata, provider: metadataProvider)
-        let fields = Self.fields(for: event, metadata: merged, identifier: identifier, label: label)
-        if Self.send(fields) < 0 {
-            let line = StderrLogHandler.formatLine(
-                secondsSinceEpoch: Int(time(nil)), level: event.level, identifier: identifier,
-                message: event.message.description, metadata: merged)
-            StderrLogHandler.write(line)
-        }
-    }
 
     /// Builds the `FIELD=value` strings of one journal entry, in a stable order.
     ///

@@ -6,7 +6,7 @@ import Glibc
 import Musl
 #endif
 
-/// A swift-log handler that writes one plain line per entry to standard error:
+/// Plain log lines on standard error, one per entry:
 ///
 ///     2026-11-22T10:00:00Z warning simplylockd: hosts file changed externally origin=manual profile=deep-work
 ///
@@ -14,44 +14,7 @@ import Musl
 /// supervisor). Metadata follows as `key=value` pairs sorted by key; values with spaces, quotes,
 /// `=` or control characters are quoted, and newlines are escaped so that an entry stays on
 /// one line.
-public struct StderrLogHandler: LogHandler {
-    /// The program name written before the colon, e.g. `simplylockd`.
-    public let identifier: String
-    /// The logger's label (not printed: one daemon, one identifier; kept for symmetry).
-    public let label: String
-    /// The minimum level that is logged.
-    public var logLevel: Logger.Level
-    /// Metadata attached to every entry of this logger.
-    public var metadata: Logger.Metadata = [:]
-    /// Supplies contextual metadata at log time.
-    public var metadataProvider: Logger.MetadataProvider?
-
-    /// Creates a handler.
-    /// - Parameters:
-    ///   - label: The logger's label.
-    ///   - identifier: The program name written on each line.
-    ///   - logLevel: The minimum level that is logged.
-    ///   - metadataProvider: Contextual metadata, usually `LoggingSystem`'s.
-    public init(label: String, identifier: String, logLevel: Logger.Level, metadataProvider: Logger.MetadataProvider? = nil) {
-        self.label = label
-        self.identifier = identifier
-        self.logLevel = logLevel
-        self.metadataProvider = metadataProvider
-    }
-
-    /// Gets or sets one metadata value of this logger.
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    /// Writes the entry to file descriptor 2.
-    public func log(event: LogEvent) {
-        let merged = event.effectiveMetadata(base: metadata, provider: metadataProvider)
-        Self.write(Self.formatLine(
-            secondsSinceEpoch: Int(time(nil)), level: event.level, identifier: identifier,
-            message: event.message.description, metadata: merged))
-    }
+public enum StderrLine {
 
     /// Formats one line, newline included. Pure, for tests and for the journal handler's fallback.
     /// - Parameters:
