@@ -77,4 +77,28 @@ public enum DurationParser {
         if parts.count == 2, parts[1].hasPrefix("0") { parts.removeLast() }
         return parts.joined(separator: " ")
     }
+
+    /// Formats a duration exactly, in the form `parse` reads: `1h30m`, `25m`, `12m5s`, `0.5s`,
+    /// `0s`, `-5s`, `400d`. Days are used only for whole days, so what a user typed (`30h`,
+    /// `3d`) comes back as typed; used where the text is stored or echoed in an error, unlike
+    /// the rounded display of `format`.
+    public static func formatExact(_ duration: Duration) -> String {
+        let ns = duration.nanosecondsClamped
+        if ns < 0 { return "-" + formatExact(.nanoseconds(ns == .min ? .max : -ns)) }
+        let whole = ns / 1_000_000_000
+        let fraction = ns % 1_000_000_000
+        if fraction == 0, whole > 0, whole % 86_400 == 0 { return "\(whole / 86_400)d" }
+        var text = ""
+        if whole / 3600 > 0 { text += "\(whole / 3600)h" }
+        if whole % 3600 / 60 > 0 { text += "\(whole % 3600 / 60)m" }
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: 9 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            text += "\(whole % 60).\(digits)s"
+        } else if whole % 60 > 0 || text.isEmpty {
+            text += "\(whole % 60)s"
+        }
+        return text
+    }
 }

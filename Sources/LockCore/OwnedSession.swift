@@ -1,5 +1,3 @@
-import LockCore
-
 /// A session that a subsystem owns (a schedule, the Pomodoro timer): what it wants in force,
 /// or what is in force now.
 public struct OwnedSession: Sendable, Equatable {

@@ -28,9 +28,9 @@ public enum PomodoroConfigError: Error, Sendable, Equatable, CustomStringConvert
     public var reason: String {
         switch self {
         case .phaseTooShort(_, let value):
-            "\(PomodoroDurations.text(value)) must be at least \(PomodoroDurations.text(PomodoroConfig.minimumPhase))"
+            "\(DurationParser.formatExact(value)) must be at least \(DurationParser.formatExact(PomodoroConfig.minimumPhase))"
         case .phaseTooLong(_, let value):
-            "\(PomodoroDurations.text(value)) is too long (at most \(PomodoroDurations.text(PomodoroConfig.maximumPhase)))"
+            "\(DurationParser.formatExact(value)) is too long (at most \(DurationParser.formatExact(PomodoroConfig.maximumPhase)))"
         case .longEveryTooSmall(let value), .cyclesTooSmall(let value):
             "\(value) must be at least 1"
         }

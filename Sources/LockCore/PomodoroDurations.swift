@@ -28,30 +28,4 @@ enum PomodoroDurations {
         if ns <= 0 { return 0 }
         return ns / nanosecondsPerSecond + (ns % nanosecondsPerSecond == 0 ? 0 : 1)
     }
-
-    /// Compact text such as "25m", "1h30m", "12m5s", "0s", "0.5s" or "-5s"; the same style the
-    /// command line accepts, so an error message can be pasted back corrected.
-    static func text(_ d: Duration) -> String {
-        let ns = d.nanosecondsClamped
-        if ns < 0 {
-            return "-" + text(.nanoseconds(ns == .min ? .max : -ns))
-        }
-        let whole = ns / nanosecondsPerSecond
-        let fraction = ns % nanosecondsPerSecond
-        let hours = whole / 3600
-        let minutes = whole % 3600 / 60
-        let seconds = whole % 60
-        var out = ""
-        if hours > 0 { out += "\(hours)h" }
-        if minutes > 0 { out += "\(minutes)m" }
-        if fraction != 0 {
-            var digits = String(fraction)
-            digits = String(repeating: "0", count: 9 - digits.count) + digits
-            while digits.hasSuffix("0") { digits.removeLast() }
-            out += "\(seconds).\(digits)s"
-        } else if seconds > 0 || out.isEmpty {
-            out += "\(seconds)s"
-        }
-        return out
-    }
 }

@@ -12,7 +12,7 @@ public struct PomodoroStatus: Sendable, Equatable, CustomStringConvertible {
         /// For example "short break 5m", "long break 15m" or "finished".
         public var description: String {
             switch self {
-            case .phase(let phase, let duration): "\(phase) \(PomodoroDurations.text(duration))"
+            case .phase(let phase, let duration): "\(phase) \(DurationParser.formatExact(duration))"
             case .finish: "finished"
             }
         }
@@ -63,7 +63,7 @@ public struct PomodoroStatus: Sendable, Equatable, CustomStringConvertible {
         case .running(let phase, _), .paused(let phase, _):
             var head = "\(phase)"
             if isPaused { head += isBlocking ? " (paused, still blocking)" : " (paused)" }
-            let left = PomodoroDurations.text(.seconds(remainingSeconds ?? 0))
+            let left = DurationParser.formatExact(.seconds(remainingSeconds ?? 0))
             return "\(head), \(cycleText), \(left) left; next: \(next?.description ?? "finished")"
         case .waiting:
             // Outside manual mode only a missed phase end makes a run wait.

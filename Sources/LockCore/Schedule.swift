@@ -61,7 +61,7 @@ public struct Schedule: Sendable, Equatable, Codable {
                 guard let from else { throw FieldError(field: "from", reason: "is required with --days (e.g. 09:00)") }
                 guard let to else { throw FieldError(field: "to", reason: "is required with --days (e.g. 12:30)") }
                 if let duration {
-                    throw FieldError(field: "for", value: ScheduleRule.format(duration),
+                    throw FieldError(field: "for", value: DurationParser.formatExact(duration),
                                      reason: "applies to --on and --cron only; a weekly window ends at --to")
                 }
                 rule = try ScheduleRule(days: days, from: from, to: to)
@@ -95,8 +95,8 @@ public struct Schedule: Sendable, Equatable, Codable {
         }
         if let warning {
             guard warning >= .zero, warning <= Schedule.maximumWarning else {
-                throw FieldError(field: "warn", value: ScheduleRule.format(warning),
-                                 reason: "\(ScheduleRule.format(warning)) is not between 0 (no warnings) and 1d")
+                throw FieldError(field: "warn", value: DurationParser.formatExact(warning),
+                                 reason: "\(DurationParser.formatExact(warning)) is not between 0 (no warnings) and 1d")
             }
         }
         self.name = name
@@ -132,8 +132,8 @@ public struct Schedule: Sendable, Equatable, Codable {
     public var summary: String {
         switch rule {
         case .weekly(let window): window.description
-        case .calendar(let spec, let duration): "\(spec.normalizedText) for \(ScheduleRule.format(duration))"
-        case .cron(let cron, let duration): "cron \(cron.text) for \(ScheduleRule.format(duration))"
+        case .calendar(let spec, let duration): "\(spec.normalizedText) for \(DurationParser.formatExact(duration))"
+        case .cron(let cron, let duration): "cron \(cron.text) for \(DurationParser.formatExact(duration))"
         }
     }
 

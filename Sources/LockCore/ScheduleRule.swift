@@ -47,10 +47,10 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
 
     private static func validated(_ duration: Duration) throws(ScheduleError) -> Duration {
         guard duration > .zero else {
-            throw ScheduleError(field: .for, value: format(duration), reason: "\(format(duration)) is not a positive duration")
+            throw ScheduleError(field: .for, value: DurationParser.formatExact(duration), reason: "\(DurationParser.formatExact(duration)) is not a positive duration")
         }
         guard duration <= maximumDuration else {
-            throw ScheduleError(field: .for, value: format(duration), reason: "\(format(duration)) is longer than the maximum of 366d")
+            throw ScheduleError(field: .for, value: DurationParser.formatExact(duration), reason: "\(DurationParser.formatExact(duration)) is longer than the maximum of 366d")
         }
         return duration
     }
@@ -139,7 +139,7 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
         switch self {
         case .weekly(let window): window.interval(startingAt: start, in: zone)
         case .calendar(_, let duration), .cron(_, let duration):
-            DateInterval(start: start, duration: max(0, Self.seconds(duration)))
+            DateInterval(start: start, duration: max(0, duration.seconds))
         }
     }
 
@@ -147,7 +147,7 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
     private var fixedLength: TimeInterval? {
         switch self {
         case .weekly: nil
-        case .calendar(_, let duration), .cron(_, let duration): max(0, Self.seconds(duration))
+        case .calendar(_, let duration), .cron(_, let duration): max(0, duration.seconds)
         }
     }
 
@@ -169,34 +169,9 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .weekly(let window): "--days \(window.days) --from \(window.from) --to \(window.to)"
-        case .calendar(let spec, let duration): "--on '\(spec.normalizedText)' --for \(Self.format(duration))"
-        case .cron(let cron, let duration): "--cron '\(cron.text)' --for \(Self.format(duration))"
+        case .calendar(let spec, let duration): "--on '\(spec.normalizedText)' --for \(DurationParser.formatExact(duration))"
+        case .cron(let cron, let duration): "--cron '\(cron.text)' --for \(DurationParser.formatExact(duration))"
         }
-    }
-
-    /// A duration in seconds as `TimeInterval`.
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-
-    /// A compact duration such as `1d2h`, `1h30m`, `45s` or `1.5s`: exact, unlike the two-unit
-    /// display form, so a `--for` value written to a file reads back unchanged.
-    public static func format(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, attoseconds >= 0 else { return "-" + format(.zero - duration) }
-        if attoseconds != 0 || seconds == 0 {
-            let value = Self.seconds(duration)
-            return value == value.rounded() ? "\(Int64(value))s" : "\(value)s"
-        }
-        let units: [(Int64, String)] = [(86_400, "d"), (3600, "h"), (60, "m"), (1, "s")]
-        var remaining = seconds
-        var text = ""
-        for (size, unit) in units where remaining >= size {
-            text += "\(remaining / size)\(unit)"
-            remaining %= size
-        }
-        return text
     }
 
     private enum CodingKeys: String, CodingKey { case kind, days, from, to, on, cron, seconds }
@@ -238,11 +213,11 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
         case .calendar(let spec, let duration):
             try container.encode("calendar", forKey: .kind)
             try container.encode(spec.normalizedText, forKey: .on)
-            try container.encode(Self.seconds(duration), forKey: .seconds)
+            try container.encode(duration.seconds, forKey: .seconds)
         case .cron(let cron, let duration):
             try container.encode("cron", forKey: .kind)
             try container.encode(cron.text, forKey: .cron)
-            try container.encode(Self.seconds(duration), forKey: .seconds)
+            try container.encode(duration.seconds, forKey: .seconds)
         }
     }
 }

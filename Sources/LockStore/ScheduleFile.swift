@@ -61,14 +61,14 @@ public enum ScheduleFile {
             writer.string("to", window.to.description)
         case .calendar(let spec, let duration):
             writer.string("on", spec.normalizedText)
-            writer.string("for", ScheduleRule.format(duration))
+            writer.string("for", DurationParser.formatExact(duration))
         case .cron(let expression, let duration):
             writer.string("cron", expression.text)
-            writer.string("for", ScheduleRule.format(duration))
+            writer.string("for", DurationParser.formatExact(duration))
         }
         writer.string("tz", schedule.timeZoneName)
         if let strict = schedule.strict { writer.bool("strict", strict) }
-        if let warning = schedule.warning { writer.string("warn", warning == .zero ? "off" : ScheduleRule.format(warning)) }
+        if let warning = schedule.warning { writer.string("warn", warning == .zero ? "off" : DurationParser.formatExact(warning)) }
         writer.bool("enabled", schedule.enabled)
         return writer.output
     }

@@ -28,4 +28,11 @@ import Testing
     func formats(seconds: Double, text: String) {
         #expect(DurationParser.format(.seconds(seconds)) == text)
     }
+
+    @Test(arguments: [(1800.0, "30m"), (108_000, "30h"), (93_784, "26h3m4s"), (0.5, "0.5s"), (0, "0s"),
+                      (-5, "-5s"), (34_560_000, "400d"), (86_400, "1d")] as [(Double, String)])
+    func formatsExactlyAndReadsBack(seconds: Double, text: String) throws {
+        #expect(DurationParser.formatExact(.seconds(seconds)) == text)
+        if seconds >= 1, seconds == seconds.rounded() { #expect(try DurationParser.parse(text) == .seconds(seconds)) }
+    }
 }

@@ -90,7 +90,7 @@ struct ScheduleRuleTests {
         #expect(try ScheduleRule(on: "Mon..Fri *-*-* 09:00:00", for: .seconds(12_600)) == calendar)
         let cron = try ScheduleRule(cron: "0 9 * * 1-5", for: .seconds(45 * 60))
         #expect(cron.description == "--cron '0 9 * * 1-5' --for 45m")
-        #expect(try ScheduleRule(on: "daily", for: .seconds(93_784)).description == "--on '*-*-* 00:00:00' --for 1d2h3m4s")
+        #expect(try ScheduleRule(on: "daily", for: .seconds(93_784)).description == "--on '*-*-* 00:00:00' --for 26h3m4s")
         #expect(try ScheduleRule(on: "daily", for: .milliseconds(1500)).description == "--on '*-*-* 00:00:00' --for 1.5s")
     }
 
