@@ -2,9 +2,12 @@
 import PackageDescription
 
 // Layering (dependencies only point downwards):
-//   LockCore → LockProtocol → LockEnforcement / LockStore → LockDaemon → simplylockd
-//   LockCore → LockProtocol → LockClient → LockCommands → lockctl
-// lockctl never links the daemon, the enforcers or SQLite.
+//   LockCore (pure domain values and rules, clock injected)
+//     → LockPlatform (Linux plumbing: files, clocks, timers, inotify) → LockEnforcement / LockStore
+//     → LockDaemon (domain services, API edge, systemd glue) → simplylockd
+//   LockCore → LockProtocol (wire types, the endpoint table) → LockClient → LockCommands → lockctl
+// LockDaemon's API edge is the only place wire types meet domain types. lockctl never links
+// the daemon, the enforcers or SQLite.
 let package = Package(
     name: "simplylock",
     platforms: [.macOS(.v15)],
@@ -28,11 +31,11 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
         .target(name: "LockEnforcement", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "CNFTables",
+            "LockCore", "LockPlatform", "CNFTables",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LockStore", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform",
+            "LockCore", "LockPlatform",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
@@ -46,12 +49,7 @@ let package = Package(
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .target(name: "LockClient", dependencies: [
-            "LockCore", "LockProtocol",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+        .target(name: "LockClient", dependencies: ["LockCore", "LockProtocol"]),
         .target(name: "LockCommands", dependencies: [
             "LockCore", "LockProtocol", "LockClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,171 +1,165 @@
 import Foundation
 import LockProtocol
-import NIOHTTP1
 
 /// A typed client of the simplylockd control API, used by `lockctl` and by integration tests.
 ///
-/// Each call is one HTTP/1.1 request on a fresh connection to the Unix socket.
+/// Each call is one HTTP/1.1 request on a fresh connection to the Unix socket, to a path and
+/// method taken from the shared endpoint table (`Endpoints`).
 public struct LockClient: Sendable {
     /// The socket this client talks to.
     public let socketPath: String
-    private let transport: UnixHTTPTransport
+    private let transport: UnixSocketHTTP
 
     /// Creates a client for the daemon listening at `socketPath`.
     public init(socketPath: String) {
         self.socketPath = socketPath
-        transport = UnixHTTPTransport(socketPath: socketPath)
+        transport = UnixSocketHTTP(socketPath: socketPath)
     }
 
     /// What is blocked now.
-    public func status() async throws(ClientError) -> StatusResponse { try await get(Route.status) }
+    public func status() async throws(ClientError) -> StatusResponse { try call(Endpoints.status) }
 
     /// Every profile.
-    public func profiles() async throws(ClientError) -> ProfileList { try await get(Route.profiles) }
+    public func profiles() async throws(ClientError) -> ProfileList { try call(Endpoints.profiles) }
 
     /// One profile, with its expanded domains.
-    public func profile(_ name: String) async throws(ClientError) -> ProfileInfo { try await get(Route.profile(name)) }
+    public func profile(_ name: String) async throws(ClientError) -> ProfileInfo { try call(Endpoints.profile, [name]) }
 
     /// Creates a custom profile.
     public func createProfile(_ request: CreateProfileRequest) async throws(ClientError) -> ProfileInfo {
-        try await call(.POST, Route.profiles, request)
+        try call(Endpoints.createProfile, body: request)
     }
 
     /// Changes a custom profile.
     public func updateProfile(_ name: String, _ request: UpdateProfileRequest) async throws(ClientError) -> ProfileInfo {
-        try await call(.PATCH, Route.profile(name), request)
+        try call(Endpoints.updateProfile, [name], body: request)
     }
 
     /// Deletes a custom profile.
     public func deleteProfile(_ name: String) async throws(ClientError) {
-        let _: [String: String] = try await call(.DELETE, Route.profile(name), Optional<String>.none)
+        _ = try call(Endpoints.deleteProfile, [name])
     }
 
     /// Starts blocking a profile.
     public func start(_ request: StartRequest) async throws(ClientError) -> SessionInfo {
-        try await call(.POST, Route.sessions, request)
+        try call(Endpoints.startSession, body: request)
     }
 
     /// Stops the sessions a reference names (a session id or a profile name).
     public func stop(_ reference: String) async throws(ClientError) -> [SessionInfo] {
-        try await call(.DELETE, Route.session(reference), Optional<String>.none)
+        try call(Endpoints.stopSession, [reference])
     }
 
     /// Lengthens a session.
     public func extend(_ reference: String, seconds: Double) async throws(ClientError) -> SessionInfo {
-        try await call(.POST, Route.extend(reference), ExtendRequest(seconds: seconds))
+        try call(Endpoints.extendSession, [reference], body: ExtendRequest(seconds: seconds))
     }
 
     /// Whether a name is blocked now, and by which sessions.
     public func check(_ name: String) async throws(ClientError) -> CheckResponse {
-        try await get(Route.check + "?name=" + Route.escape(name))
+        try call(Endpoints.check, query: ["name": name])
     }
 
     /// The most recent sessions.
     public func history(limit: Int = 50) async throws(ClientError) -> HistoryResponse {
-        try await get(Route.history + "?limit=\(limit)")
+        try call(Endpoints.history, query: ["limit": "\(limit)"])
     }
 
     /// The daemon's checks of itself and the machine, for `lockctl doctor`.
-    public func doctor() async throws(ClientError) -> DoctorReport { try await get(Route.doctor) }
+    public func doctor() async throws(ClientError) -> DoctorReport { try call(Endpoints.doctor) }
 
     /// The Pomodoro timer.
-    public func pomodoro() async throws(ClientError) -> PomodoroInfo { try await get(Route.pomodoro) }
+    public func pomodoro() async throws(ClientError) -> PomodoroInfo { try call(Endpoints.pomodoro) }
 
     /// Starts a Pomodoro run linked to a profile.
     public func startPomodoro(_ request: PomodoroStartRequest) async throws(ClientError) -> PomodoroInfo {
-        try await call(.POST, Route.pomodoro, request)
+        try call(Endpoints.startPomodoro, body: request)
     }
 
     /// Pauses, resumes, skips, stops or moves on the Pomodoro run.
     public func pomodoro(_ action: PomodoroAction) async throws(ClientError) -> PomodoroInfo {
-        try await call(.POST, Route.pomodoro(action), Optional<String>.none)
+        try call(Endpoints.pomodoroAction, [action.rawValue])
     }
 
     /// Completed focus phases, newest first, with totals.
     public func pomodoroHistory(limit: Int = 50) async throws(ClientError) -> PomodoroHistoryResponse {
-        try await get(Route.pomodoroHistory + "?limit=\(limit)")
+        try call(Endpoints.pomodoroHistory, query: ["limit": "\(limit)"])
     }
 
     /// Makes the daemon read its configuration and profiles again.
-    public func reload() async throws(ClientError) -> ReloadResponse {
-        try await call(.POST, Route.reload, Optional<String>.none)
-    }
+    public func reload() async throws(ClientError) -> ReloadResponse { try call(Endpoints.reload) }
 
     /// Every schedule, where it stands now, and the files that could not be loaded.
-    public func schedules() async throws(ClientError) -> ScheduleList { try await get(Route.schedules) }
+    public func schedules() async throws(ClientError) -> ScheduleList { try call(Endpoints.schedules) }
 
     /// One schedule.
-    public func schedule(_ name: String) async throws(ClientError) -> ScheduleInfo { try await get(Route.schedule(name)) }
+    public func schedule(_ name: String) async throws(ClientError) -> ScheduleInfo { try call(Endpoints.schedule, [name]) }
 
     /// Creates a schedule.
     public func createSchedule(_ request: CreateScheduleRequest) async throws(ClientError) -> ScheduleInfo {
-        try await call(.POST, Route.schedules, request)
+        try call(Endpoints.createSchedule, body: request)
     }
 
     /// Changes a schedule (enables or disables it).
     public func updateSchedule(_ name: String, _ request: UpdateScheduleRequest) async throws(ClientError) -> ScheduleInfo {
-        try await call(.PATCH, Route.schedule(name), request)
+        try call(Endpoints.updateSchedule, [name], body: request)
     }
 
     /// Removes a schedule.
     public func deleteSchedule(_ name: String) async throws(ClientError) {
-        let _: [String: String] = try await call(.DELETE, Route.schedule(name), Optional<String>.none)
+        _ = try call(Endpoints.deleteSchedule, [name])
     }
 
     /// The next `count` intervals of a schedule that start after `after` (default: now).
     public func nextIntervals(of name: String, count: Int, after: Date? = nil) async throws(ClientError) -> [ScheduleInterval] {
-        var path = Route.scheduleNext(name) + "?count=\(count)"
-        if let after {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = after.timeIntervalSince1970.rounded() == after.timeIntervalSince1970
-                ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
-            path += "&after=" + Route.escape(formatter.string(from: after))
-        }
-        return try await get(path)
+        var query = ["count": "\(count)"]
+        if let after { query["after"] = Timestamp.format(after) }
+        return try call(Endpoints.scheduleNext, [name], query: query)
     }
 
     /// Calls `handler` with each event as it happens, until the daemon ends the stream or the
-    /// handler throws.
-    public func events(_ handler: @Sendable (Event) throws -> Void) async throws(ClientError) {
+    /// handler throws (its error passes through).
+    public func events(_ handler: @Sendable (Event) throws -> Void) async throws {
         let decoder = API.makeDecoder()
+        let endpoint = Endpoints.events
         do {
-            try await transport.stream(path: Route.events, onStatus: { status, body in
-                throw LockClient.failure(status: status, body: body)
-            }, onLine: { line in
-                guard let event = try? decoder.decode(Event.self, from: Data(line)) else {
-                    throw ClientError.protocolError("undecodable event: \(String(decoding: line, as: UTF8.self))")
-                }
-                try handler(event)
-            })
+            try UnixSocketHTTP(socketPath: socketPath, timeout: nil).stream(
+                path: endpoint.template.path([]),
+                onStatus: { status, body in throw LockClient.failure(status: status, body: body) },
+                onLine: { line in
+                    guard let event = try? decoder.decode(Event.self, from: Data(line)) else {
+                        throw ClientError.protocolError("undecodable event: \(String(decoding: line, as: UTF8.self))")
+                    }
+                    try handler(event)
+                })
         } catch let error as ClientError {
             throw error
-        } catch {
-            throw .protocolError("\(error)")
         }
     }
 
-    /// Sends any request and returns the status and raw body, for callers that need the
-    /// bytes themselves (tests of the API's error behaviour, `--raw` output).
-    public func raw(method: String, path: String, body: [UInt8]? = nil) async throws(ClientError) -> (status: Int, body: [UInt8]) {
-        try await transport.send(method: HTTPMethod(rawValue: method), path: path, body: body)
-    }
-
-    private func get<T: Decodable>(_ path: String) async throws(ClientError) -> T {
-        try await call(.GET, path, Optional<String>.none)
-    }
-
-    private func call<T: Decodable>(_ method: HTTPMethod, _ path: String, _ body: (some Encodable)?) async throws(ClientError) -> T {
+    private func call<Body: Encodable, Answer: Decodable>(_ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [],
+                                                          query: [String: String] = [:], body: Body? = nil) throws(ClientError) -> Answer {
+        var path = endpoint.template.path(parameters)
+        if !query.isEmpty {
+            path += "?" + query.sorted { $0.key < $1.key }.map { "\(PathTemplate.escape($0.key))=\(PathTemplate.escape($0.value))" }
+                .joined(separator: "&")
+        }
         var bytes: [UInt8]?
         if let body {
             do { bytes = Array(try API.makeEncoder().encode(body)) } catch { throw .protocolError("cannot encode request: \(error)") }
         }
-        let (status, responseBody) = try await transport.send(method: method, path: path, body: bytes)
-        guard (200..<300).contains(status) else { throw LockClient.failure(status: status, body: responseBody) }
+        let response = try transport.send(method: endpoint.method.rawValue, path: path, body: bytes)
+        guard (200..<300).contains(response.status) else { throw LockClient.failure(status: response.status, body: response.body) }
         do {
-            return try API.makeDecoder().decode(T.self, from: Data(responseBody))
+            return try API.makeDecoder().decode(Answer.self, from: Data(response.body))
         } catch {
-            throw .protocolError("cannot decode \(T.self): \(error)")
+            throw .protocolError("cannot decode \(Answer.self): \(error)")
         }
+    }
+
+    private func call<Answer: Decodable>(_ endpoint: Endpoint<NoBody, Answer>, _ parameters: [String] = [],
+                                         query: [String: String] = [:]) throws(ClientError) -> Answer {
+        try call(endpoint, parameters, query: query, body: Optional<NoBody>.none)
     }
 
     private static func failure(status: Int, body: [UInt8]) -> ClientError {

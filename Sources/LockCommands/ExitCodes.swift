@@ -45,7 +45,7 @@ public enum ExitCodes {
             case .forbidden: permissionDenied
             case .refused, .conflict: refused
             case .notFound: notFound
-            case .internalError: failure
+            case .internalError, .unavailable: failure
             }
         }
     }

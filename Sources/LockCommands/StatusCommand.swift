@@ -41,21 +41,22 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// One line per enforcer: what it holds and where, and its last error.
     static func summary(_ report: EnforcerReport) -> String {
+        let details = report.details.mapValues(\.description)
         var parts: [String] = []
         switch report.name {
         case "hosts":
             parts.append("\(report.elements) names")
-            if let path = report.details["path"] { parts.append(path) }
+            if let path = details["path"] { parts.append(path) }
         default:
             parts.append("\(report.elements) addresses")
-            if let mode = report.details["mode"], mode != "off" { parts.append(mode) }
-            if let names = report.details["names"] { parts.append("\(names) names resolved") }
-            if let failing = report.details["namesFailing"], failing != "0" { parts.append("\(failing) failing") }
-            if let last = report.details["lastResolution"], let date = ISO8601DateFormatter().date(from: last) {
+            if let mode = details["mode"], mode != "off" { parts.append(mode) }
+            if let names = details["names"] { parts.append("\(names) names resolved") }
+            if let failing = details["namesFailing"], failing != "0" { parts.append("\(failing) failing") }
+            if let last = details["lastResolution"], let date = ISO8601DateFormatter().date(from: last) {
                 parts.append("resolved \(TextFormat.clock(date))")
             }
         }
-        if let restores = report.details["restores"], restores != "0" { parts.append("restored \(restores)×") }
+        if let restores = details["restores"], restores != "0" { parts.append("restored \(restores)×") }
         if let error = report.lastError { parts.append("error: \(error)") }
         return parts.joined(separator: "  ")
     }

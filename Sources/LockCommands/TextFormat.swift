@@ -21,17 +21,7 @@ enum TextFormat {
 
     /// A local wall-clock time: `15:42` today, `Mon 09:00` within a week, a date beyond.
     static func clock(_ date: Date, now: Date = Date()) -> String {
-        let calendar = Calendar.current
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        if calendar.isDate(date, inSameDayAs: now) {
-            formatter.dateFormat = "HH:mm"
-        } else if abs(date.timeIntervalSince(now)) < 6 * 86_400 {
-            formatter.dateFormat = "EEE HH:mm"
-        } else {
-            formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        }
-        return formatter.string(from: date)
+        ClockText.time(date, now: now, zone: .current)
     }
 
     /// A duration in seconds, as `44m 59s`.

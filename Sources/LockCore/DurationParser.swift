@@ -64,7 +64,8 @@ public enum DurationParser {
     /// Formats a duration for people, with at most two units: `1h 30m`, `44m 59s`, `2d 3h`, `5s`.
     /// Fractions of a second are rounded up, so a block never shows `0s` while it is still on.
     public static func format(_ duration: Duration) -> String {
-        var seconds = Int64(duration.seconds.rounded(.up))
+        let (whole, atto) = duration.components
+        var seconds = atto > 0 ? whole.addingSaturating(1) : whole
         if seconds <= 0 { return "0s" }
         let units: [(Int64, String)] = [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")]
         var parts: [String] = []

@@ -30,27 +30,10 @@ public struct SchedulePlan: Sendable, Equatable {
         for decision in decisions {
             lines += decision.warnings.filter { $0.at > now }.map { $0.message(now: now) }
             if let status = decision.status, status.stoppedByHand {
-                let until = status.next.map { " until " + SchedulePlan.clock($0.start, zone: status.zone, now: now) } ?? ""
+                let until = status.next.map { " until " + ClockText.time($0.start, now: now, zone: status.zone) } ?? ""
                 lines.append("\(decision.name) stopped by hand\(until)")
             }
         }
         return lines
-    }
-
-    /// `09:00` today, `Mon 09:00` within a week, else `2027-01-15 08:00`, in `zone`.
-    static func clock(_ date: Date, zone: TimeZone, now: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = zone
-        if calendar.isDate(date, inSameDayAs: now) {
-            formatter.dateFormat = "HH:mm"
-        } else if abs(date.timeIntervalSince(now)) < 6 * 86_400 {
-            formatter.dateFormat = "EEE HH:mm"
-        } else {
-            formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        }
-        return formatter.string(from: date)
     }
 }

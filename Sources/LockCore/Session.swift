@@ -5,7 +5,12 @@ import Foundation
 /// The end is a deadline on the boot clock, valid only within the boot it was set in. A
 /// checkpoint (the time that was left, and the wall time it was taken at) carries a session
 /// across a reboot: it then resumes with what was left minus the wall time that passed while
-/// the machine was off, never negative and never more than it had.
+/// the machine was off, never negative and never more than it had. That wall time counts only
+/// when the wall clock is synchronised; otherwise the session resumes with what it had at the
+/// checkpoint and is corrected once the clock is synchronised (`corrected(at:)`).
+///
+/// A session never has more time left than at its last checkpoint: a boot clock that jumps
+/// back (libfaketime fakes `CLOCK_BOOTTIME` too) cannot lengthen a block.
 public struct Session: Sendable, Equatable, Codable, Identifiable {
     /// Short unique identifier (`3f9a1c2b7d4e`).
     public var id: String
@@ -27,6 +32,23 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
     public var checkpointRemaining: Duration
     /// Wall-clock time of the last checkpoint.
     public var checkpointWall: Date
+    /// Set when the session resumed after a reboot while the wall clock was not synchronised:
+    /// the time off is not known yet, and is taken off once the clock can be trusted.
+    public var pendingOffTime: PendingOffTime?
+
+    /// What is needed to count the time a machine was off, once the wall clock can be trusted.
+    public struct PendingOffTime: Sendable, Equatable, Codable {
+        /// Wall-clock time of the checkpoint before the machine went off.
+        public var since: Date
+        /// The boot-clock instant (in the new boot) at which the session resumed.
+        public var resumedAt: BootTime
+
+        /// Creates a pending correction.
+        public init(since: Date, resumedAt: BootTime) {
+            self.since = since
+            self.resumedAt = resumedAt
+        }
+    }
 
     /// Starts a session of `duration` at `now`.
     public init(id: String, profile: String, origin: SessionOrigin, strict: Bool, rules: BlockRules,
@@ -46,9 +68,16 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
     /// Time left at `now` (zero once it has ended). Across a reboot this is the checkpoint
     /// rule; call `resumed(at:)` first to re-anchor the session in the new boot.
     public func remaining(at now: ClockReading) -> Duration {
-        if now.bootID == bootID { return max(.zero, endBoot - now.boot) }
-        let off = max(.zero, Duration.seconds(now.wall.timeIntervalSince(checkpointWall)))
+        if now.bootID == bootID { return min(checkpointRemaining, max(.zero, endBoot - now.boot)) }
+        guard now.wallIsSynchronised else { return max(.zero, checkpointRemaining) }
+        let off = max(.zero, Duration.checkedSeconds(now.wall.timeIntervalSince(checkpointWall)) ?? .zero)
         return min(checkpointRemaining, max(.zero, checkpointRemaining - off))
+    }
+
+    /// True when the boot clock reads earlier than the last checkpoint (or the end lies further
+    /// away than the time that was left): a reading that cannot be trusted, to be logged.
+    public func hasImplausibleBootReading(at now: ClockReading) -> Bool {
+        now.bootID == bootID && endBoot - now.boot > checkpointRemaining + .seconds(1)
     }
 
     /// The wall-clock end as it looks from `now`: now plus what is left. It moves if the wall
@@ -65,8 +94,29 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
     public func resumed(at now: ClockReading) -> Session {
         var copy = self
         let left = remaining(at: now)
+        if now.bootID != bootID, !now.wallIsSynchronised {
+            copy.pendingOffTime = PendingOffTime(since: pendingOffTime?.since ?? checkpointWall, resumedAt: now.boot)
+        }
         copy.endBoot = now.boot + left
         copy.bootID = now.bootID
+        copy.checkpointRemaining = left
+        copy.checkpointWall = now.wall
+        return copy
+    }
+
+    /// The session with the time the machine was off taken off, once the wall clock is
+    /// synchronised (nil while it is not, or when there is nothing to correct). The wall time
+    /// at which the session resumed is worked out backwards from now on the boot clock, which
+    /// nobody can set; time off is never negative and never more than what was left.
+    public func corrected(at now: ClockReading) -> Session? {
+        guard let pending = pendingOffTime, now.wallIsSynchronised, now.bootID == bootID else { return nil }
+        var copy = self
+        copy.pendingOffTime = nil
+        let sinceResume = max(.zero, now.boot - pending.resumedAt)
+        let resumedWall = now.wall.addingTimeInterval(-sinceResume.seconds)
+        let off = max(.zero, Duration.checkedSeconds(resumedWall.timeIntervalSince(pending.since)) ?? .zero)
+        let left = max(.zero, remaining(at: now) - off)
+        copy.endBoot = now.boot + left
         copy.checkpointRemaining = left
         copy.checkpointWall = now.wall
         return copy
@@ -79,7 +129,7 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
     public func extended(by extra: Duration, at now: ClockReading) -> Session {
         var copy = resumed(at: now)
         copy.endBoot = copy.endBoot + extra
-        copy.checkpointRemaining += extra
+        copy.checkpointRemaining = .nanoseconds(copy.checkpointRemaining.nanosecondsClamped.addingSaturating(extra.nanosecondsClamped))
         return copy
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import LockCore
-import LockProtocol
 
 /// A mechanism that makes the machine block what a `DesiredBlock` says.
 ///
@@ -16,9 +15,17 @@ public protocol Enforcer: AnyObject, Sendable {
     func apply(_ desired: DesiredBlock) async throws
 
     /// Watches for outside changes (someone editing or flushing what this enforcer manages) and
-    /// restores the last applied state. Runs until the task is cancelled.
+    /// restores the last applied state. Runs until the task is cancelled; when it cannot watch,
+    /// it reports that in `status()` and tries again rather than returning.
     func watch() async
 
     /// What this enforcer has in force now, for `lockctl status` and `lockctl doctor`.
-    func report() async -> EnforcerReport
+    func status() async -> EnforcerStatus
+
+    /// Its own checks of what it manages, as a user of the machine would see it.
+    func diagnose() async -> [Finding]
+}
+
+extension Enforcer {
+    public func diagnose() async -> [Finding] { [] }
 }

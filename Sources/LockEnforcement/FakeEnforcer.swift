@@ -1,6 +1,5 @@
 import Foundation
 import LockCore
-import LockProtocol
 
 /// An enforcer that only remembers what it was asked to do, for unit tests of the code that
 /// drives enforcers. It can be told to fail, to test rollback.
@@ -29,8 +28,8 @@ public actor FakeEnforcer: Enforcer {
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 
-    public func report() async -> EnforcerReport {
-        EnforcerReport(name: name, applied: failure == nil, elements: current?.domains.count ?? 0,
+    public func status() async -> EnforcerStatus {
+        EnforcerStatus(name: name, applied: failure == nil, elements: current?.domains.count ?? 0,
                        lastApplied: nil, lastError: failure)
     }
 }

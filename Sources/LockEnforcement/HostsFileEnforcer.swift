@@ -1,7 +1,7 @@
 import Foundation
+import Glibc
 import LockCore
 import LockPlatform
-import LockProtocol
 import Logging
 import Synchronization
 
@@ -52,6 +52,18 @@ public actor HostsFileEnforcer: Enforcer {
     }
 
     public func watch() async {
+        // A watch that cannot start (the directory missing or unreadable for a moment) is
+        // retried: returning would leave the file unguarded until the daemon restarts.
+        while !Task.isCancelled {
+            await watchOnce()
+            try? await Task.sleep(for: HostsFileEnforcer.watchRetry)
+        }
+    }
+
+    /// How long to wait before trying again to watch a file that could not be watched.
+    static let watchRetry: Duration = .seconds(5)
+
+    private func watchOnce() async {
         let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let generation = Atomic(0)
         let watcher: FileWatcher
@@ -63,10 +75,12 @@ public actor HostsFileEnforcer: Enforcer {
             }
         } catch {
             lastError = "cannot watch: \(error)"
-            logger.error("cannot watch the hosts file", metadata: ["path": "\(path)", "error": "\(error)"])
+            logger.error("cannot watch the hosts file; trying again", metadata: ["path": "\(path)", "error": "\(error)"])
             return
         }
         defer { watcher.stop() }
+        // Anything that happened while not watching.
+        restoreIfChanged()
         await withTaskCancellationHandler {
             for await _ in changes {
                 // Wait until the file has been quiet for a moment: an editor that truncates
@@ -91,6 +105,8 @@ public actor HostsFileEnforcer: Enforcer {
 
     /// Re-applies the last desired state if the file no longer matches it.
     func restoreIfChanged() {
+        // Before the first apply there is no desired state to restore.
+        guard lastApplied != nil else { return }
         do {
             if try sync() {
                 restores += 1
@@ -104,11 +120,53 @@ public actor HostsFileEnforcer: Enforcer {
         }
     }
 
-    public func report() async -> EnforcerReport {
-        var details = ["path": path, "restores": "\(restores)"]
-        if let lastMethod { details["write"] = lastMethod.rawValue }
-        return EnforcerReport(name: name, applied: inForce && lastError == nil, elements: desired.count,
+    public func status() async -> EnforcerStatus {
+        var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores)]
+        if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
+        return EnforcerStatus(name: name, applied: inForce && lastError == nil, elements: desired.count,
                               lastApplied: lastApplied, lastError: lastError, details: details)
+    }
+
+    /// Checks the file as the machine's resolvers see it: the section the active blocks need,
+    /// and no entry of the user's own that maps a blocked name to a real address (the user's
+    /// entries come first in lookups, so one defeats the block).
+    public func diagnose() async -> [Finding] {
+        let subject = "hosts file"
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            return [Finding(subject, .warning, "\(path) is a symbolic link; blocking replaces it with a regular file",
+                                    fix: "point the link's users at \(path) itself, or manage the link's target")]
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard access(directory, W_OK) == 0 || access(path, W_OK) == 0 else {
+            return [Finding(subject, .problem, "\(path) cannot be written by simplylockd",
+                                    fix: "make \(directory) writable for the daemon (ReadWritePaths=/etc in the unit)")]
+        }
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(path) ?? [] } catch {
+            return [Finding(subject, .problem, error.description, fix: "check the file's permissions")]
+        }
+        let document = HostsDocument(bytes: bytes)
+        if document.rendered(names: desired) != bytes {
+            let text = String(decoding: bytes, as: UTF8.self)
+            let begins = text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == HostsDocument.beginMarker }.count
+            let what = begins > 1 ? "has \(begins) managed sections"
+                : (desired.isEmpty ? "still has a managed section although nothing is blocked" : "does not have the section the active blocks need")
+            return [Finding(subject, .problem, "\(path) \(what)",
+                                    fix: "the daemon rewrites it on every change and within a second of an edit; if this persists, see `journalctl -u simplylockd`")]
+        }
+        let blocked = Set(desired)
+        for line in String(decoding: document.userBytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix { !$0.hasPrefix("#") }
+            guard let address = fields.first, address != "0.0.0.0", address != "::", address != "127.0.0.1", address != "::1" else { continue }
+            if let name = fields.dropFirst().first(where: { blocked.contains(String($0).lowercased()) }) {
+                return [Finding(subject, .warning,
+                                        "your own entry \"\(line.trimmingCharacters(in: .whitespaces))\" maps blocked \(name) to a real address",
+                                        fix: "remove that line from \(path) while you want \(name) blocked")]
+            }
+        }
+        return [Finding(subject, .ok, desired.isEmpty ? "\(path): nothing blocked, no managed section"
+                                                              : "\(path): managed section in place, \(desired.count) names")]
     }
 
     /// Makes the file match `desired`. Returns true when it had to write.

@@ -1,6 +1,5 @@
 import Foundation
 import LockCore
-import LockProtocol
 import Logging
 
 /// The nftables enforcer's state and decisions, serialised by the actor: what is desired,
@@ -129,19 +128,19 @@ actor NFTablesController {
     /// True once something (possibly "nothing blocked") has been applied.
     var hasApplied: Bool { desired != nil }
 
-    func report() -> EnforcerReport {
-        var details: [String: String] = [
-            "table": "inet \(table)",
-            "mode": (lastCommitted?.mode ?? .off).rawValue,
-            "watch": watchMethod,
-            "restores": String(restores),
-            "nameservers": nameservers.map(\.description).joined(separator: " "),
+    func status() -> EnforcerStatus {
+        var details: [String: EnforcerStatus.Detail] = [
+            "table": .text("inet \(table)"),
+            "mode": .text((lastCommitted?.mode ?? .off).rawValue),
+            "watch": .text(watchMethod),
+            "restores": .count(restores),
+            "nameservers": .text(nameservers.map(\.description).joined(separator: " ")),
         ]
         if let ruleset = lastCommitted, ruleset.mode != .off {
             // Entries as the kernel holds them: single addresses plus ranges.
-            func count(_ intervals: AddressIntervals, _ family: IPNetwork.Family) -> String {
+            func count(_ intervals: AddressIntervals, _ family: IPNetwork.Family) -> EnforcerStatus.Detail {
                 let split = intervals.split(family)
-                return String(split.addresses.count + split.ranges.count)
+                return .count(split.addresses.count + split.ranges.count)
             }
             details["block4"] = count(ruleset.block, .ipv4)
             details["block6"] = count(ruleset.block, .ipv6)
@@ -152,20 +151,16 @@ actor NFTablesController {
                 details["allow6"] = count(ruleset.allow, .ipv6)
             }
         }
-        details["names"] = String(book.entries.count)
+        details["names"] = .count(book.entries.count)
         let failures = book.failures
-        details["namesFailing"] = String(failures.count)
+        details["namesFailing"] = .count(failures.count)
         if let first = failures.keys.min() {
-            details["firstFailure"] = "\(first): \(failures[first] ?? "")"
+            details["firstFailure"] = .text("\(first): \(failures[first] ?? "")")
         }
-        if let lastResolution {
-            details["lastResolution"] = lastResolution.ISO8601Format()
-        }
-        if let lastResolutionDuration {
-            details["resolutionSeconds"] = String(format: "%.3f", lastResolutionDuration.seconds)
-        }
-        if let lastRestoreReason { details["lastRestore"] = lastRestoreReason }
-        return EnforcerReport(
+        if let lastResolution { details["lastResolution"] = .time(lastResolution) }
+        if let lastResolutionDuration { details["resolutionSeconds"] = .seconds(lastResolutionDuration.seconds) }
+        if let lastRestoreReason { details["lastRestore"] = .text(lastRestoreReason) }
+        return EnforcerStatus(
             name: "nftables",
             applied: desired != nil && lastCommitSucceeded && !outsideChangePending,
             elements: lastCommitted?.elementCount ?? 0,

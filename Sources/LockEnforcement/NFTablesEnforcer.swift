@@ -5,7 +5,6 @@ import Musl
 #endif
 import Foundation
 import LockCore
-import LockProtocol
 import Logging
 
 /// Blocks at the firewall what the hosts file cannot: browsers using DNS-over-HTTPS,
@@ -132,8 +131,8 @@ public final class NFTablesEnforcer: Enforcer {
         await controller.seed(known)
     }
 
-    public func report() async -> EnforcerReport {
-        await controller.report()
+    public func status() async -> EnforcerStatus {
+        await controller.status()
     }
 
     /// The ruleset the enforcer would commit now (for `lockctl doctor` and tests).

@@ -4,14 +4,14 @@ import Foundation
 public enum API {
     /// Version of the program, reported by `lockctl version` and `GET /v1/status`.
     public static let softwareVersion = "0.1.0"
-    /// Path prefix of this API version.
-    public static let prefix = "/v1"
     /// Group whose members may change things through the socket, besides root.
     public static let adminGroup = "simplylock"
     /// Environment variable that overrides the socket path for clients.
     public static let socketEnvironmentVariable = "SIMPLYLOCK_SOCKET"
-    /// Largest request body the daemon accepts.
+    /// Largest request body the daemon accepts from callers who may change things.
     public static let maxBodyBytes = 4 << 20
+    /// Largest request body accepted from everyone else (reads carry no body).
+    public static let maxReaderBodyBytes = 4 << 10
 
     /// The JSON encoder both sides use: RFC 3339 dates, sorted keys.
     public static func makeEncoder(pretty: Bool = false) -> JSONEncoder {

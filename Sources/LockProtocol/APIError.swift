@@ -16,6 +16,8 @@ public enum APIErrorCode: String, Sendable, Codable, CaseIterable {
     case conflict
     /// The request body is too large. 413.
     case tooLarge = "too_large"
+    /// Too many connections or requests from this caller, or the daemon is busy. 503.
+    case unavailable
     /// The daemon failed to do what it should have been able to do. 500.
     case internalError = "internal"
 
@@ -28,6 +30,7 @@ public enum APIErrorCode: String, Sendable, Codable, CaseIterable {
         case .methodNotAllowed: 405
         case .refused, .conflict: 409
         case .tooLarge: 413
+        case .unavailable: 503
         case .internalError: 500
         }
     }
@@ -39,12 +42,17 @@ public struct APIError: Error, Sendable, Equatable, Codable, CustomStringConvert
     public var code: APIErrorCode
     /// A sentence for people, naming what to fix.
     public var message: String
+    /// The methods the path allows, sent as the `Allow` header of a 405 (not in the body).
+    public var allow: String?
 
     /// Creates an error.
-    public init(_ code: APIErrorCode, _ message: String) {
+    public init(_ code: APIErrorCode, _ message: String, allow: String? = nil) {
         self.code = code
         self.message = message
+        self.allow = allow
     }
+
+    private enum CodingKeys: String, CodingKey { case code, message }
 
     public var description: String { message }
 }

@@ -12,8 +12,6 @@ public struct Event: Sendable, Equatable, Codable {
         case sessionExtended = "session.extended"
         /// Profiles changed (created, edited, deleted, reloaded).
         case profilesChanged = "profiles.changed"
-        /// An enforcer found its work undone from outside and restored it.
-        case enforcementRestored = "enforcement.restored"
         /// An enforcer failed.
         case enforcementFailed = "enforcement.failed"
         /// A schedule starts or ends soon.
@@ -22,6 +20,8 @@ public struct Event: Sendable, Equatable, Codable {
         case pomodoroPhase = "pomodoro.phase"
         /// Sent once when a client subscribes, so it knows the stream is live.
         case hello
+        /// The daemon is shutting down: the last event of every stream.
+        case stopping = "daemon.stopping"
     }
 
     /// What happened.

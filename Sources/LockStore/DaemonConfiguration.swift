@@ -6,7 +6,7 @@ import LockCore
 public struct DaemonConfiguration: Sendable, Equatable {
     /// swift-log level name: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
-    /// Enforcers to run, in order; nil means the hosts file, plus nftables where it works.
+    /// Enforcers to run, in order; nil means the default set for this machine.
     public var enforcers: [String]?
     /// DNS servers for resolving blocked names into firewall addresses (`9.9.9.9`,
     /// `[2620:fe::fe]:53`); empty means the machine's resolv.conf.
@@ -24,10 +24,29 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var scheduleWarning: Duration = .seconds(300)
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-    static let knownEnforcers: Set<String> = ["hosts", "nftables"]
+    /// Every enforcer name the daemon knows.
+    public static let knownEnforcers: Set<String> = ["hosts", "nftables"]
+    static let keys: Set<String> = ["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
+                                    "schedule_warning", PomodoroSection.name]
+    /// The longest `max_session` that may be configured.
+    public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
     /// The defaults.
     public init() {}
+
+    /// A configuration and every problem found in its file.
+    public struct Loaded: Sendable, Equatable {
+        /// The settings: each valid key's value, the default for every other.
+        public var configuration: DaemonConfiguration
+        /// Every problem, located (`file:line: field: reason`); the keys they name keep their defaults.
+        public var problems: [FileProblem]
+
+        /// Pairs settings with the problems found reading them.
+        public init(configuration: DaemonConfiguration, problems: [FileProblem] = []) {
+            self.configuration = configuration
+            self.problems = problems
+        }
+    }
 
     /// An address with an optional port: `9.9.9.9`, `9.9.9.9:53`, `2620:fe::fe`, `[2620:fe::fe]:53`.
     static func isResolverAddress(_ text: String) -> Bool {
@@ -45,21 +64,33 @@ public struct DaemonConfiguration: Sendable, Equatable {
         return address.isSingleAddress
     }
 
-    /// Reads `path`; a missing file gives the defaults, a bad one a located problem.
-    public static func load(_ path: String) throws(FileProblem) -> DaemonConfiguration {
+    /// Reads `path`. A missing file gives the defaults. Every key is checked on its own: a bad
+    /// one is reported and keeps its default, the valid ones are used, so one typo never
+    /// discards the rest of the file.
+    public static func load(_ path: String) -> Loaded {
         var configuration = DaemonConfiguration()
-        guard FileManager.default.fileExists(atPath: path) else { return configuration }
-        let document = try TOMLDocument(contentsOf: path)
-        try document.requireOnly(["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                                  "schedule_warning", PomodoroSection.name])
-        if let level = try document.string("log_level") {
+        guard FileManager.default.fileExists(atPath: path) else { return Loaded(configuration: configuration, problems: []) }
+        let document: TOMLDocument
+        do { document = try TOMLDocument(contentsOf: path) } catch {
+            return Loaded(configuration: configuration, problems: [error])
+        }
+        var problems: [FileProblem] = []
+        func check(_ body: () throws(FileProblem) -> Void) {
+            do { try body() } catch { problems.append(error) }
+        }
+        for key in document.table.keys.sorted() where !keys.contains(key) {
+            problems.append(document.problem(key, "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
+        }
+        check { () throws(FileProblem) in
+            guard let level = try document.string("log_level") else { return }
             guard logLevels.contains(level) else {
                 throw document.problem("log_level", value: level,
                                        "\"\(level)\" is not a log level (\(logLevels.sorted().joined(separator: ", ")))")
             }
             configuration.logLevel = level
         }
-        if document.table["enforcers"] != nil {
+        check { () throws(FileProblem) in
+            guard document.table["enforcers"] != nil else { return }
             let names = try document.strings("enforcers")
             for name in names where !knownEnforcers.contains(name) {
                 throw document.problem("enforcers", value: name,
@@ -71,26 +102,41 @@ public struct DaemonConfiguration: Sendable, Equatable {
             }
             configuration.enforcers = names
         }
-        for text in try document.strings("resolvers") {
-            guard DaemonConfiguration.isResolverAddress(text) else {
-                throw document.problem("resolvers", value: text, "\"\(text)\" is not a resolver address (9.9.9.9, 2620:fe::fe or [2620:fe::fe]:53)")
+        check { () throws(FileProblem) in
+            var resolvers: [String] = []
+            for text in try document.strings("resolvers") {
+                guard isResolverAddress(text) else {
+                    throw document.problem("resolvers", value: text,
+                                           "\"\(text)\" is not a resolver address (9.9.9.9, 2620:fe::fe or [2620:fe::fe]:53)")
+                }
+                resolvers.append(text)
             }
-            configuration.resolvers.append(text)
+            configuration.resolvers = resolvers
         }
-        configuration.dohList = try document.string("doh_list")
-        if let interval = try document.duration("checkpoint_interval") {
+        check { () throws(FileProblem) in configuration.dohList = try document.string("doh_list") }
+        check { () throws(FileProblem) in
+            guard let interval = try document.duration("checkpoint_interval") else { return }
             guard interval >= .seconds(1), interval <= .seconds(3600) else {
                 throw document.problem("checkpoint_interval", "must be between 1s and 1h")
             }
             configuration.checkpointInterval = interval
         }
-        if let limit = try document.duration("max_session") { configuration.maxSession = limit }
-        configuration.pomodoro = try PomodoroSection.parse(document)
-        if let text = try document.string("schedule_warning") {
-            do { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {
+        check { () throws(FileProblem) in
+            guard let limit = try document.duration("max_session") else { return }
+            guard limit >= .seconds(60), limit <= maxSessionLimit else {
+                throw document.problem("max_session", "must be between 1m and 366d")
+            }
+            configuration.maxSession = limit
+        }
+        let pomodoro = PomodoroSection.parse(document)
+        configuration.pomodoro = pomodoro.config
+        problems += pomodoro.problems
+        check { () throws(FileProblem) in
+            guard let text = try document.string("schedule_warning") else { return }
+            do throws(FieldError) { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {
                 throw document.problem("schedule_warning", value: text, error.reason)
             }
         }
-        return configuration
+        return Loaded(configuration: configuration, problems: problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
     }
 }

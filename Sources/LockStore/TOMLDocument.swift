@@ -25,12 +25,10 @@ public struct TOMLDocument {
         }
     }
 
-    /// Reads and parses a file.
-    public init(contentsOf path: String) throws(FileProblem) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileProblem(file: path, message: "cannot be read")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
+    /// Reads and parses a file that `trust` allows to be read.
+    public init(contentsOf path: String, trust: TrustedFile.Trust = .anyone) throws(FileProblem) {
+        let bytes = try TrustedFile.read(path, trust: trust)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw FileProblem(file: path, message: "is not UTF-8 text")
         }
         try self.init(file: path, text: text)

@@ -1,4 +1,5 @@
 import Foundation
+import LockProtocol
 import Testing
 import TestSupport
 
@@ -25,16 +26,23 @@ struct OpenAPITests {
         #expect(result.status == 0, "\(result)\n\(daemon.log().suffix(2000))")
     }
 
-    @Test("every route the server knows is documented")
-    func routesDocumented() throws {
+    @Test("every endpoint of the shared table is documented with its method")
+    func endpointsDocumented() throws {
         let document = try String(contentsOfFile: Self.repository + "/docs/openapi.yaml", encoding: .utf8)
-        let source = try String(contentsOfFile: Self.repository + "/Sources/LockProtocol/Route.swift", encoding: .utf8)
-        // Route.swift lists every path; each must appear in the document.
-        let paths = source.matches(of: /"(\/v1\/[^"\\]*)/).map { String($0.1) }
-        #expect(!paths.isEmpty)
-        for path in paths {
-            let template = path.hasSuffix("/") ? path : path
-            #expect(document.contains(template), "\(path) from Route.swift is not in docs/openapi.yaml")
+        // Operations by path: the two-space-indented path keys and the four-space method keys under them.
+        var operations: [String: Set<String>] = [:]
+        var current: String?
+        for line in document.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") { current = String(line.dropFirst(2).dropLast()) } else if line.hasPrefix("    "),
+                !line.hasPrefix("     "), let path = current, line.hasSuffix(":") {
+                operations[path, default: []].insert(line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ":", with: "").uppercased())
+            } else if !line.hasPrefix(" "), !line.isEmpty { current = nil }
+        }
+        #expect(!operations.isEmpty)
+        for endpoint in Endpoints.all {
+            // The document names the path parameter as the table does.
+            let path = endpoint.template.description
+            #expect(operations[path]?.contains(endpoint.method.rawValue) == true, "\(endpoint.method) \(path) is not in docs/openapi.yaml")
         }
     }
 }

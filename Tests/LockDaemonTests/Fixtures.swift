@@ -1,7 +1,8 @@
 import Foundation
 import LockCore
-import LockDaemon
+@testable import LockDaemon
 import LockEnforcement
+import LockProtocol
 import LockPlatform
 import LockStore
 import Logging
@@ -64,12 +65,28 @@ final class ManualClock: Sendable {
     }
 }
 
-/// Remembers the deadlines a manager arms.
-final class RecordingTimer: @unchecked Sendable {
+/// Remembers the deadlines a service arms.
+final class RecordingTimer: DeadlineTimer, @unchecked Sendable {
     private let lock = NSLock()
     private var deadlines: [BootTime?] = []
     func arm(at deadline: BootTime?) { lock.lock(); deadlines.append(deadline); lock.unlock() }
     var last: BootTime?? { lock.lock(); defer { lock.unlock() }; return deadlines.last }
+}
+
+/// Remembers the instants a scheduler arms its wall-clock timer for.
+final class RecordingWallTimer: WallClockTimer, @unchecked Sendable {
+    private let lock = NSLock()
+    private var instants: [Date?] = []
+    func arm(atWall instant: Date?) { lock.lock(); instants.append(instant); lock.unlock() }
+    var last: Date? { lock.lock(); defer { lock.unlock() }; return instants.last ?? nil }
+}
+
+/// The system's time zone, as the test sets it.
+final class ManualZone: Sendable {
+    private let state: Mutex<TimeZone>
+    init(_ identifier: String) { state = Mutex(TimeZone(identifier: identifier)!) }
+    var current: TimeZone { state.withLock { $0 } }
+    func set(_ identifier: String) { state.withLock { $0 = TimeZone(identifier: identifier)! } }
 }
 
 /// Hands out 1, 2, 3, … for test identifiers.
@@ -79,16 +96,106 @@ final class Counter: @unchecked Sendable {
     func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
 }
 
-/// A BlockManager over `scratch` as the daemon builds one at start-up: profiles loaded, saved
-/// sessions restored. Calling it again over the same store is a restart.
-func makeBlockManager(scratch: Scratch, store: StateStore, clock: ManualClock, enforcer: FakeEnforcer,
-                      configuration: DaemonConfiguration = DaemonConfiguration(), events: EventBus = EventBus(),
-                      counter: Counter = Counter()) async throws -> BlockManager {
-    var profiles = ProfileStore(paths: scratch.paths)
-    #expect(profiles.reload().isEmpty)
-    let manager = BlockManager(profiles: profiles, configuration: configuration, store: store, enforcers: [enforcer],
-                               events: events, logger: Logger(label: "test"), clock: { clock.now() },
-                               makeID: { "s\(counter.next())" })
-    try await manager.restore()
-    return manager
+/// The daemon's services over `scratch` as the daemon builds them at start-up (profiles
+/// loaded, saved state restored, schedules evaluated), with a fake enforcer, a hand-moved clock
+/// and recording timers. Starting another over the same store is a restart. Requests go through
+/// the real route table in-process (`api`), so tests see what a client would.
+struct TestDaemon {
+    let core: DaemonCore
+    let api: InProcessAPI
+
+    static func start(scratch: Scratch, store: StateStore, clock: ManualClock, enforcers: [any Enforcer],
+                      configuration: DaemonConfiguration = DaemonConfiguration(), zone: ManualZone = ManualZone("UTC"),
+                      sessionTimer: RecordingTimer = RecordingTimer(), pomodoroTimer: RecordingTimer = RecordingTimer(),
+                      scheduleTimer: RecordingWallTimer = RecordingWallTimer(), counter: Counter = Counter(),
+                      ids: @escaping @Sendable (Int) -> String = { "s\($0)" }) async throws -> TestDaemon {
+        var profiles = ProfileStore(paths: scratch.paths)
+        #expect(profiles.reload().isEmpty)
+        let core = try await DaemonCore.start(
+            paths: scratch.paths, configuration: .init(configuration: configuration), profiles: profiles, enforcers: enforcers,
+            store: store, timers: .init(sessions: sessionTimer, pomodoro: pomodoroTimer, schedules: scheduleTimer),
+            logger: Logger(label: "test"), clock: { clock.now() }, zone: { zone.current }, makeID: { ids(counter.next()) })
+        return TestDaemon(core: core, api: InProcessAPI(router: core.router()))
+    }
+
+    var sessions: SessionService { core.sessions }
+    var scheduler: Scheduler { core.scheduler }
+    var engine: PomodoroEngine { core.pomodoro }
+}
+
+/// Calls the daemon's route table directly, as the server does for a request from root.
+struct InProcessAPI: Sendable {
+    let router: Router
+    var peer = PeerCredentials(pid: 1, uid: 0, gid: 0)
+
+    func call<Body: Encodable & Sendable, Answer: Decodable & Sendable>(
+        _ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [], query: String? = nil, body: Body? = nil) async throws(APIError) -> Answer {
+        let bytes = body.flatMap { try? API.makeEncoder().encode($0) }.map(Array.init) ?? []
+        let uri = endpoint.template.path(parameters) + (query.map { "?" + $0 } ?? "")
+        let response = await router.handle(APIRequest(methodName: endpoint.method.rawValue, uri: uri, body: bytes, peer: peer))
+        guard case .json(let status, let answer, _) = response else { throw APIError(.internalError, "not a JSON answer") }
+        guard (200..<300).contains(status) else {
+            throw (try? API.makeDecoder().decode(APIErrorBody.self, from: Data(answer)).error) ?? APIError(.internalError, "HTTP \(status)")
+        }
+        do { return try API.makeDecoder().decode(Answer.self, from: Data(answer)) } catch {
+            throw APIError(.internalError, "cannot decode \(Answer.self): \(error)")
+        }
+    }
+
+    func call<Answer: Decodable & Sendable>(_ endpoint: Endpoint<NoBody, Answer>, _ parameters: [String] = [],
+                                            query: String? = nil) async throws(APIError) -> Answer {
+        try await call(endpoint, parameters, query: query, body: Optional<NoBody>.none)
+    }
+
+    // The requests the tests make, named as the client names them.
+    func start(_ request: StartRequest) async throws(APIError) -> SessionInfo { try await call(Endpoints.startSession, body: request) }
+    func stop(_ reference: String) async throws(APIError) -> [SessionInfo] { try await call(Endpoints.stopSession, [reference]) }
+    func extend(_ reference: String, by seconds: Double) async throws(APIError) -> SessionInfo {
+        try await call(Endpoints.extendSession, [reference], body: ExtendRequest(seconds: seconds))
+    }
+    func status() async throws(APIError) -> StatusResponse { try await call(Endpoints.status) }
+    func check(_ name: String) async throws(APIError) -> CheckResponse {
+        try await call(Endpoints.check, query: "name=" + PathTemplate.escape(name))
+    }
+    func createProfile(_ request: CreateProfileRequest) async throws(APIError) -> ProfileInfo {
+        try await call(Endpoints.createProfile, body: request)
+    }
+    func updateProfile(_ name: String, _ request: UpdateProfileRequest) async throws(APIError) -> ProfileInfo {
+        try await call(Endpoints.updateProfile, [name], body: request)
+    }
+    func deleteProfile(_ name: String) async throws(APIError) { _ = try await call(Endpoints.deleteProfile, [name]) }
+    func reload() async throws(APIError) -> ReloadResponse { try await call(Endpoints.reload) }
+    func createSchedule(_ request: CreateScheduleRequest) async throws(APIError) -> ScheduleInfo {
+        try await call(Endpoints.createSchedule, body: request)
+    }
+    func updateSchedule(_ name: String, _ request: UpdateScheduleRequest) async throws(APIError) -> ScheduleInfo {
+        try await call(Endpoints.updateSchedule, [name], body: request)
+    }
+    func removeSchedule(_ name: String) async throws(APIError) { _ = try await call(Endpoints.deleteSchedule, [name]) }
+    func schedule(_ name: String) async throws(APIError) -> ScheduleInfo { try await call(Endpoints.schedule, [name]) }
+    func schedules() async throws(APIError) -> ScheduleList { try await call(Endpoints.schedules) }
+    func next(_ name: String, count: Int, after: Date?) async throws(APIError) -> [ScheduleInterval] {
+        var query = "count=\(count)"
+        if let after { query += "&after=" + PathTemplate.escape(Timestamp.format(after)) }
+        return try await call(Endpoints.scheduleNext, [name], query: query)
+    }
+    func startPomodoro(_ request: PomodoroStartRequest) async throws(APIError) -> PomodoroInfo {
+        try await call(Endpoints.startPomodoro, body: request)
+    }
+    func pomodoro(_ action: PomodoroAction) async throws(APIError) -> PomodoroInfo {
+        try await call(Endpoints.pomodoroAction, [action.rawValue])
+    }
+    func pomodoro() async throws(APIError) -> PomodoroInfo { try await call(Endpoints.pomodoro) }
+    func pomodoroHistory(limit: Int) async throws(APIError) -> PomodoroHistoryResponse {
+        try await call(Endpoints.pomodoroHistory, query: "limit=\(limit)")
+    }
+}
+
+extension DaemonConfiguration {
+    /// The configuration at `path`, or its first problem thrown (tests of single problems).
+    static func loadOrThrow(_ path: String) throws(FileProblem) -> DaemonConfiguration {
+        let loaded = load(path)
+        if let problem = loaded.problems.first { throw problem }
+        return loaded.configuration
+    }
 }

@@ -24,14 +24,14 @@ struct HostsFileEnforcerTests {
         #expect(leftovers.isEmpty)
         try await enforcer.apply(.empty)
         #expect(scratch.read("etc/hosts") == "127.0.0.1 localhost\n")
-        #expect(await enforcer.report().applied)
+        #expect(await enforcer.status().applied)
     }
 
     @Test func unwritableDirectoryIsAnErrorNotADamagedFile() async throws {
         // Not even root can create a file below /dev/null.
         let enforcer = HostsFileEnforcer(path: "/dev/null/hosts", logger: Logger(label: "test"))
         await #expect(throws: SystemError.self) { try await enforcer.apply(DesiredBlock(domains: ["a.com"])) }
-        let report = await enforcer.report()
+        let report = await enforcer.status()
         #expect(!report.applied)
         #expect(report.lastError?.contains("/dev/null") == true)
     }

@@ -9,7 +9,7 @@ struct PomodoroStoreTests {
     func load(_ text: String) throws -> DaemonConfiguration {
         let scratch = try Scratch()
         try scratch.write("c.toml", text)
-        return try DaemonConfiguration.load(scratch.path + "/c.toml")
+        return try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml")
     }
 
     /// The problem a file is refused with, without its directory.
@@ -56,19 +56,19 @@ struct PomodoroStoreTests {
     @Test func completedFocusPhasesAreRecordedOnceWithTheState() throws {
         let store = try StateStore()
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        let first = PomodoroFocusEntry(run: "r1", profile: "news", cycle: 1, cycles: 4, startedAt: start,
-                                       endedAt: start.addingTimeInterval(1500), focusedSeconds: 1500)
-        let second = PomodoroFocusEntry(run: "r1", profile: "news", cycle: 2, cycles: 4, startedAt: start.addingTimeInterval(1800),
-                                        endedAt: start.addingTimeInterval(3300), focusedSeconds: 1200)
+        let first = FocusRecord(run: "r1", profile: "news", cycle: 1, cycles: 4, startedAt: start,
+                                endedAt: start.addingTimeInterval(1500), focused: .seconds(1500))
+        let second = FocusRecord(run: "r1", profile: "news", cycle: 2, cycles: 4, startedAt: start.addingTimeInterval(1800),
+                                 endedAt: start.addingTimeInterval(3300), focused: .seconds(1200))
         try store.savePomodoro(["state": 1], forKey: "pomodoro", completed: [first])
         try store.savePomodoro(["state": 2], forKey: "pomodoro", completed: [first, second])
         #expect(try store.value([String: Int].self, forKey: "pomodoro") == ["state": 2])
-        let history = try store.pomodoroHistory(limit: 10)
-        #expect(history.entries == [second, first])
-        #expect(history.pomodoros == 2 && history.focusedSeconds == 2700)
-        #expect(try store.pomodoroHistory(limit: 1).entries == [second])
+        let history = try store.focusHistory(limit: 10)
+        #expect(history.records == [second, first])
+        #expect(history.count == 2 && history.focused == .seconds(2700))
+        #expect(try store.focusHistory(limit: 1).records == [second])
         try store.savePomodoro(Optional<[String: Int]>.none, forKey: "pomodoro", completed: [])
         #expect(try store.value([String: Int].self, forKey: "pomodoro") == nil)
-        #expect(try store.pomodoroHistory(limit: 10).pomodoros == 2)
+        #expect(try store.focusHistory(limit: 10).count == 2)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import LockCore
-import LockDaemon
+@testable import LockDaemon
 import LockEnforcement
 import LockProtocol
 import LockStore
@@ -18,7 +18,6 @@ struct SchedulerTests {
     let zone = ManualZone("UTC")
     let fake = FakeEnforcer()
     let timer = RecordingWallTimer()
-    let events = EventBus()
     let store: StateStore
 
     init() throws {
@@ -27,21 +26,11 @@ struct SchedulerTests {
         store = try StateStore(path: scratch.paths.stateDatabase)
     }
 
-    /// A daemon's worth of manager and scheduler over the scratch directory; calling it again
-    /// is a restart.
-    func start() async throws -> (BlockManager, Scheduler) {
-        let clock = self.clock
-        let manager = try await makeBlockManager(scratch: scratch, store: store, clock: clock, enforcer: fake, events: events)
-        var schedules = ScheduleStore(directory: scratch.paths.schedulesDirectory)
-        schedules.reload(profiles: Set(await manager.listProfiles().profiles.map(\.name)))
-        let zone = self.zone
-        let scheduler = Scheduler(store: schedules, manager: manager, state: store, events: events, logger: Logger(label: "test"),
-                                  clock: { clock.now() }, systemZone: { zone.current }, defaultWarning: .seconds(300))
-        await scheduler.setTimer(timer)
-        let configuration = scratch.paths.configFile
-        await manager.addReloadHook { await scheduler.reloadFiles(configurationPath: configuration) }
-        await scheduler.start()
-        return (manager, scheduler)
+    /// A daemon's worth of services over the scratch directory; calling it again is a restart.
+    func start() async throws -> (TestDaemon, TestDaemon) {
+        let daemon = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [fake], zone: zone,
+                                                scheduleTimer: timer)
+        return (daemon, daemon)
     }
 
     var wall: Date { clock.now().wall }
@@ -50,16 +39,16 @@ struct SchedulerTests {
 
     @Test func aBlockStartsAtItsEdgeAndEndsByItself() async throws {
         let (manager, scheduler) = try await start()
-        let created = try await scheduler.create(CreateScheduleRequest(name: "fri", profile: "news", days: "fri", from: "09:00", to: "10:00"))
+        let created = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "fri", profile: "news", days: "fri", from: "09:00", to: "10:00"))
         #expect(created.active == false)
         #expect(created.next == ScheduleInterval(start: wall + 3600, end: wall + 7200))
         #expect(scratch.read("etc/simplylock/schedules.d/fri.toml")?.contains("days = \"fri\"") == true)
         #expect(timer.last == wall + 3300) // the warning five minutes before the start
-        #expect(await manager.activeSessions.isEmpty)
+        #expect(await manager.sessions.active.isEmpty)
 
         clock.advance(3600)
-        await scheduler.evaluate("edge")
-        let session = try #require(await manager.activeSessions.first)
+        await scheduler.scheduler.evaluate("edge")
+        let session = try #require(await manager.sessions.active.first)
         #expect(session.origin == .schedule("fri"))
         #expect(session.remaining(at: clock.now()) == .seconds(3600))
         #expect(await blocked("news.ycombinator.com"))
@@ -67,10 +56,10 @@ struct SchedulerTests {
 
         // The end is the session's own deadline on the boot clock.
         clock.advance(3600)
-        await manager.expireDue()
-        await scheduler.evaluate("edge")
-        #expect(await manager.activeSessions.isEmpty)
-        #expect(try store.history(limit: 1).first?.endReason == "expired")
+        await manager.sessions.expireDue()
+        await scheduler.scheduler.evaluate("edge")
+        #expect(await manager.sessions.active.isEmpty)
+        #expect(try store.history(limit: 1).first?.endReason == .expired)
         #expect(timer.last == wall + 7 * 86_400 - 3600 - 300)
     }
 
@@ -83,7 +72,7 @@ struct SchedulerTests {
             to = "09:30"
             """)
         let (manager, _) = try await start()
-        let session = try #require(await manager.activeSessions.first)
+        let session = try #require(await manager.sessions.active.first)
         #expect(session.origin == .schedule("nights"))
         #expect(session.remaining(at: clock.now()) == .seconds(5400))
         #expect(await blocked("facebook.com"))
@@ -91,95 +80,95 @@ struct SchedulerTests {
 
     @Test func aBlockStoppedByHandStaysStoppedUntilTheNextIntervalEvenAcrossARestart() async throws {
         let (manager, scheduler) = try await start()
-        _ = try await scheduler.create(CreateScheduleRequest(name: "mornings", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        #expect(await manager.activeSessions.count == 1)
-        _ = try await manager.stop("news")
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "mornings", profile: "news", days: "all", from: "07:00", to: "12:00"))
+        #expect(await manager.sessions.active.count == 1)
+        _ = try await manager.api.stop("news")
         clock.advance(60)
-        await scheduler.evaluate("edge")
-        #expect(await manager.activeSessions.isEmpty)
-        let info = try await scheduler.schedule("mornings")
+        await scheduler.scheduler.evaluate("edge")
+        #expect(await manager.sessions.active.isEmpty)
+        let info = try await scheduler.api.schedule("mornings")
         #expect(info.active && info.stoppedByHand)
-        #expect(await scheduler.notices() == ["mornings stopped by hand until Sat 07:00"])
+        #expect(await scheduler.scheduler.notices() == ["mornings stopped by hand until Sat 07:00"])
 
         // A restart reads the record back: still stopped.
         let (restarted, _) = try await start()
-        #expect(await restarted.activeSessions.isEmpty)
+        #expect(await restarted.sessions.active.isEmpty)
 
         // The next interval blocks again.
         clock.advance(23 * 3600)
         let (nextDay, _) = try await start()
-        #expect(await nextDay.activeSessions.first?.origin == .schedule("mornings"))
+        #expect(await nextDay.sessions.active.first?.origin == .schedule("mornings"))
     }
 
     @Test func disablingEndsABlockButAStrictOneIsRefused() async throws {
         let (manager, scheduler) = try await start()
-        _ = try await scheduler.create(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        _ = try await scheduler.create(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true))
-        #expect(await manager.activeSessions.count == 2)
-        let disabled = try await scheduler.update("soft", UpdateScheduleRequest(enabled: false))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true))
+        #expect(await manager.sessions.active.count == 2)
+        let disabled = try await scheduler.api.updateSchedule("soft", UpdateScheduleRequest(enabled: false))
         #expect(!disabled.enabled && !disabled.active)
-        #expect(await manager.activeSessions.map(\.origin) == [.schedule("hard")])
+        #expect(await manager.sessions.active.map(\.origin) == [.schedule("hard")])
         #expect(scratch.read("etc/simplylock/schedules.d/soft.toml")?.contains("enabled = false") == true)
-        for attempt in [{ _ = try await scheduler.update("hard", UpdateScheduleRequest(enabled: false)) },
-                        { try await scheduler.remove("hard") }] as [() async throws -> Void] {
+        for attempt in [{ _ = try await scheduler.api.updateSchedule("hard", UpdateScheduleRequest(enabled: false)) },
+                        { try await scheduler.api.removeSchedule("hard") }] as [() async throws -> Void] {
             do { try await attempt(); Issue.record("a strict block was ended") } catch let error as APIError {
                 #expect(error.code == .refused)
                 #expect(error.message.contains("strict"))
             }
         }
-        #expect(await manager.activeSessions.map(\.origin) == [.schedule("hard")])
+        #expect(await manager.sessions.active.map(\.origin) == [.schedule("hard")])
         // Enabled again inside the interval: it blocks at once.
-        _ = try await scheduler.update("soft", UpdateScheduleRequest(enabled: true))
-        #expect(await manager.activeSessions.count == 2)
-        try await scheduler.remove("soft")
-        #expect(await manager.activeSessions.count == 1)
+        _ = try await scheduler.api.updateSchedule("soft", UpdateScheduleRequest(enabled: true))
+        #expect(await manager.sessions.active.count == 2)
+        try await scheduler.api.removeSchedule("soft")
+        #expect(await manager.sessions.active.count == 1)
         #expect(scratch.read("etc/simplylock/schedules.d/soft.toml") == nil)
     }
 
     @Test func wallClockChangesMoveNonStrictBlocksButNeverShortenStrictOnes() async throws {
         let (manager, scheduler) = try await start()
-        _ = try await scheduler.create(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        _ = try await scheduler.create(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true))
         clock.setWall(by: 5 * 3600) // someone sets the clock to 13:00
-        await scheduler.evaluate("wall clock set")
-        #expect(await manager.activeSessions.map(\.origin) == [.schedule("hard")])
-        #expect(await manager.activeSessions.first?.remaining(at: clock.now()) == .seconds(4 * 3600))
+        await scheduler.scheduler.evaluate("wall clock set")
+        #expect(await manager.sessions.active.map(\.origin) == [.schedule("hard")])
+        #expect(await manager.sessions.active.first?.remaining(at: clock.now()) == .seconds(4 * 3600))
         clock.setWall(by: -5 * 3600 - 1800) // and back to 07:30: the soft block is back, until 12:00
-        await scheduler.evaluate("wall clock set")
-        let soft = try #require(await manager.activeSessions.first { $0.origin == .schedule("soft") })
+        await scheduler.scheduler.evaluate("wall clock set")
+        let soft = try #require(await manager.sessions.active.first { $0.origin == .schedule("soft") })
         #expect(soft.remaining(at: clock.now()) == .seconds(4.5 * 3600))
     }
 
     @Test func aZoneChangeMovesSchedulesWithoutTheirOwnZone() async throws {
         let (manager, scheduler) = try await start()
-        _ = try await scheduler.create(CreateScheduleRequest(name: "office", profile: "news", days: "fri", from: "09:00", to: "17:00"))
-        _ = try await scheduler.create(CreateScheduleRequest(name: "pinned", profile: "video", days: "fri", from: "09:00", to: "17:00", tz: "UTC"))
-        #expect(await manager.activeSessions.isEmpty) // 08:00 UTC
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "office", profile: "news", days: "fri", from: "09:00", to: "17:00"))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "pinned", profile: "video", days: "fri", from: "09:00", to: "17:00", tz: "UTC"))
+        #expect(await manager.sessions.active.isEmpty) // 08:00 UTC
         zone.set("Europe/Berlin") // 09:00 there
-        await scheduler.evaluate("time zone file changed")
-        let office = try #require(await manager.activeSessions.first)
+        await scheduler.scheduler.evaluate("time zone file changed")
+        let office = try #require(await manager.sessions.active.first)
         #expect(office.origin == .schedule("office"))
         #expect(office.remaining(at: clock.now()) == .seconds(8 * 3600))
-        #expect(try await scheduler.schedule("office").timeZone == "Europe/Berlin")
-        #expect(try await scheduler.schedule("pinned").timeZone == "UTC")
+        #expect(try await scheduler.api.schedule("office").timeZone == "Europe/Berlin")
+        #expect(try await scheduler.api.schedule("pinned").timeZone == "UTC")
     }
 
     @Test func warningsAreSentOnceAndShownInTheStatus() async throws {
         let (_, scheduler) = try await start()
-        var stream = await events.subscribe().makeAsyncIterator()
-        _ = try await scheduler.create(CreateScheduleRequest(name: "soon", profile: "news", days: "fri", from: "08:03", to: "09:00"))
-        await scheduler.evaluate("edge")
-        await events.publish(Event(type: .hello, at: wall, message: "end of test events"))
+        var stream = scheduler.core.events.subscribe().map(Event.init).makeAsyncIterator()
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soon", profile: "news", days: "fri", from: "08:03", to: "09:00"))
+        await scheduler.scheduler.evaluate("edge")
+        scheduler.core.events.publish(.stopping(at: wall))
         var warnings: [Event] = []
-        while let event = await stream.next(), event.type != .hello {
+        while let event = await stream.next(), event.type != .stopping {
             if event.type == .scheduleWarning { warnings.append(event) }
         }
         #expect(warnings.map(\.message) == ["soon starts in 3 min"])
         #expect(warnings.first?.details?["schedule"] == "soon")
         #expect(warnings.first?.details?["edge"] == "start")
-        #expect(await scheduler.notices() == ["soon starts in 3 min"])
+        #expect(await scheduler.scheduler.notices() == ["soon starts in 3 min"])
         clock.advance(90)
-        #expect(await scheduler.notices() == ["soon starts in 2 min"])
+        #expect(await scheduler.scheduler.notices() == ["soon starts in 2 min"])
     }
 
     @Test func badRequestsNameTheFieldAndWriteNothing() async throws {
@@ -192,12 +181,12 @@ struct SchedulerTests {
             (CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 0), .invalidArgument, "for: "),
             (CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: -300), .invalidArgument, "for: "),
             (CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 1.5), .invalidArgument, "for: "),
-            (CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: .infinity), .invalidArgument, "seconds: "),
+            (CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 1e300), .invalidArgument, "seconds: "),
             (CreateScheduleRequest(name: "a", profile: "news", days: "all", from: "09:00", to: "09:00:30"), .invalidArgument, "to: "),
         ]
         for (request, code, fragment) in cases {
             do {
-                _ = try await scheduler.create(request)
+                _ = try await scheduler.api.createSchedule(request)
                 Issue.record("accepted \(request)")
             } catch {
                 #expect(error.code == code, "\(request): \(error.message)")
@@ -205,9 +194,9 @@ struct SchedulerTests {
             }
         }
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: scratch.paths.schedulesDirectory)) ?? []).isEmpty)
-        #expect(await scheduler.list().schedules.isEmpty)
-        _ = try await scheduler.create(CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 60))
-        do { _ = try await scheduler.create(CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 60)); Issue.record("created twice") }
+        #expect(try await scheduler.api.schedules().schedules.isEmpty)
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 60))
+        do { _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 60)); Issue.record("created twice") }
         catch { #expect(error.code == .conflict) }
     }
 
@@ -215,38 +204,22 @@ struct SchedulerTests {
         let (manager, scheduler) = try await start()
         try scratch.write("etc/simplylock/schedules.d/nights.toml", "name = \"nights\"\nprofile = \"social\"\ndays = \"all\"\nfrom = \"22:00\"\nto = \"09:30\"\n")
         try scratch.write("etc/simplylock/schedules.d/broken.toml", "name = \"broken\"\nprofile = \"news\"\ncron = \"61 * * * *\"\nfor = \"5m\"\n")
-        let result = await manager.reload(configurationPath: scratch.paths.configFile)
+        let result = try await manager.api.reload()
         #expect(result.problems.contains { $0.hasSuffix("schedules.d/broken.toml:3: cron: minute 61 out of range 0–59") }, "\(result.problems)")
         // In the daemon this follows the profiles.changed event of the reload.
-        await scheduler.profilesChanged()
-        #expect(await manager.activeSessions.first?.origin == .schedule("nights"))
-        #expect(try await scheduler.schedule("nights").active)
-        #expect(await scheduler.list().problems.count == 1)
+        await scheduler.scheduler.profilesChanged()
+        #expect(await manager.sessions.active.first?.origin == .schedule("nights"))
+        #expect(try await scheduler.api.schedule("nights").active)
+        #expect(try await scheduler.api.schedules().problems.count == 1)
     }
 
     @Test func nextIntervalsFollowTheRuleAndItsZone() async throws {
         let (_, scheduler) = try await start()
-        _ = try await scheduler.create(CreateScheduleRequest(name: "standup", profile: "news", on: "Mon..Fri 09:30", seconds: 2700, tz: "Europe/Berlin"))
-        let next = try await scheduler.next("standup", count: 3, after: wall)
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "standup", profile: "news", on: "Mon..Fri 09:30", seconds: 2700, tz: "Europe/Berlin"))
+        let next = try await scheduler.api.next("standup", count: 3, after: wall)
         #expect(next.map(\.start) == [wall + 1800, wall + 3 * 86_400 + 1800, wall + 4 * 86_400 + 1800])
         #expect(next.allSatisfy { $0.end.timeIntervalSince($0.start) == 2700 })
-        do { _ = try await scheduler.next("standup", count: 0, after: nil); Issue.record("count 0 accepted") } catch { #expect(error.code == .invalidArgument) }
-        do { _ = try await scheduler.next("ghost", count: 1, after: nil); Issue.record("unknown schedule answered") } catch { #expect(error.code == .notFound) }
+        do { _ = try await scheduler.api.next("standup", count: 0, after: nil); Issue.record("count 0 accepted") } catch { #expect(error.code == .invalidArgument) }
+        do { _ = try await scheduler.api.next("ghost", count: 1, after: nil); Issue.record("unknown schedule answered") } catch { #expect(error.code == .notFound) }
     }
-}
-
-/// Remembers the instants a scheduler arms its wall-clock timer for.
-final class RecordingWallTimer: WallClockTimer, @unchecked Sendable {
-    private let lock = NSLock()
-    private var instants: [Date?] = []
-    func arm(atWall instant: Date?) { lock.lock(); instants.append(instant); lock.unlock() }
-    var last: Date? { lock.lock(); defer { lock.unlock() }; return instants.last ?? nil }
-}
-
-/// The system's time zone, as the test sets it.
-final class ManualZone: Sendable {
-    private let state: Mutex<TimeZone>
-    init(_ identifier: String) { state = Mutex(TimeZone(identifier: identifier)!) }
-    var current: TimeZone { state.withLock { $0 } }
-    func set(_ identifier: String) { state.withLock { $0 = TimeZone(identifier: identifier)! } }
 }

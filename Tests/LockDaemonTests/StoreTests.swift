@@ -79,26 +79,26 @@ struct StoreTests {
     @Test func resolversAndEnforcersAreChecked() throws {
         let scratch = try Scratch()
         try scratch.write("c.toml", "enforcers = [\"hosts\", \"nftables\"]\nresolvers = [\"9.9.9.9\", \"[2620:fe::fe]:53\", \"1.1.1.1:5353\"]\n")
-        let configuration = try DaemonConfiguration.load(scratch.path + "/c.toml")
+        let configuration = try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml")
         #expect(configuration.enforcers == ["hosts", "nftables"])
         #expect(configuration.resolvers.count == 3)
         try scratch.write("c.toml", "resolvers = [\n  \"9.9.9.9\",\n  \"dns.example\",\n]\n")
-        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml") } throws: {
+        #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: {
             ($0 as? FileProblem)?.line == 3 && ($0 as? FileProblem)?.field == "resolvers"
         }
         try scratch.write("c.toml", "enforcers = [\"nftables\"]\n")
-        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml") } throws: { "\($0)".contains("\"hosts\" is required") }
+        #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: { "\($0)".contains("\"hosts\" is required") }
     }
 
     @Test func configurationErrorsNameTheField() throws {
         let scratch = try Scratch()
         try scratch.write("c.toml", "log_level = \"loud\"\n")
-        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml") } throws: {
+        #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: {
             ($0 as? FileProblem)?.description == scratch.path + "/c.toml:1: log_level: \"loud\" is not a log level (critical, debug, error, info, notice, trace, warning)"
         }
         try scratch.write("c.toml", "\n\ncheckpoint_interval = \"0s\"\n")
-        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml") } throws: { ($0 as? FileProblem)?.line == 3 }
-        #expect(try DaemonConfiguration.load(scratch.path + "/missing.toml") == DaemonConfiguration())
+        #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: { ($0 as? FileProblem)?.line == 3 }
+        #expect(try DaemonConfiguration.loadOrThrow(scratch.path + "/missing.toml") == DaemonConfiguration())
     }
 
     @Test func stateSurvivesReopening() throws {
@@ -109,15 +109,15 @@ struct StoreTests {
                               rules: BlockRules(block: DomainSet(["a.com"])), duration: .seconds(60), now: now)
         do {
             let store = try StateStore(path: path)
-            try store.recordStart(session, at: now)
+            try store.commit(SessionChange(started: [session]), at: now)
             try store.setValue(["k": 1], forKey: "test")
         }
         let reopened = try StateStore(path: path)
         #expect(try reopened.activeSessions() == [session])
         #expect(try reopened.value([String: Int].self, forKey: "test") == ["k": 1])
-        try reopened.recordEnd([session], at: now.wall, reason: .stopped)
+        try reopened.commit(SessionChange(ended: [.init(session: session, reason: .stopped, at: now.wall)]), at: now)
         #expect(try reopened.activeSessions().isEmpty)
         let entry = try #require(try reopened.history(limit: 5).first)
-        #expect(entry.origin == "schedule:mornings" && entry.endReason == "stopped" && entry.strict)
+        #expect(entry.origin == "schedule:mornings" && entry.endReason == .stopped && entry.strict)
     }
 }

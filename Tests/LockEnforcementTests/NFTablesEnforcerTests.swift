@@ -80,17 +80,17 @@ final class ManualClock: Sendable {
         #expect(blocked(backend.scripts[1]).contains("2001:db8::5"))
         #expect(backend.scripts[1].contains("198.51.100.53"), "DoH names are resolved too")
 
-        let report = await enforcer.report()
+        let report = await enforcer.status()
         #expect(report.name == "nftables")
         #expect(report.applied)
         #expect(report.elements == 1 + 1 + 1 + 2 + 1)  // blocknet4, block4, block6, doh4 (2), resolvers4
         #expect(report.lastError == nil)
-        #expect(report.details["mode"] == "blocklist")
-        #expect(report.details["block4"] == "2")
-        #expect(report.details["block6"] == "1")
-        #expect(report.details["names"] == "2")
-        #expect(report.details["lastResolution"] != nil)
-        #expect(report.details["nameservers"] == "192.0.2.53")
+        #expect(report.details["mode"]?.description == "blocklist")
+        #expect(report.details["block4"]?.description == "2")
+        #expect(report.details["block6"]?.description == "1")
+        #expect(report.details["names"]?.description == "2")
+        #expect(report.details["lastResolution"]?.description != nil)
+        #expect(report.details["nameservers"]?.description == "192.0.2.53")
     }
 
     @Test func reapplyingTheSameStateCommitsOnceAndChangesNothing() async throws {
@@ -133,10 +133,10 @@ final class ManualClock: Sendable {
         try await enforcer.apply(DesiredBlock(domains: ["blocked.example"]))
         await enforcer.settle()
         #expect(blocked(backend.scripts.last!).contains("203.0.113.5"))
-        let report = await enforcer.report()
+        let report = await enforcer.status()
         #expect(report.applied)
-        #expect(report.details["namesFailing"] == "1")
-        #expect(report.details["firstFailure"]?.hasPrefix("blocked.example: A: no answer") == true)
+        #expect(report.details["namesFailing"]?.description == "1")
+        #expect(report.details["firstFailure"]?.description.hasPrefix("blocked.example: A: no answer") == true)
     }
 
     @Test func liftingANameDropsItsAddressesAtOnce() async throws {
@@ -160,10 +160,10 @@ final class ManualClock: Sendable {
         try await enforcer.apply(.empty)
         await enforcer.settle()
         #expect(backend.scripts.last == "table inet simplylock\ndelete table inet simplylock\n")
-        let report = await enforcer.report()
+        let report = await enforcer.status()
         #expect(report.applied)
         #expect(report.elements == 0)
-        #expect(report.details["mode"] == "off")
+        #expect(report.details["mode"]?.description == "off")
     }
 
     @Test func aRejectedCommitThrowsAndIsReported() async throws {
@@ -173,13 +173,13 @@ final class ManualClock: Sendable {
             try await enforcer.apply(DesiredBlock(addresses: [try IPNetwork(parsing: "203.0.113.0/24")]))
             await enforcer.settle()
         }
-        var report = await enforcer.report()
+        var report = await enforcer.status()
         #expect(!report.applied)
         #expect(report.lastError?.contains("Operation not permitted") == true)
         backend.setFailing(false)
         try await enforcer.apply(DesiredBlock(addresses: [try IPNetwork(parsing: "203.0.113.0/24")]))
         await enforcer.settle()
-        report = await enforcer.report()
+        report = await enforcer.status()
         #expect(report.applied)
         #expect(report.lastError == nil)
     }
@@ -194,7 +194,7 @@ final class ManualClock: Sendable {
         await enforcer.settle()
         #expect(backend.scripts.last!.hasPrefix("table inet simplylock\ndelete table inet simplylock\n"))
         #expect(backend.scripts.last!.contains("203.0.113.0/25"))
-        #expect(await enforcer.report().applied)
+        #expect(await enforcer.status().applied)
     }
 
     @Test func allowlistResolvesAllowedNames() async throws {
@@ -205,9 +205,9 @@ final class ManualClock: Sendable {
         let script = backend.scripts.last!
         #expect(script.contains("add element inet simplylock allow4"))
         #expect(script.contains("198.51.100.10"))
-        let report = await enforcer.report()
-        #expect(report.details["mode"] == "allowlist")
-        #expect(report.details["allow4"] == "1")
+        let report = await enforcer.status()
+        #expect(report.details["mode"]?.description == "allowlist")
+        #expect(report.details["allow4"]?.description == "1")
     }
 
     @Test func savedAddressesBlockBeforeDNSWorksAndAgeOutNormally() async throws {
@@ -227,11 +227,11 @@ final class ManualClock: Sendable {
     }
 
     @Test func beforeAnyApplyNothingIsClaimed() async {
-        let report = await makeEnforcer().report()
+        let report = await makeEnforcer().status()
         #expect(!report.applied)
         #expect(report.elements == 0)
         #expect(report.lastApplied == nil)
-        #expect(report.details["watch"] == "not running")
+        #expect(report.details["watch"]?.description == "not running")
         #expect(backend.scripts.isEmpty)
     }
 }

@@ -13,6 +13,10 @@ int clinux_mkostemp(char *template_path, int flags);
 // SO_PEERCRED as three plain numbers (struct ucred also needs _GNU_SOURCE).
 int clinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
+// Raises the soft limit of open files to the hard limit (at most `wanted`); returns the soft
+// limit in force afterwards, or -1.
+long clinux_raise_nofile(long wanted);
+
 // pipe2(O_CLOEXEC), for spawning children without leaking pipe ends into other children.
 int clinux_pipe_cloexec(int fds[2]);
 

@@ -1,15 +1,15 @@
-import LockProtocol
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
 /// Keeps systemd informed while the daemon runs: `STATUS=` follows the active blocks (on
 /// every event, and each minute so that remaining times stay current), `WATCHDOG=1` is sent
-/// only while the block manager and the network event loop both answer, and `STOPPING=1`
+/// only while the session service and the network event loop both answer, and `STOPPING=1`
 /// goes out as soon as shutdown begins. Does nothing visible without `NOTIFY_SOCKET`.
 struct SystemdService: Service {
     let notifier: SystemdNotifier
-    let manager: BlockManager
+    let sessions: SessionService
+    let reporter: Reporter
     let events: EventBus
 
     func run() async throws {
@@ -19,7 +19,7 @@ struct SystemdService: Service {
             }
             group.addTask {
                 await refreshStatus()
-                for await _ in await events.subscribe() { await refreshStatus() }
+                for await _ in events.subscribe() { await refreshStatus() }
             }
             group.addTask {
                 while !Task.isCancelled {
@@ -36,12 +36,12 @@ struct SystemdService: Service {
     /// A round trip through the actor that owns the blocks and through an event loop of the
     /// control server: if either hangs, the pings stop and systemd restarts the daemon.
     private func isHealthy() async -> Bool {
-        _ = await manager.activeSessions.count
+        _ = await sessions.active.count
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         return (try? await loop.submit { true }.get()) ?? false
     }
 
     private func refreshStatus() async {
-        notifier.status(await manager.serviceStatusText())
+        notifier.status(await reporter.serviceStatusText())
     }
 }

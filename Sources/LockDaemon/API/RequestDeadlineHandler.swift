@@ -1,0 +1,69 @@
+import NIOCore
+import NIOHTTP1
+
+/// Closes a connection that does not send a complete request in time after it opened or after
+/// the previous answer (idle keep-alive connections and slowloris senders alike), or does not
+/// take an answer in time. An event stream, once its head is sent, is exempt.
+final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let timeout: TimeAmount
+    private var scheduled: Scheduled<Void>?
+    private var streaming = false
+
+    init(timeout: Duration) {
+        self.timeout = .nanoseconds(timeout.nanosecondsClamped)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = unwrapInboundIn(data) { disarm() }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            streaming = head.headers["Content-Type"].first == "application/x-ndjson"
+            if streaming { disarm() } else { arm(context) }
+            context.write(data, promise: promise)
+        case .end:
+            // The next request's time starts once this answer has gone out.
+            let written = promise ?? context.eventLoop.makePromise()
+            written.futureResult.whenSuccess { [weak self] in
+                guard let self, !self.streaming else { return }
+                self.arm(context)
+            }
+            context.write(data, promise: written)
+        case .body:
+            context.write(data, promise: promise)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        disarm()
+        context.fireChannelInactive()
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        disarm()
+        let channel = context.channel
+        scheduled = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    private func disarm() {
+        scheduled?.cancel()
+        scheduled = nil
+    }
+}

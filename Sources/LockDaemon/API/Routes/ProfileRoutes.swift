@@ -1,0 +1,64 @@
+import LockCore
+import LockProtocol
+
+/// Listing, creating, changing and deleting profiles.
+struct ProfileRoutes {
+    let core: DaemonCore
+
+    func register(in router: inout Router) {
+        let profiles = core.profiles
+        let coordinator = core.coordinator
+        router.add(Endpoints.profiles) { _ in
+            ProfileList(profiles: await profiles.all().map { ProfileInfo($0, includeExpansion: false) },
+                        problems: await profiles.problems.map(\.description))
+        }
+        router.add(Endpoints.profile) { context throws(APIError) in
+            let name = context.parameter("name")
+            guard let expansion = await profiles.expansion(of: name) else { throw context.errors.map(ProfileError.notFound(name)) }
+            return ProfileInfo(expansion, includeExpansion: true)
+        }
+        router.add(Endpoints.createProfile) { context throws(APIError) in
+            let request = context.body
+            do throws(FieldError) { try Profile.validateName(request.name) } catch { throw APIError(.invalidArgument, error.description) }
+            var mode = ProfileMode.blocklist
+            if let text = request.mode {
+                guard let parsed = ProfileMode(rawValue: text) else {
+                    throw APIError(.invalidArgument, "mode: \"\(text)\" is not a mode (blocklist or allowlist)")
+                }
+                mode = parsed
+            }
+            let profile = Profile(name: request.name, displayName: request.displayName, description: request.description,
+                                  icon: request.icon, color: request.color,
+                                  domains: try InputParsing.domains(request.domains, field: "domains"),
+                                  services: request.services, categories: request.categories,
+                                  allow: try InputParsing.domains(request.allow, field: "allow"),
+                                  addresses: try InputParsing.networks(request.addresses ?? [], field: "addresses"), mode: mode,
+                                  strict: request.strict, kind: .custom)
+            let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
+            return ProfileInfo(created, rules: await profiles.catalog.rules(for: created), includeExpansion: true)
+        }
+        router.add(Endpoints.updateProfile) { context throws(APIError) in
+            let request = context.body
+            var edit = ProfileEdit()
+            edit.addDomains = try InputParsing.domains(request.addDomains ?? [], field: "add-domain")
+            edit.removeDomains = try InputParsing.domains(request.removeDomains ?? [], field: "remove-domain")
+            edit.addAllow = try InputParsing.domains(request.addAllow ?? [], field: "allow")
+            edit.removeAllow = try InputParsing.domains(request.removeAllow ?? [], field: "allow")
+            edit.addAddresses = try InputParsing.networks(request.addAddresses ?? [], field: "add-address")
+            edit.removeAddresses = try InputParsing.networks(request.removeAddresses ?? [], field: "remove-address")
+            edit.addServices = request.addServices ?? []
+            edit.removeServices = request.removeServices ?? []
+            edit.displayName = request.displayName
+            edit.description = request.description
+            edit.strict = request.strict
+            let name = context.parameter("name")
+            let updated = try await context.call { () async throws(ProfileError) in try await coordinator.updateProfile(name, edit) }
+            return ProfileInfo(updated, rules: await profiles.catalog.rules(for: updated), includeExpansion: true)
+        }
+        router.add(Endpoints.deleteProfile) { context throws(APIError) in
+            let name = context.parameter("name")
+            try await context.call { () async throws(ProfileError) in try await coordinator.deleteProfile(name) }
+            return Deleted(deleted: name)
+        }
+    }
+}

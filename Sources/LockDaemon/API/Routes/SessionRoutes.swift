@@ -1,0 +1,41 @@
+import LockCore
+import LockProtocol
+
+/// Starting, stopping and extending blocks.
+struct SessionRoutes {
+    let core: DaemonCore
+
+    func register(in router: inout Router) {
+        let sessions = core.sessions
+        let coordinator = core.coordinator
+        let clock = core.clock
+        router.add(Endpoints.startSession) { context throws(APIError) in
+            let request = context.body
+            let length: SessionLength
+            switch (request.seconds, request.until) {
+            case (let seconds?, nil):
+                let limit = await coordinator.currentConfiguration.maxSession
+                length = .duration(try InputParsing.seconds(seconds, field: "duration", maximum: limit))
+            case (nil, let until?): length = .until(until)
+            default: throw APIError(.invalidArgument, "give exactly one of seconds and until")
+            }
+            let session = try await context.call { () async throws(SessionError) in
+                try await sessions.start(request.profile, for: length, strict: request.strict)
+            }
+            return SessionInfo(session, at: clock())
+        }
+        router.add(Endpoints.stopSession) { context throws(APIError) in
+            let stopped = try await context.call { () async throws(SessionError) in try await sessions.stop(context.parameter("ref")) }
+            let now = clock()
+            return stopped.map { SessionInfo($0, at: now) }
+        }
+        router.add(Endpoints.extendSession) { context throws(APIError) in
+            let limit = await coordinator.currentConfiguration.maxSession
+            let extra = try InputParsing.seconds(context.body.seconds, field: "seconds", maximum: limit)
+            let session = try await context.call { () async throws(SessionError) in
+                try await sessions.extend(context.parameter("ref"), by: extra)
+            }
+            return SessionInfo(session, at: clock())
+        }
+    }
+}

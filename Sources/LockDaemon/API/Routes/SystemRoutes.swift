@@ -1,0 +1,40 @@
+import LockCore
+import LockProtocol
+
+/// Status, check, history, doctor, reload and the event stream.
+struct SystemRoutes {
+    let core: DaemonCore
+
+    func register(in router: inout Router) {
+        let reporter = core.reporter
+        let coordinator = core.coordinator
+        let events = core.events
+        router.add(Endpoints.status) { _ in StatusResponse(await reporter.status()) }
+        router.add(Endpoints.check) { context throws(APIError) in
+            let input = context.query.text("name") ?? ""
+            let name: DomainName
+            do { name = try DomainName(parsing: input) } catch { throw APIError(.invalidArgument, "name: \(error)") }
+            let matches = await reporter.check(name).map {
+                CheckResponse.Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue, rule: $0.rule)
+            }
+            return CheckResponse(name: name.value, matches: matches)
+        }
+        router.add(Endpoints.history) { context throws(APIError) in
+            let limit = context.query.integer("limit") ?? 50
+            return HistoryResponse(entries: try context.errors.run { () throws(ReportError) in try reporter.history(limit: limit) }.map(HistoryEntry.init))
+        }
+        router.add(Endpoints.doctor) { _ in DoctorReport(checks: await reporter.doctor().map(DoctorCheck.init)) }
+        router.add(Endpoints.reload) { _ in
+            let outcome = await coordinator.reload()
+            return ReloadResponse(profiles: outcome.profiles, problems: outcome.problems)
+        }
+        router.addStream(Endpoints.events) { events.subscribe() }
+    }
+}
+
+extension ErrorMapping {
+    /// Runs a synchronous domain operation, turning its typed error into an API error.
+    func run<T, Failure: APIMappable>(_ operation: () throws(Failure) -> T) throws(APIError) -> T {
+        do { return try operation() } catch { throw error.apiError(self) }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import LockCore
+import LockEnforcement
+import LockProtocol
+import LockStore
+
+// Domain values as the API sends them. The wire types live in LockProtocol; these
+// initialisers are the edge's, so no domain service has to know them.
+
+extension StatusResponse {
+    init(_ snapshot: StatusSnapshot) {
+        self.init(version: API.softwareVersion, now: snapshot.now.wall,
+                  sessions: snapshot.sessions.map { SessionInfo($0, at: snapshot.now) },
+                  blockedNames: snapshot.blockedNames, enforcers: snapshot.enforcers.map(EnforcerReport.init),
+                  notices: snapshot.notices)
+    }
+}
+
+extension EnforcerReport {
+    init(_ status: EnforcerStatus) {
+        self.init(name: status.name, applied: status.applied, elements: status.elements, lastApplied: status.lastApplied,
+                  lastError: status.lastError, details: status.details.mapValues { detail in
+                      switch detail {
+                      case .count(let count): .number(Double(count))
+                      case .seconds(let seconds): .number(seconds)
+                      case .text(let text): .text(text)
+                      case .time(let date): .text(Timestamp.format(date))
+                      }
+                  })
+    }
+}
+
+extension HistoryEntry {
+    init(_ record: HistoryRecord) {
+        self.init(session: record.session, profile: record.profile, origin: record.origin, strict: record.strict,
+                  startedAt: record.startedAt, plannedEnd: record.plannedEnd, endedAt: record.endedAt,
+                  endReason: record.endReason?.rawValue)
+    }
+}
+
+extension PomodoroHistoryResponse {
+    init(_ history: FocusHistory) {
+        self.init(entries: history.records.map {
+            PomodoroFocusEntry(run: $0.run, profile: $0.profile, cycle: $0.cycle, cycles: $0.cycles, startedAt: $0.startedAt,
+                               endedAt: $0.endedAt, focusedSeconds: $0.focused.seconds)
+        }, pomodoros: history.count, focusedSeconds: history.focused.seconds)
+    }
+}
+
+extension PomodoroInfo {
+    init(_ view: PomodoroView?) {
+        guard let view else {
+            self = .none
+            return
+        }
+        self.init(view.status, profile: view.profile, startedAt: view.startedAt, settings: view.settings, session: view.session,
+                  problem: view.problem)
+    }
+}
+
+extension ScheduleInfo {
+    init(_ view: ScheduleView) {
+        self.init(view.schedule, status: view.status, session: view.session, problem: view.problem)
+    }
+}
+
+extension DoctorCheck {
+    init(_ finding: Finding) {
+        let state: State = switch finding.severity {
+        case .ok: .ok
+        case .warning: .warning
+        case .problem: .problem
+        }
+        self.init(finding.subject, state, finding.message, fix: finding.fix)
+    }
+}
+
+extension ProfileInfo {
+    init(_ expansion: ProfileExpansion, includeExpansion: Bool) {
+        self.init(expansion.profile, rules: expansion.rules, includeExpansion: includeExpansion)
+    }
+}
+
+extension Event {
+    /// The wire form of a domain event.
+    init(_ event: DaemonEvent) {
+        switch event {
+        case .sessionStarted(let session, let now):
+            let length = DurationParser.format(session.remaining(at: now))
+            let by = session.origin == .manual ? "" : "by \(session.origin) "
+            self.init(type: .sessionStarted, at: now.wall, message: "\(session.profile) blocked \(by)for \(length)",
+                      profile: session.profile, session: SessionInfo(session, at: now))
+        case .sessionEnded(let session, let reason, let now):
+            let how = reason == .stopped ? "stopped" : "ended"
+            let owner = session.origin == .manual ? "" : " (\(session.origin))"
+            self.init(type: .sessionEnded, at: now.wall, message: "\(session.profile) block \(how)\(owner)", profile: session.profile,
+                      session: SessionInfo(session, at: now), reason: reason.rawValue)
+        case .sessionExtended(let session, let extra, let now):
+            self.init(type: .sessionExtended, at: now.wall, message: "\(session.profile) extended by \(DurationParser.format(extra))",
+                      profile: session.profile, session: SessionInfo(session, at: now))
+        case .profilesChanged(let profile, let change, let at):
+            let message = profile.map { "profile \($0) \(change.rawValue)" } ?? "configuration reloaded"
+            self.init(type: .profilesChanged, at: at, message: message, profile: profile)
+        case .enforcementFailed(let enforcer, let message, let at):
+            self.init(type: .enforcementFailed, at: at, message: "\(enforcer): \(message)", details: ["enforcer": enforcer])
+        case .scheduleWarning(let warning, let now):
+            let seconds = Int(warning.at.timeIntervalSince(now).rounded(.up))
+            self.init(type: .scheduleWarning, at: now, message: warning.message(now: now), profile: warning.profile,
+                      details: ["schedule": warning.schedule, "edge": warning.edge.rawValue,
+                                "at": Timestamp.format(warning.at), "inSeconds": "\(seconds)"])
+        case .pomodoro(let event, let run, let profile):
+            var details: [String: String] = ["run": run]
+            if let data = try? API.makeEncoder().encode(event),
+               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+                for (key, value) in object where key != "at" {
+                    details[key == "type" ? "event" : key] = "\(value)"
+                }
+            }
+            self.init(type: .pomodoroPhase, at: event.at, message: PomodoroEngine.message(event), profile: profile, details: details)
+        case .stopping(let at):
+            self.init(type: .stopping, at: at, message: "simplylockd is stopping; the stream ends")
+        }
+    }
+}

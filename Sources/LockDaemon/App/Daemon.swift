@@ -1,0 +1,105 @@
+import CLinux
+import Foundation
+import LockCore
+import LockEnforcement
+import LockPlatform
+import LockProtocol
+import LockStore
+import Logging
+import ServiceLifecycle
+
+/// The composition root: builds every part from the paths and configuration, restores the
+/// saved state, and runs the services until SIGTERM.
+struct Daemon {
+    let paths: Paths
+    let logLevelOverride: String?
+    /// Listening sockets passed by systemd (socket activation), taken before anything else ran.
+    let inheritedSockets: [InheritedSocket]
+    /// `--enforcers`: replaces the configuration's list.
+    let enforcersOverride: [String]?
+
+    func run() async throws {
+        // A bad key must not keep blocks from being restored at boot: the valid keys are used
+        // and every problem is logged.
+        let configuration = DaemonConfiguration.load(paths.configFile)
+        let settings = configuration.configuration
+        let level = Logger.Level(rawValue: logLevelOverride ?? settings.logLevel) ?? .info
+        let destination = LoggingBootstrap.bootstrap(level: level)
+        var logger = Logger(label: "simplylockd")
+        logger.logLevel = level
+        let notifier = SystemdNotifier()
+        notifier.status("restoring state")
+        for problem in configuration.problems {
+            logger.error("configuration problem; that setting keeps its default", metadata: ["problem": "\(problem)"])
+        }
+        let openFiles = Int(clinux_raise_nofile(65_536))
+
+        do { try AtomicFile.makeDirectories(paths.stateDirectory, mode: 0o755) } catch { throw DaemonStartError.system(error) }
+        let lock = try InstanceLock(path: paths.stateDirectory + "/simplylockd.lock")
+        defer { withExtendedLifetime(lock) {} }
+
+        let store = try StateStore(path: paths.stateDatabase)
+        if let reason = store.readOnlyReason {
+            logger.critical("the state database can only be read: saved blocks are enforced, but no change can be saved",
+                            metadata: ["database": "\(paths.stateDatabase)", "reason": "\(reason)"])
+        }
+        var profiles = ProfileStore(paths: paths)
+        for problem in profiles.reload() {
+            logger.warning("profile problem; the file is ignored", metadata: ["problem": "\(problem)"])
+        }
+        logger.info("starting", metadata: ["version": "\(API.softwareVersion)", "root": "\(paths.root)",
+                                           "hosts": "\(paths.hostsFile)", "profiles": "\(profiles.profiles.count)",
+                                           "log": "\(destination.rawValue)", "systemd": "\(notifier.isConnected)",
+                                           "openFiles": "\(openFiles)"])
+
+        let built = EnforcerFactory(paths: paths, configuration: settings, logger: logger).build(override: enforcersOverride)
+        for problem in built.problems { logger.error("enforcer problem", metadata: ["problem": "\(problem)"]) }
+        if let firewall = built.firewall {
+            // Addresses resolved before the restart: the firewall block is back before DNS works.
+            if let known = try? store.value([String: [IPNetwork]].self, forKey: AddressBookService.stateKey) {
+                await firewall.seed(known)
+            }
+        }
+        let sessionTimer = try TimerFeed(name: "session-deadline", clock: .boot)
+        let pomodoroTimer = try TimerFeed(name: "pomodoro-deadline", clock: .boot)
+        let scheduleTimer = try TimerFeed(name: "schedule-edges", clock: .wall, cancelOnClockChange: true)
+        let root = paths.root
+        let core = try await DaemonCore.start(
+            paths: paths, configuration: configuration, profiles: profiles, enforcers: built.enforcers, store: store,
+            timers: .init(sessions: sessionTimer.timer, pomodoro: pomodoroTimer.timer, schedules: scheduleTimer.timer),
+            logger: logger, clock: { SystemClock.now() }, zone: { SystemTimeZone.current(root: root) },
+            firewallUnavailable: { EnforcerFactory.firewallUnavailable() })
+        let zoneWatch = FileChangeFeed(path: SystemTimeZone.localtimePath(root: root))
+        if let problem = zoneWatch.problem {
+            logger.warning("cannot watch for time-zone changes; they are noticed at the next edge", metadata: ["error": "\(problem)"])
+        }
+
+        let listener: ControlServer.Listener = inheritedSockets.first.map { .inherited(fd: $0.fileDescriptor) } ?? .path(paths.socket)
+        let reporter = core.reporter
+        // READY=1 once sessions are restored, enforced, and the API answers.
+        let server = ControlServer(listener: listener, router: core.router(), events: core.events,
+                                   limits: .fitting(openFiles: openFiles > 0 ? openFiles : 1024), logger: logger) {
+            notifier.ready(status: await reporter.serviceStatusText())
+        }
+        let interval = settings.checkpointInterval
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: EnforcerWatchService(enforcers: built.enforcers)),
+            .init(service: SessionClockService(sessions: core.sessions, deadlines: sessionTimer, interval: interval)),
+            .init(service: PomodoroClockService(engine: core.pomodoro, deadlines: pomodoroTimer, interval: interval)),
+            .init(service: ReloadSignalService(coordinator: core.coordinator, reporter: reporter, notifier: notifier, logger: logger)),
+            .init(service: ScheduleService(scheduler: core.scheduler, edges: scheduleTimer, zone: zoneWatch)),
+            .init(service: server),
+            // Shut down in reverse order: event streams end first, so no client holds the server up.
+            .init(service: EventStreamCloser(events: core.events)),
+            // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
+            .init(service: SystemdService(notifier: notifier, sessions: core.sessions, reporter: reporter, events: core.events)),
+        ]
+        if let firewall = built.firewall {
+            // Before the server in the list, so it saves the addresses after the server stopped.
+            services.insert(.init(service: AddressBookService(firewall: firewall, store: store, interval: interval)), at: 1)
+        }
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LockCore
+import LockEnforcement
+import LockStore
+import Logging
+
+/// Every domain service of the daemon, wired once. The daemon builds one at start-up; tests
+/// build one with fake enforcers, a manual clock and recording timers, and drive the same
+/// services and the same route table in-process.
+public struct DaemonCore: Sendable {
+    /// The timers the services arm; kernel timers in the daemon, recorders in tests.
+    public struct Timers: Sendable {
+        /// Wakes the session service at the next session end.
+        public var sessions: any DeadlineTimer
+        /// Wakes the Pomodoro engine at the next phase end.
+        public var pomodoro: any DeadlineTimer
+        /// Wakes the scheduler at the next edge or warning.
+        public var schedules: any WallClockTimer
+
+        /// Groups the timers.
+        public init(sessions: any DeadlineTimer, pomodoro: any DeadlineTimer, schedules: any WallClockTimer) {
+            self.sessions = sessions
+            self.pomodoro = pomodoro
+            self.schedules = schedules
+        }
+    }
+
+    /// Files and directories.
+    public let paths: Paths
+    /// Profiles and the service catalog.
+    public let profiles: ProfileService
+    /// The active sessions.
+    public let sessions: SessionService
+    /// Schedules.
+    public let scheduler: Scheduler
+    /// The Pomodoro timer.
+    public let pomodoro: PomodoroEngine
+    /// Profile changes and reloads that concern several services.
+    public let coordinator: Coordinator
+    /// Status, check, history and doctor.
+    public let reporter: Reporter
+    /// The enforcers.
+    public let enforcement: Enforcement
+    /// Events for the API and systemd.
+    public let events: EventBus
+    /// The state database.
+    public let store: StateStore
+    /// The wall clock and boot clock.
+    public let clock: @Sendable () -> ClockReading
+    /// The system's time zone (it can change while the daemon runs).
+    public let zone: @Sendable () -> TimeZone
+
+    /// Builds every service and brings it to the saved state: sessions restored and enforced,
+    /// the Pomodoro run caught up, schedules evaluated. Nothing is served yet.
+    public static func start(paths: Paths, configuration: DaemonConfiguration.Loaded, profiles profileStore: ProfileStore,
+                             enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
+                             clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
+                             makeID: (@Sendable () -> String)? = nil,
+                             firewallUnavailable: @escaping @Sendable () -> String? = { nil }) async throws -> DaemonCore {
+        let settings = configuration.configuration
+        let events = EventBus()
+        let enforcement = Enforcement(enforcers: enforcers, logger: logger)
+        let profiles = ProfileService(store: profileStore, logger: logger)
+        let makeID = makeID ?? { SessionService.randomID() }
+        let sessions = SessionService(profiles: profiles, store: store, enforcement: enforcement, events: events,
+                                      timer: timers.sessions, maxSession: settings.maxSession, logger: logger, clock: clock,
+                                      makeID: makeID)
+        try await sessions.restore()
+        let pomodoro = PomodoroEngine(sessions: sessions, profiles: profiles, store: store, events: events, timer: timers.pomodoro,
+                                      defaults: settings.pomodoro, logger: logger, clock: clock, makeID: makeID)
+        await pomodoro.restore()
+        let scheduler = Scheduler(store: ScheduleStore(directory: paths.schedulesDirectory), sessions: sessions, profiles: profiles,
+                                  state: store, events: events, timer: timers.schedules, logger: logger, clock: clock,
+                                  systemZone: zone, defaultWarning: settings.scheduleWarning)
+        await scheduler.start()
+        let coordinator = Coordinator(profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, events: events,
+                                      configuration: configuration, configurationPath: paths.configFile, logger: logger,
+                                      clock: clock)
+        let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
+                                profiles: profiles, coordinator: coordinator, store: store, paths: paths,
+                                firewallUnavailable: firewallUnavailable, clock: clock)
+        return DaemonCore(paths: paths, profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
+                          coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
+                          clock: clock, zone: zone)
+    }
+
+    /// The control API's route table over these services.
+    func router(authorizer: Authorizer = Authorizer()) -> Router {
+        let clock = self.clock
+        let zone = self.zone
+        var router = Router(authorizer: authorizer) { ErrorMapping(now: clock(), zone: zone()) }
+        SessionRoutes(core: self).register(in: &router)
+        ProfileRoutes(core: self).register(in: &router)
+        ScheduleRoutes(core: self).register(in: &router)
+        PomodoroRoutes(core: self).register(in: &router)
+        SystemRoutes(core: self).register(in: &router)
+        return router
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import LockCore
+import LockStore
+import Logging
+
+/// Changes that concern several services at once: profile edits that running sessions and
+/// schedules must follow, deleting a profile that something may still use, and reloading the
+/// configuration. It sits above the services it calls, so none of them needs to know about
+/// the others.
+public actor Coordinator {
+    private let profiles: ProfileService
+    private let sessions: SessionService
+    private let scheduler: Scheduler
+    private let pomodoro: PomodoroEngine
+    private let events: EventBus
+    private let configurationPath: String
+    private let logger: Logger
+    private let clock: @Sendable () -> ClockReading
+    private let gate = SerialGate()
+    private var configuration: DaemonConfiguration
+    private var configurationProblems: [FileProblem]
+
+    /// Creates the coordinator over services built with `configuration`.
+    public init(profiles: ProfileService, sessions: SessionService, scheduler: Scheduler, pomodoro: PomodoroEngine,
+                events: EventBus, configuration: DaemonConfiguration.Loaded, configurationPath: String, logger: Logger,
+                clock: @escaping @Sendable () -> ClockReading) {
+        self.profiles = profiles
+        self.sessions = sessions
+        self.scheduler = scheduler
+        self.pomodoro = pomodoro
+        self.events = events
+        self.configuration = configuration.configuration
+        self.configurationProblems = configuration.problems
+        self.configurationPath = configurationPath
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// The configuration in force (the last one read).
+    public var currentConfiguration: DaemonConfiguration { configuration }
+
+    /// Every problem of the configuration file, as of the last read.
+    public var currentConfigurationProblems: [FileProblem] { configurationProblems }
+
+    /// Creates a custom profile; schedules waiting for a profile of that name start working.
+    public func createProfile(_ profile: Profile) async throws(ProfileError) -> Profile {
+        try await gate.run { () async throws(ProfileError) -> Profile in
+            let created = try await profiles.create(profile)
+            events.publish(.profilesChanged(profile: created.name, change: .created, at: clock().wall))
+            await scheduler.profilesChanged()
+            return created
+        }
+    }
+
+    /// Changes a custom profile; its running sessions pick the change up at once (strict ones
+    /// only gain rules). When that cannot be enforced, the file is put back as it was.
+    public func updateProfile(_ name: String, _ edit: ProfileEdit) async throws(ProfileError) -> Profile {
+        try await gate.run { () async throws(ProfileError) -> Profile in
+            let (old, new) = try await profiles.update(name, edit)
+            do throws(SessionError) { try await sessions.refreshRules(for: name) } catch {
+                try? await profiles.restore(old)
+                throw .enforcement("\(error)")
+            }
+            events.publish(.profilesChanged(profile: name, change: .changed, at: clock().wall))
+            await scheduler.profilesChanged()
+            return new
+        }
+    }
+
+    /// Deletes a custom profile that nothing blocks with now and no schedule or Pomodoro run uses.
+    public func deleteProfile(_ name: String) async throws(ProfileError) {
+        try await gate.run { () async throws(ProfileError) in
+            guard await profiles.exists(name) else { throw .notFound(name) }
+            if let session = await sessions.active.first(where: { $0.profile == name }) { throw .blocking(session) }
+            if let user = await scheduler.users(of: name) { throw .usedBy(profile: name, user: user) }
+            if let user = await pomodoro.uses(name) { throw .usedBy(profile: name, user: user) }
+            try await profiles.delete(name)
+            events.publish(.profilesChanged(profile: name, change: .deleted, at: clock().wall))
+            await scheduler.profilesChanged()
+        }
+    }
+
+    /// Reads the configuration, profiles and schedules again (`lockctl reload`, SIGHUP). A bad
+    /// file keeps its last good version; every problem is returned. The configuration is read
+    /// once and handed to each service.
+    public func reload() async -> ReloadOutcome {
+        await gate.run {
+            let loaded = DaemonConfiguration.load(configurationPath)
+            configuration = loaded.configuration
+            configurationProblems = loaded.problems
+            var problems = loaded.problems.map(\.description)
+            problems += await profiles.reload().map(\.description)
+            await sessions.setMaxSession(configuration.maxSession)
+            await pomodoro.setDefaults(configuration.pomodoro)
+            problems += await scheduler.reloadFiles(defaultWarning: configuration.scheduleWarning).map(\.description)
+            problems += await sessions.refreshAllRules().map { "cannot apply the changed profile \($0); retried at each checkpoint" }
+            await scheduler.profilesChanged()
+            for problem in problems { logger.warning("configuration problem", metadata: ["problem": "\(problem)"]) }
+            events.publish(.profilesChanged(profile: nil, change: .reloaded, at: clock().wall))
+            return ReloadOutcome(profiles: await profiles.all().count, problems: problems)
+        }
+    }
+}
+
+/// What a reload found.
+public struct ReloadOutcome: Sendable, Equatable {
+    /// Profiles known now.
+    public var profiles: Int
+    /// Every problem, `file:line: field: reason`.
+    public var problems: [String]
+}

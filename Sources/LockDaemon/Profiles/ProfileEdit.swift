@@ -1,0 +1,52 @@
+import LockCore
+
+/// A change to a custom profile, with every value already parsed. Absent fields stay as they are.
+public struct ProfileEdit: Sendable, Equatable {
+    /// Domains to add.
+    public var addDomains: [DomainName] = []
+    /// Domains to remove; each must be in the profile.
+    public var removeDomains: [DomainName] = []
+    /// Catalog services to add.
+    public var addServices: [String] = []
+    /// Catalog services to remove; each must be in the profile.
+    public var removeServices: [String] = []
+    /// Exceptions to add.
+    public var addAllow: [DomainName] = []
+    /// Exceptions to remove.
+    public var removeAllow: [DomainName] = []
+    /// Addresses or networks to add.
+    public var addAddresses: [IPNetwork] = []
+    /// Addresses or networks to remove; each must be in the profile.
+    public var removeAddresses: [IPNetwork] = []
+    /// A new title; empty clears it.
+    public var displayName: String?
+    /// A new description; empty clears it.
+    public var description: String?
+    /// A new default strictness.
+    public var strict: Bool?
+
+    /// An edit that changes nothing.
+    public init() {}
+
+    /// `profile` with the edit made, or why it cannot be.
+    func applied(to profile: Profile) throws(ProfileError) -> Profile {
+        if let missing = removeDomains.first(where: { !profile.domains.contains($0) }) {
+            throw .notInProfile(field: "remove-domain", value: missing.value, profile: profile.name)
+        }
+        if let missing = removeAddresses.first(where: { !profile.addresses.contains($0) }) {
+            throw .notInProfile(field: "remove-address", value: missing.description, profile: profile.name)
+        }
+        if let missing = removeServices.first(where: { !profile.services.contains($0) }) {
+            throw .notInProfile(field: "remove-service", value: missing, profile: profile.name)
+        }
+        var edited = profile
+        edited.domains = profile.domains.filter { !removeDomains.contains($0) } + addDomains
+        edited.services = profile.services.filter { !removeServices.contains($0) } + addServices
+        edited.allow = profile.allow.filter { !removeAllow.contains($0) } + addAllow
+        edited.addresses = profile.addresses.filter { !removeAddresses.contains($0) } + addAddresses
+        if let displayName { edited.displayName = displayName.isEmpty ? nil : displayName }
+        if let description { edited.description = description.isEmpty ? nil : description }
+        if let strict { edited.strict = strict }
+        return edited
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import LockCore
+import LockEnforcement
+import LockPlatform
+
+/// The daemon's side of `lockctl doctor`: checks that need the daemon's view (its files, its
+/// enforcers, its state) or its privileges. Each finding says how to fix it. What an enforcer
+/// manages it checks itself (`Enforcer.diagnose()`).
+struct Diagnostics {
+    let paths: Paths
+    let statuses: [EnforcerStatus]
+    let configuredEnforcers: [String]
+    let fileProblems: [String]
+    /// Why nftables cannot be used here, when it is not in use; nil when it could be.
+    let firewallUnavailable: String?
+    /// Why the state database could only be opened for reading, if so.
+    let stateReadOnly: String?
+    let now: ClockReading
+
+    func run() -> [Finding] {
+        var checks = statuses.map(enforcer)
+        checks.append(firewall())
+        checks.append(dnsOverHTTPS())
+        checks.append(stateDirectory())
+        checks.append(configuration())
+        checks.append(clock())
+        checks.append(timeZone())
+        return checks
+    }
+
+    private func enforcer(_ status: EnforcerStatus) -> Finding {
+        if let error = status.lastError {
+            return Finding("enforcer \(status.name)", .problem, error, fix: "see `journalctl -u simplylockd`; the daemon retries at each checkpoint")
+        }
+        return Finding("enforcer \(status.name)", .ok, status.applied ? "applied, \(status.elements) elements" : "idle")
+    }
+
+    private func firewall() -> Finding {
+        if configuredEnforcers.contains("nftables") {
+            return Finding("nftables", .ok, "in use: blocked names are also blocked by address, open connections included")
+        }
+        if let reason = firewallUnavailable {
+            return Finding("nftables", .warning, "not usable here: \(reason)",
+                               fix: "install nftables and run simplylockd as root with CAP_NET_ADMIN (the shipped unit does)")
+        }
+        return Finding("nftables", .warning, "available but not enabled: only name lookups are blocked",
+                           fix: "add \"nftables\" to enforcers in \(paths.configFile)")
+    }
+
+    private func dnsOverHTTPS() -> Finding {
+        if configuredEnforcers.contains("nftables") {
+            return Finding("DNS over HTTPS", .ok, "the nftables enforcer blocks known DoH endpoints during blocks, and Firefox's canary name")
+        }
+        return Finding("DNS over HTTPS", .warning, "browsers that use DNS over HTTPS do not read the hosts file and can reach blocked sites",
+                           fix: "add \"nftables\" to enforcers in \(paths.configFile), or turn DoH off in the browser's policies")
+    }
+
+    private func stateDirectory() -> Finding {
+        if let stateReadOnly {
+            return Finding("state", .problem, "\(paths.stateDatabase) could only be opened for reading (\(stateReadOnly)): saved blocks are enforced, but no change can be made",
+                           fix: "free space in \(paths.stateDirectory) (or make it writable), then restart simplylockd")
+        }
+        if let problem = StateDirectoryProbe.problem(paths.stateDirectory) {
+            return Finding("state", .problem, "\(paths.stateDirectory): \(problem): changes cannot be saved",
+                           fix: "free space in \(paths.stateDirectory), or check StateDirectory= in the unit and the directory's owner")
+        }
+        return Finding("state", .ok, paths.stateDatabase)
+    }
+
+    private func configuration() -> Finding {
+        guard fileProblems.isEmpty else {
+            return Finding("configuration", .warning, fileProblems.joined(separator: "; "),
+                               fix: "fix the files named, then `lockctl reload`")
+        }
+        return Finding("configuration", .ok, "all files load")
+    }
+
+    private func clock() -> Finding {
+        if !now.wallIsSynchronised {
+            return Finding("clock", .warning, "the system clock is not synchronised; schedules follow the wall clock (timed blocks do not)",
+                               fix: "enable time synchronisation (systemd-timesyncd, chrony)")
+        }
+        return Finding("clock", .ok, "synchronised; block time counts on CLOCK_BOOTTIME, so clock changes do not shorten blocks")
+    }
+
+    private func timeZone() -> Finding {
+        let zone = TimeZone.current.identifier
+        if let variable = ProcessInfo.processInfo.environment["TZ"] {
+            return Finding("time zone", .ok, "\(zone) (from TZ=\(variable))")
+        }
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime") {
+            return Finding("time zone", .ok, "\(zone) (/etc/localtime → \(target))")
+        }
+        return Finding("time zone", FileManager.default.fileExists(atPath: "/etc/localtime") ? .ok : .warning,
+                           "\(zone)", fix: FileManager.default.fileExists(atPath: "/etc/localtime") ? nil : "set a time zone: ln -sf /usr/share/zoneinfo/Area/City /etc/localtime")
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import LockCore
+import LockEnforcement
+import LockStore
+
+/// Answers the questions about the daemon's state: what is blocked, by what, what happened
+/// before, and what is wrong (`lockctl doctor`).
+public struct Reporter: Sendable {
+    let sessions: SessionService
+    let enforcement: Enforcement
+    let scheduler: Scheduler
+    let pomodoro: PomodoroEngine
+    let profiles: ProfileService
+    let coordinator: Coordinator
+    let store: StateStore
+    let paths: Paths
+    /// Why the firewall cannot be used here, when it is not configured.
+    let firewallUnavailable: @Sendable () -> String?
+    let clock: @Sendable () -> ClockReading
+
+    /// What is blocked now, by which sessions, and how each enforcer is doing.
+    public func status() async -> StatusSnapshot {
+        let now = clock()
+        let active = await sessions.active.sorted { $0.endBoot < $1.endBoot }
+        let desired = await sessions.desiredBlock
+        return StatusSnapshot(now: now, sessions: active, blockedNames: desired.domains.count,
+                              enforcers: await enforcement.statuses(),
+                              notices: await scheduler.notices() + (await pomodoro.notices()))
+    }
+
+    /// Which sessions block `name`, each with the rule that matches.
+    public func check(_ name: DomainName) async -> [(session: Session, rule: String)] {
+        SessionSet(await sessions.active).blockers(of: name.value)
+    }
+
+    /// The most recent sessions, newest first.
+    public func history(limit: Int) throws(ReportError) -> [HistoryRecord] {
+        do { return try store.history(limit: limit) } catch { throw .storage("\(error)") }
+    }
+
+    /// The daemon's own checks, for `lockctl doctor`.
+    public func doctor() async -> [Finding] {
+        let configured = enforcement.enforcers.map(\.name)
+        var fileProblems = (await coordinator.currentConfigurationProblems).map(\.description)
+        fileProblems += (await profiles.problems).map(\.description)
+        fileProblems += (await scheduler.fileProblems).map(\.description)
+        let diagnostics = Diagnostics(paths: paths, statuses: await enforcement.statuses(),
+                                      configuredEnforcers: configured, fileProblems: fileProblems,
+                                      firewallUnavailable: configured.contains("nftables") ? nil : firewallUnavailable(),
+                                      stateReadOnly: store.readOnlyReason, now: clock())
+        return await enforcement.findings() + diagnostics.run()
+    }
+
+    /// The one-line status for `systemctl status`: `2 blocks active: deep-work 31m left, …`.
+    public func serviceStatusText() async -> String {
+        let now = clock()
+        return ServiceStatusText.format(await sessions.active.map { ($0.profile, $0.remaining(at: now)) })
+    }
+}
+
+/// What `status` reports.
+public struct StatusSnapshot: Sendable {
+    /// When it was taken.
+    public var now: ClockReading
+    /// Active sessions, earliest end first.
+    public var sessions: [Session]
+    /// Names the hosts section and firewall hold for the union of the sessions.
+    public var blockedNames: Int
+    /// Each enforcer, in order.
+    public var enforcers: [EnforcerStatus]
+    /// Lines worth showing with the status (`mornings starts in 4 min`).
+    public var notices: [String]
+}
+
+/// Why a report could not be made.
+public enum ReportError: Error, Equatable, Sendable {
+    /// The state database could not be read.
+    case storage(String)
+}

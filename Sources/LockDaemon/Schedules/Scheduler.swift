@@ -1,0 +1,284 @@
+import Foundation
+import LockCore
+import LockStore
+import Logging
+
+/// Turns schedules into sessions.
+///
+/// It keeps no picture of what "should be running": every evaluation (at start-up, at each
+/// edge and warning instant, when the wall clock is set or the machine resumes, when the time
+/// zone or the profiles change, after each change to the schedules) asks the planner what the
+/// sessions should be now, makes them so through `SessionService.reconcileOwned`, sends the
+/// warnings that became due, and arms one timer for the next instant anything can change.
+public actor Scheduler {
+    private var store: ScheduleStore
+    private let sessions: SessionService
+    private let profiles: any ProfileCatalog
+    private let state: StateStore
+    private let events: EventBus
+    private let logger: Logger
+    private let clock: @Sendable () -> ClockReading
+    private let systemZone: @Sendable () -> TimeZone
+    private var defaultWarning: Duration
+    private let gate = SerialGate()
+    private let timer: any WallClockTimer
+    private var records: [String: ScheduleRecord] = [:]
+    private var problems: [String: String] = [:]
+    private var sentWarnings: Set<String> = []
+    private var zoneName: String?
+    /// Each profile's default strictness, refreshed when profiles change rather than asked for
+    /// at every edge.
+    private var profileStrict: [String: Bool] = [:]
+
+    /// Where the records are kept in the state database.
+    static let recordsKey = "schedules.records"
+    /// How soon a schedule whose block could not be put in place is tried again.
+    static let retryDelay: TimeInterval = 5
+
+    /// Creates a scheduler over the schedules in `store` (read by `start()`); call `start()`
+    /// before serving requests.
+    public init(store: ScheduleStore, sessions: SessionService, profiles: any ProfileCatalog, state: StateStore, events: EventBus,
+                timer: any WallClockTimer, logger: Logger,
+                clock: @escaping @Sendable () -> ClockReading, systemZone: @escaping @Sendable () -> TimeZone,
+                defaultWarning: Duration) {
+        self.store = store
+        self.sessions = sessions
+        self.profiles = profiles
+        self.timer = timer
+        self.state = state
+        self.events = events
+        self.logger = logger
+        self.clock = clock
+        self.systemZone = systemZone
+        self.defaultWarning = defaultWarning
+    }
+
+    /// Reads the schedule files and what was recorded before a restart, and makes the sessions
+    /// match the schedules: a machine booting in the middle of an interval is blocked from here on.
+    public func start() async {
+        do { records = try state.value([String: ScheduleRecord].self, forKey: Scheduler.recordsKey) ?? [:] } catch {
+            logger.error("cannot read the schedule records; blocks stopped by hand may start again", metadata: ["error": "\(error)"])
+        }
+        await refreshProfiles()
+        for problem in store.reload(profiles: Set(profileStrict.keys)) {
+            logger.warning("schedule problem; the file is ignored", metadata: ["problem": "\(problem)"])
+        }
+        logger.info("schedules loaded", metadata: ["schedules": "\(store.schedules.count)"])
+        await evaluate("start-up")
+    }
+
+    /// Profiles were created, changed, deleted or reloaded: a schedule's profile may have come,
+    /// gone or changed its default strictness.
+    public func profilesChanged() async {
+        await refreshProfiles()
+        await evaluate("profiles changed")
+    }
+
+    /// Makes the sessions match the schedules now, and re-arms the timer.
+    public func evaluate(_ reason: String) async {
+        await gate.run { await evaluateNow(reason) }
+    }
+
+    /// The default warning lead now in force.
+    public var warningLead: Duration { defaultWarning }
+
+    // MARK: - Reload
+
+    /// Reads the schedule files again with a new default warning lead; a bad file keeps its
+    /// last good version. Returns the problems. The coordinator calls this during a reload and
+    /// `profilesChanged()` after it.
+    public func reloadFiles(defaultWarning: Duration) async -> [FileProblem] {
+        self.defaultWarning = defaultWarning
+        await refreshProfiles()
+        let found = store.reload(profiles: Set(profileStrict.keys))
+        for problem in found { logger.warning("schedule problem; the last good version stays in use", metadata: ["problem": "\(problem)"]) }
+        return found
+    }
+
+    // MARK: - Queries and changes
+
+    /// The schedules that block `profile`, described for a refusal, or nil.
+    public func users(of profile: String) -> String? {
+        let names = store.schedules.values.filter { $0.profile == profile }.map(\.name).sorted()
+        return names.isEmpty ? nil : "schedule\(names.count == 1 ? "" : "s") " + names.joined(separator: ", ")
+    }
+
+    /// Every schedule and where it stands now.
+    public func list() async -> [ScheduleView] {
+        let (plan, ids) = await currentPlan()
+        return store.sorted.map { view($0, plan, ids) }
+    }
+
+    /// Schedule files that could not be loaded.
+    public var fileProblems: [FileProblem] { store.problems }
+
+    /// One schedule.
+    public func schedule(_ name: String) async throws(SchedulingError) -> ScheduleView {
+        guard let schedule = store.schedules[name] else { throw .notFound(name) }
+        let (plan, ids) = await currentPlan()
+        return view(schedule, plan, ids)
+    }
+
+    /// Creates a schedule, writes its file and puts its block in force if it is due now.
+    public func create(_ schedule: Schedule) async throws(SchedulingError) -> ScheduleView {
+        try await gate.run { () async throws(SchedulingError) -> ScheduleView in
+            guard await profiles.exists(schedule.profile) else { throw .unknownProfile(schedule.profile) }
+            do throws(ScheduleStore.Failure) { try store.create(schedule) } catch { throw SchedulingError(error) }
+            logger.info("schedule created", metadata: ["schedule": "\(schedule.name)", "when": "\(schedule.summary)"])
+            await evaluateNow("schedule \(schedule.name) created")
+            return try await self.schedule(schedule.name)
+        }
+    }
+
+    /// Enables or disables a schedule. Disabling ends its block, which is refused while that
+    /// block is strict.
+    public func setEnabled(_ name: String, _ enabled: Bool?) async throws(SchedulingError) -> ScheduleView {
+        try await gate.run { () async throws(SchedulingError) -> ScheduleView in
+            guard store.schedules[name] != nil else { throw .notFound(name) }
+            if let enabled {
+                if !enabled { try await refuseIfStrict(name, "disabled") }
+                do throws(ScheduleStore.Failure) { _ = try store.setEnabled(name, enabled) } catch { throw SchedulingError(error) }
+                logger.info(enabled ? "schedule enabled" : "schedule disabled", metadata: ["schedule": "\(name)"])
+                await evaluateNow("schedule \(name) \(enabled ? "enabled" : "disabled")")
+            }
+            return try await self.schedule(name)
+        }
+    }
+
+    /// Removes a schedule and its file, ending its block (refused while that block is strict).
+    public func remove(_ name: String) async throws(SchedulingError) {
+        try await gate.run { () async throws(SchedulingError) in
+            guard store.schedules[name] != nil else { throw .notFound(name) }
+            try await refuseIfStrict(name, "removed")
+            do throws(ScheduleStore.Failure) { try store.delete(name) } catch { throw SchedulingError(error) }
+            logger.info("schedule removed", metadata: ["schedule": "\(name)"])
+            await evaluateNow("schedule \(name) removed")
+        }
+    }
+
+    /// The next `count` intervals of a schedule starting strictly after `after` (default: now),
+    /// in the zone it is evaluated in now.
+    public func next(_ name: String, count: Int, after: Date?) throws(SchedulingError) -> [DateInterval] {
+        guard let schedule = store.schedules[name] else { throw .notFound(name) }
+        let zone = schedule.zone(system: systemZone())
+        return schedule.rule.nextIntervals(after: after ?? clock().wall, count: count, in: zone)
+    }
+
+    /// Lines for `lockctl status`: `mornings starts in 4 min`, blocks stopped by hand.
+    public func notices() async -> [String] {
+        let (plan, _) = await currentPlan()
+        return plan.notices(now: plan.now) + store.sorted.compactMap { schedule in
+            problems[schedule.name].map { "\(schedule.name): \($0)" }
+        }
+    }
+
+    // MARK: - Evaluation
+
+    private func evaluateNow(_ reason: String) async {
+        let (plan, _) = await currentPlan()
+        var kept: [String: ScheduleRecord] = [:]
+        var anyFailed = false
+        for decision in plan.decisions {
+            let name = decision.name
+            var succeeded = true
+            switch decision.action {
+            case .leave:
+                break
+            case .run(let block):
+                let remaining = block.end.timeIntervalSince(clock().wall)
+                guard remaining > 0 else { continue }
+                do {
+                    try await sessions.reconcileOwned(.schedule(name), OwnedSession(profile: block.profile, remaining: .seconds(remaining),
+                                                                                   strict: block.strict))
+                    problems[name] = nil
+                } catch {
+                    succeeded = false
+                    anyFailed = true
+                    problems[name] = "\(error)"
+                    logger.error("schedule cannot block; trying again", metadata: ["schedule": "\(name)", "error": "\(error)"])
+                }
+            case .end:
+                do { try await sessions.reconcileOwned(.schedule(name), nil) } catch {
+                    anyFailed = true
+                    logger.error("cannot end a schedule's block; trying again", metadata: ["schedule": "\(name)", "error": "\(error)"])
+                }
+            }
+            if decision.status?.stoppedByHand == true, records[name]?.stoppedByHand != true {
+                logger.info("schedule's block was stopped by hand; it blocks again at its next interval", metadata: ["schedule": "\(name)"])
+            }
+            if let record = succeeded ? decision.record : records[name] { kept[name] = record }
+        }
+        if kept != records {
+            do {
+                try state.setValue(kept, forKey: Scheduler.recordsKey)
+                records = kept
+            } catch {
+                logger.error("cannot save the schedule records", metadata: ["error": "\(error)"])
+            }
+        }
+        publishWarnings(plan)
+        // A block that could not be put in place (or lifted) is tried again soon rather than
+        // at the next edge, which may be hours away.
+        let retry = anyFailed ? plan.now.addingTimeInterval(Self.retryDelay) : nil
+        timer.arm(atWall: [plan.wake, retry].compactMap { $0 }.min())
+        logger.debug("schedules evaluated", metadata: ["reason": "\(reason)", "wake": "\(plan.wake.map { "\($0)" } ?? "never")"])
+    }
+
+    private func publishWarnings(_ plan: SchedulePlan) {
+        let due = plan.warnings
+        for warning in due where !sentWarnings.contains(warning.key) {
+            let seconds = Int(warning.at.timeIntervalSince(plan.now).rounded(.up))
+            logger.info("schedule warning", metadata: ["schedule": "\(warning.schedule)", "edge": "\(warning.edge.rawValue)", "in": "\(seconds)s"])
+            events.publish(.scheduleWarning(warning, now: plan.now))
+        }
+        // Only warnings still due are remembered, so the set stays small.
+        sentWarnings = Set(due.map(\.key))
+    }
+
+    /// The plan for now, and the ids of the sessions the schedules own.
+    private func currentPlan() async -> (SchedulePlan, [String: String]) {
+        let reading = clock()
+        let zone = systemZone()
+        if zone.identifier != zoneName {
+            if let zoneName { logger.notice("system time zone changed", metadata: ["from": "\(zoneName)", "to": "\(zone.identifier)"]) }
+            zoneName = zone.identifier
+        }
+        var owned: [String: OwnedSession] = [:]
+        var ids: [String: String] = [:]
+        for session in await sessions.active {
+            guard case .schedule(let name) = session.origin else { continue }
+            owned[name] = OwnedSession(profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict)
+            ids[name] = session.id
+        }
+        let planner = SchedulePlanner(systemZone: zone, defaultWarning: defaultWarning, profileStrict: profileStrict)
+        return (planner.plan(store.sorted, at: reading.wall, sessions: owned, records: records), ids)
+    }
+
+    // MARK: - Helpers
+
+    private func refreshProfiles() async {
+        profileStrict = await profiles.strictDefaults()
+    }
+
+    private func view(_ schedule: Schedule, _ plan: SchedulePlan, _ ids: [String: String]) -> ScheduleView {
+        let status = plan.decision(schedule.name)?.status
+            ?? ScheduleStatus(zone: schedule.zone(system: systemZone()), strict: schedule.strict ?? false,
+                              warning: schedule.warning ?? defaultWarning, active: false, stoppedByHand: false, blockEnd: nil, next: nil)
+        return ScheduleView(schedule: schedule, status: status, session: ids[schedule.name], problem: problems[schedule.name])
+    }
+
+    private func refuseIfStrict(_ name: String, _ verb: String) async throws(SchedulingError) {
+        guard let session = await sessions.active.first(where: { $0.origin == .schedule(name) && $0.strict }) else { return }
+        throw .strictBlock(schedule: name, session: session, verb: verb)
+    }
+}
+
+extension SchedulingError {
+    init(_ failure: ScheduleStore.Failure) {
+        switch failure {
+        case .notFound(let name): self = .notFound(name)
+        case .exists(let name): self = .exists(name)
+        case .io(let message): self = .io(message)
+        }
+    }
+}

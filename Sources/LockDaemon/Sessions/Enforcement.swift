@@ -1,0 +1,71 @@
+import LockCore
+import LockEnforcement
+import Logging
+
+/// Hands the desired block to every enforcer, all or nothing: when one fails, those that
+/// already applied the new state are given the previous one back, so the machine is never left
+/// with a half-applied block.
+public final class Enforcement: Sendable {
+    /// The enforcers, in the order they apply.
+    public let enforcers: [any Enforcer]
+    private let logger: Logger
+
+    /// Drives `enforcers`.
+    public init(enforcers: [any Enforcer], logger: Logger) {
+        self.enforcers = enforcers
+        self.logger = logger
+    }
+
+    /// Applies `desired` everywhere, or, when an enforcer fails, puts `previous` back on those
+    /// that had applied it and throws that enforcer's error.
+    public func apply(_ desired: DesiredBlock, previous: DesiredBlock) async throws {
+        var done: [any Enforcer] = []
+        for enforcer in enforcers {
+            do {
+                try await enforcer.apply(desired)
+                done.append(enforcer)
+            } catch {
+                logger.error("enforcement failed; putting the previous state back",
+                             metadata: ["enforcer": "\(enforcer.name)", "error": "\(error)"])
+                for applied in done { try? await applied.apply(previous) }
+                throw EnforcementFailure(enforcer: enforcer.name, underlying: "\(error)")
+            }
+        }
+    }
+
+    /// Applies `desired` on every enforcer, whatever the others do (at start-up, and when
+    /// retrying); returns the failures.
+    public func applyEach(_ desired: DesiredBlock) async -> [EnforcementFailure] {
+        var failures: [EnforcementFailure] = []
+        for enforcer in enforcers {
+            do { try await enforcer.apply(desired) } catch {
+                logger.error("enforcement failed", metadata: ["enforcer": "\(enforcer.name)", "error": "\(error)"])
+                failures.append(EnforcementFailure(enforcer: enforcer.name, underlying: "\(error)"))
+            }
+        }
+        return failures
+    }
+
+    /// Every enforcer's status, in order.
+    public func statuses() async -> [EnforcerStatus] {
+        var result: [EnforcerStatus] = []
+        for enforcer in enforcers { result.append(await enforcer.status()) }
+        return result
+    }
+
+    /// Every enforcer's own findings, in order.
+    public func findings() async -> [Finding] {
+        var result: [Finding] = []
+        for enforcer in enforcers { result += await enforcer.diagnose() }
+        return result
+    }
+}
+
+/// One enforcer's failure to apply.
+public struct EnforcementFailure: Error, Sendable, CustomStringConvertible {
+    /// The enforcer.
+    public var enforcer: String
+    /// What went wrong.
+    public var underlying: String
+    public var description: String { "\(enforcer): \(underlying)" }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import LockCore
+import LockStore
+import Logging
+
+/// The set of active sessions and every change to it.
+///
+/// Every change goes through `commit`: the change is saved, then, if it changes what is
+/// blocked, every enforcer applies the new desired block, then it takes effect here, the
+/// deadline timer is re-armed and the events go out. **If enforcement fails, the saved change
+/// is taken back and the enforcers keep the previous block: the change did not happen, and the
+/// caller hears why.** Changes nobody asked for (time running out, a correction once the clock
+/// is synchronised) are retried until they go through. At start-up the saved sessions are the
+/// truth: they are enforced, and retried at every checkpoint until that succeeds.
+public actor SessionService {
+    private var sessions = SessionSet()
+    private let profiles: any ProfileCatalog
+    private let store: StateStore
+    private let enforcement: Enforcement
+    private let events: EventBus
+    private let timer: any DeadlineTimer
+    private let clock: @Sendable () -> ClockReading
+    private let makeID: @Sendable () -> String
+    private let logger: Logger
+    private let gate = SerialGate()
+    private var maxSession: Duration
+    /// The enforcers are not known to hold the current sessions' block.
+    private var needsEnforcement = false
+    /// Profiles changed but their running sessions could not be given the new rules yet.
+    private var staleProfiles: Set<String> = []
+
+    /// How soon a change that time brought about is tried again after it failed.
+    static let retryDelay: Duration = .seconds(5)
+
+    /// Creates the service; call `restore()` before anything else.
+    public init(profiles: any ProfileCatalog, store: StateStore, enforcement: Enforcement, events: EventBus,
+                timer: any DeadlineTimer, maxSession: Duration, logger: Logger,
+                clock: @escaping @Sendable () -> ClockReading,
+                makeID: @escaping @Sendable () -> String = { SessionService.randomID() }) {
+        self.profiles = profiles
+        self.store = store
+        self.enforcement = enforcement
+        self.events = events
+        self.timer = timer
+        self.maxSession = maxSession
+        self.logger = logger
+        self.clock = clock
+        self.makeID = makeID
+    }
+
+    /// A 12-hex-digit session identifier.
+    public static func randomID() -> String {
+        String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12))
+    }
+
+    // MARK: - Queries
+
+    /// The active sessions, in the order they started.
+    public var active: [Session] { sessions.sessions }
+
+    /// What the enforcers are told to block now.
+    public var desiredBlock: DesiredBlock { sessions.desiredBlock }
+
+    /// The longest session that may be started or extended to.
+    public func setMaxSession(_ limit: Duration) { maxSession = limit }
+
+    // MARK: - Start-up and time
+
+    /// Loads the saved sessions, ends those whose time ran out while the daemon was not
+    /// running, and enforces the rest. An enforcement failure does not keep the daemon from
+    /// starting (a running daemon can report it); it is retried at every checkpoint.
+    public func restore() async throws {
+        try await gate.run { () async throws in
+            let now = clock()
+            let saved = try store.activeSessions()
+            var change = SessionChange()
+            for saved in saved {
+                if saved.hasImplausibleBootReading(at: now) {
+                    logger.warning("the boot clock reads earlier than the session's last checkpoint; its time is clamped to what it had",
+                                   metadata: metadata(saved))
+                }
+                let resumed = saved.resumed(at: now)
+                if resumed.hasEnded(at: now) {
+                    change.ended.append(.init(session: saved, reason: .daemonRestart, at: endDate(of: saved, now: now)))
+                } else if resumed != saved {
+                    change.updated.append(.init(old: saved, new: resumed))
+                }
+                if resumed.pendingOffTime != nil, saved.pendingOffTime == nil {
+                    logger.warning("the wall clock is not synchronised: the time the machine was off is not counted until it is",
+                                   metadata: metadata(resumed))
+                }
+            }
+            try store.commit(change, at: now)
+            sessions = change.applied(to: SessionSet(saved))
+            await enforceAll(now: now)
+            timer.arm(at: sessions.nextDeadline)
+            for ending in change.ended {
+                logger.info("session ended while the daemon was not running", metadata: metadata(ending.session, ["reason": "daemon-restart"]))
+            }
+            for session in sessions.sessions {
+                logger.info("session resumed", metadata: metadata(session, ["remaining": "\(DurationParser.format(session.remaining(at: now)))"]))
+            }
+        }
+    }
+
+    /// Ends every session whose time is up; called when the deadline timer fires. If the end
+    /// cannot be enforced, the sessions stay and it is tried again shortly.
+    public func expireDue() async {
+        await gate.run {
+            let now = clock()
+            let due = sessions.ended(at: now)
+            guard !due.isEmpty else {
+                timer.arm(at: sessions.nextDeadline)
+                return
+            }
+            let change = SessionChange(ended: due.map { .init(session: $0, reason: .expired, at: now.wall) })
+            do { try await commit(change, at: now) } catch {
+                logger.error("cannot end expired sessions; trying again", metadata: ["error": "\(error)"])
+                timer.arm(at: now.boot + Self.retryDelay)
+            }
+        }
+    }
+
+    /// Saves every session's remaining time, so a reboot loses at most one interval; takes off
+    /// the time a machine was off once the clock is synchronised; retries what failed before.
+    public func checkpoint() async {
+        await gate.run {
+            let now = clock()
+            var corrections = SessionChange()
+            for session in sessions.sessions {
+                guard let corrected = session.corrected(at: now) else { continue }
+                logger.notice("the wall clock is synchronised: the time the machine was off is counted now",
+                              metadata: metadata(session, ["remaining": "\(DurationParser.format(corrected.remaining(at: now)))"]))
+                if corrected.hasEnded(at: now) {
+                    corrections.ended.append(.init(session: session, reason: .daemonRestart, at: now.wall))
+                } else {
+                    corrections.updated.append(.init(old: session, new: corrected))
+                }
+            }
+            if !corrections.isEmpty {
+                do { try await commit(corrections, at: now) } catch {
+                    logger.error("cannot correct sessions for the time off; trying again", metadata: ["error": "\(error)"])
+                }
+            }
+            let updated = sessions.sessions.map { $0.checkpointed(at: now) }
+            do {
+                try store.checkpoint(updated, at: now)
+                sessions = SessionSet(updated)
+            } catch {
+                logger.error("cannot save checkpoint", metadata: ["error": "\(error)"])
+            }
+            for name in staleProfiles.sorted() {
+                do throws(SessionError) { try await refreshRulesNow(for: name) } catch {
+                    logger.error("cannot give running sessions their profile's new rules; trying again",
+                                 metadata: ["profile": "\(name)", "error": "\(error)"])
+                }
+            }
+            if needsEnforcement { await enforceAll(now: now) }
+            if !sessions.ended(at: now).isEmpty { timer.arm(at: now.boot) }
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Starts blocking a profile by hand.
+    public func start(_ profile: String, for length: SessionLength, strict: Bool?) async throws(SessionError) -> Session {
+        try await gate.run { () async throws(SessionError) -> Session in
+            let now = clock()
+            guard let expansion = await profiles.expansion(of: profile) else { throw .unknownProfile(profile) }
+            let duration = try validated(length, now: now)
+            if let running = sessions.sessions.first(where: { $0.profile == profile && $0.origin == .manual }) {
+                throw .alreadyActive(running)
+            }
+            let session = Session(id: makeID(), profile: expansion.profile.name, origin: .manual,
+                                  strict: strict ?? expansion.profile.strict, rules: expansion.rules, duration: duration, now: now)
+            try await commit(SessionChange(started: [session]), at: now)
+            logger.info("session started", metadata: metadata(session, ["duration": "\(DurationParser.format(duration))"]))
+            return session
+        }
+    }
+
+    /// Stops the sessions a reference names (an id, or a profile's sessions other than the
+    /// Pomodoro timer's). Refused when any of them is strict.
+    public func stop(_ reference: String) async throws(SessionError) -> [Session] {
+        try await gate.run { () async throws(SessionError) -> [Session] in
+            let now = clock()
+            var matching = sessions.sessions(matching: reference)
+            guard !matching.isEmpty else { throw .noSession(reference) }
+            // The Pomodoro timer owns its sessions; a profile name stops the others and leaves
+            // the timer's alone, and only a reference to nothing else is refused.
+            let owned = matching.filter { $0.origin == .pomodoro }
+            matching.removeAll { $0.origin == .pomodoro }
+            if matching.isEmpty, let session = owned.first { throw .ownedByPomodoro(session) }
+            if let strict = matching.first(where: \.strict) { throw .strict(strict.resumed(at: now)) }
+            try await commit(SessionChange(ended: matching.map { .init(session: $0, reason: .stopped, at: now.wall) }), at: now)
+            for session in matching { logger.info("session stopped", metadata: metadata(session)) }
+            return matching
+        }
+    }
+
+    /// Lengthens a manual session (an id, or the manual session of a profile).
+    public func extend(_ reference: String, by extra: Duration) async throws(SessionError) -> Session {
+        try await gate.run { () async throws(SessionError) -> Session in
+            let now = clock()
+            guard extra >= .seconds(1) else { throw .invalidLength(.notAnExtension) }
+            guard extra <= maxSession else { throw .invalidLength(.tooLong(limit: maxSession)) }
+            let matching = sessions.sessions(matching: reference)
+            guard !matching.isEmpty else { throw .noSession(reference) }
+            guard let session = matching.first(where: { $0.origin == .manual }) else {
+                throw .notManual(reference: reference, origin: matching[0].origin)
+            }
+            let extended = session.extended(by: extra, at: now)
+            guard extended.remaining(at: now) <= maxSession else { throw .invalidLength(.tooLong(limit: maxSession)) }
+            try await commit(SessionChange(updated: [.init(old: session, new: extended)]), at: now, extendedBy: extra)
+            logger.info("session extended", metadata: metadata(extended, ["by": "\(DurationParser.format(extra))"]))
+            return extended
+        }
+    }
+
+    /// Makes the one session owned by `origin` (a schedule or the Pomodoro timer) match
+    /// `desired`: started if missing, adjusted in place if its profile is the same (its end
+    /// moves, nothing is lifted in between), replaced if the profile changed, ended for nil.
+    /// Owners decide when their sessions end, so strictness does not stop them from ending it.
+    /// Returns the session now in force, if any.
+    @discardableResult
+    public func reconcileOwned(_ origin: SessionOrigin, _ desired: OwnedSession?) async throws(SessionError) -> Session? {
+        precondition(origin != .manual, "manual sessions are not owned")
+        return try await gate.run { () async throws(SessionError) -> Session? in
+            let now = clock()
+            let existing = sessions.sessions.filter { $0.origin == origin }
+            var change = SessionChange()
+            // An owner ending its session at the moment it was due (its own timer may fire a
+            // little before ours) ends it naturally, within the same tolerance as adjustments.
+            let isDue = { (session: Session) in session.remaining(at: now) < .milliseconds(500) }
+            for session in existing where desired == nil || desired?.profile != session.profile {
+                change.ended.append(.init(session: session, reason: isDue(session) ? .expired : .stopped, at: now.wall))
+            }
+            if let desired {
+                guard desired.remaining > .zero, desired.remaining <= Duration.seconds(Int64(Int32.max)) else {
+                    throw .invalidLength(.tooShort)
+                }
+                guard let expansion = await profiles.expansion(of: desired.profile) else { throw .unknownProfile(desired.profile) }
+                if let current = existing.first(where: { $0.profile == desired.profile }) {
+                    let wantedEnd = now.boot + desired.remaining
+                    let resumed = current.resumed(at: now)
+                    let drift = abs((resumed.endBoot - wantedEnd).seconds)
+                    if drift >= 0.5 || current.strict != desired.strict || current.rules != expansion.rules {
+                        var adjusted = resumed
+                        adjusted.endBoot = wantedEnd
+                        adjusted.checkpointRemaining = desired.remaining
+                        adjusted.strict = desired.strict
+                        adjusted.rules = expansion.rules
+                        change.updated.append(.init(old: current, new: adjusted))
+                    }
+                } else {
+                    change.started.append(Session(id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
+                                                   rules: expansion.rules, duration: desired.remaining, now: now))
+                }
+            }
+            guard !change.isEmpty else { return existing.first }
+            try await commit(change, at: now)
+            for ending in change.ended {
+                logger.info("session ended by its owner", metadata: metadata(ending.session, ["reason": "\(ending.reason.rawValue)"]))
+            }
+            for session in change.started {
+                logger.info("session started", metadata: metadata(session, ["duration": "\(DurationParser.format(desired?.remaining ?? .zero))"]))
+            }
+            return change.started.first ?? change.updated.first?.new ?? sessions.sessions.first { $0.origin == origin }
+        }
+    }
+
+    /// Gives the running sessions of `profile` its current rules: at once, in place (nothing
+    /// is lifted in between). Strict sessions only gain rules; they never lose any before they
+    /// end. When this cannot be enforced nothing changes and the error is thrown.
+    public func refreshRules(for profile: String) async throws(SessionError) {
+        try await gate.run { () async throws(SessionError) in try await refreshRulesNow(for: profile) }
+    }
+
+    /// Gives every running session its profile's current rules (after a reload); those that
+    /// cannot be enforced now are retried at each checkpoint. Returns the failures.
+    public func refreshAllRules() async -> [String] {
+        await gate.run {
+            var failures: [String] = []
+            for name in Set(sessions.sessions.map(\.profile)).sorted() {
+                do throws(SessionError) { try await refreshRulesNow(for: name) } catch {
+                    failures.append("\(name): \(error)")
+                }
+            }
+            return failures
+        }
+    }
+
+    // MARK: - The commit path
+
+    private func commit(_ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil) async throws(SessionError) {
+        guard !change.isEmpty else { return }
+        let next = change.applied(to: sessions)
+        do { try store.commit(change, at: now) } catch { throw .storage("\(error)") }
+        if change.changesRules || needsEnforcement {
+            do { try await enforcement.apply(next.desiredBlock, previous: sessions.desiredBlock) } catch {
+                do { try store.revert(change, at: now) } catch {
+                    // The enforcers were put back; only the saved state disagrees, and the next
+                    // start would restore the change that did not happen.
+                    logger.critical("cannot take back a change that failed to enforce", metadata: ["error": "\(error)"])
+                }
+                events.publish(.enforcementFailed(enforcer: (error as? EnforcementFailure)?.enforcer ?? "?", message: "\(error)", at: now.wall))
+                throw .enforcement("\(error)")
+            }
+            needsEnforcement = false
+        }
+        sessions = next
+        timer.arm(at: sessions.nextDeadline)
+        for session in change.started { events.publish(.sessionStarted(session, at: now)) }
+        for ending in change.ended { events.publish(.sessionEnded(ending.session, reason: ending.reason, at: now)) }
+        if let extra {
+            for update in change.updated { events.publish(.sessionExtended(update.new, by: extra, at: now)) }
+        }
+    }
+
+    private func refreshRulesNow(for profile: String) async throws(SessionError) {
+        let now = clock()
+        let running = sessions.sessions.filter { $0.profile == profile }
+        // A profile that is gone keeps its sessions' snapshot until they end.
+        guard !running.isEmpty, let fresh = await profiles.expansion(of: profile)?.rules else {
+            staleProfiles.remove(profile)
+            return
+        }
+        var change = SessionChange()
+        for session in running {
+            let rules = session.strict ? session.rules.merged(with: fresh) : fresh
+            guard rules != session.rules else { continue }
+            var updated = session
+            updated.rules = rules
+            change.updated.append(.init(old: session, new: updated))
+        }
+        do { try await commit(change, at: now) } catch {
+            staleProfiles.insert(profile)
+            throw error
+        }
+        staleProfiles.remove(profile)
+    }
+
+    private func enforceAll(now: ClockReading) async {
+        let failures = await enforcement.applyEach(sessions.desiredBlock)
+        needsEnforcement = !failures.isEmpty
+        for failure in failures {
+            events.publish(.enforcementFailed(enforcer: failure.enforcer, message: failure.underlying, at: now.wall))
+        }
+    }
+
+    private func validated(_ length: SessionLength, now: ClockReading) throws(SessionError) -> Duration {
+        let duration: Duration
+        switch length {
+        case .duration(let value): duration = value
+        case .until(let date):
+            // Checked as a number first: a far-away date must not overflow the conversion.
+            let seconds = date.timeIntervalSince(now.wall).rounded()
+            guard seconds >= 1 else { throw .invalidLength(.notInFuture(date)) }
+            guard let value = Duration.checkedSeconds(seconds), value <= maxSession else {
+                throw .invalidLength(.tooLong(limit: maxSession))
+            }
+            duration = value
+        }
+        guard duration >= .seconds(1) else { throw .invalidLength(.tooShort) }
+        guard duration <= maxSession else { throw .invalidLength(.tooLong(limit: maxSession)) }
+        return duration
+    }
+
+    private func endDate(of session: Session, now: ClockReading) -> Date {
+        if session.bootID == now.bootID { return now.wall.addingTimeInterval(session.remaining(at: now).seconds) }
+        let end = session.checkpointWall.addingTimeInterval(session.checkpointRemaining.seconds)
+        // A checkpoint taken under a faked or unset clock must not date the end before it began.
+        return min(max(end, session.startedAt), now.wall)
+    }
+
+    private func metadata(_ session: Session, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
+        var result: Logger.Metadata = ["profile": "\(session.profile)", "session": "\(session.id)", "origin": "\(session.origin)"]
+        result.merge(extra) { _, new in new }
+        return result
+    }
+}

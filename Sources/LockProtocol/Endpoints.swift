@@ -1,0 +1,68 @@
+import Foundation
+
+/// Every endpoint of the control API (version 1).
+public enum Endpoints {
+    /// What is blocked now and how enforcement is doing.
+    public static let status = Endpoint<NoBody, StatusResponse>(.GET, "/v1/status")
+    /// Every profile.
+    public static let profiles = Endpoint<NoBody, ProfileList>(.GET, "/v1/profiles")
+    /// Creates a custom profile.
+    public static let createProfile = Endpoint<CreateProfileRequest, ProfileInfo>(.POST, "/v1/profiles", successStatus: 201)
+    /// One profile with its expansion.
+    public static let profile = Endpoint<NoBody, ProfileInfo>(.GET, "/v1/profiles/{name}")
+    /// Changes a custom profile.
+    public static let updateProfile = Endpoint<UpdateProfileRequest, ProfileInfo>(.PATCH, "/v1/profiles/{name}")
+    /// Deletes a custom profile.
+    public static let deleteProfile = Endpoint<NoBody, Deleted>(.DELETE, "/v1/profiles/{name}")
+    /// Starts blocking a profile.
+    public static let startSession = Endpoint<StartRequest, SessionInfo>(.POST, "/v1/sessions", successStatus: 201)
+    /// Stops the sessions a reference names (a session id, or a profile's sessions).
+    public static let stopSession = Endpoint<NoBody, [SessionInfo]>(.DELETE, "/v1/sessions/{ref}")
+    /// Lengthens a session.
+    public static let extendSession = Endpoint<ExtendRequest, SessionInfo>(.POST, "/v1/sessions/{ref}/extend")
+    /// Whether a name is blocked now, and by what.
+    public static let check = Endpoint<NoBody, CheckResponse>(
+        .GET, "/v1/check", query: [QueryParameter("name", .text(maxBytes: 2048), required: true)])
+    /// The most recent sessions.
+    public static let history = Endpoint<NoBody, HistoryResponse>(
+        .GET, "/v1/history", query: [QueryParameter("limit", .integer(1...10_000))])
+    /// Reads configuration, profiles and schedules again.
+    public static let reload = Endpoint<NoBody, ReloadResponse>(.POST, "/v1/reload")
+    /// The daemon's own checks, for `lockctl doctor`.
+    public static let doctor = Endpoint<NoBody, DoctorReport>(.GET, "/v1/doctor")
+    /// Events as they happen, one JSON object per line.
+    public static let events = Endpoint<NoBody, EventStream>(.GET, "/v1/events")
+    /// The Pomodoro timer.
+    public static let pomodoro = Endpoint<NoBody, PomodoroInfo>(.GET, "/v1/pomodoro")
+    /// Starts a Pomodoro run.
+    public static let startPomodoro = Endpoint<PomodoroStartRequest, PomodoroInfo>(.POST, "/v1/pomodoro", successStatus: 201)
+    /// Pauses, resumes, skips, stops or moves on the run (`{action}` is a `PomodoroAction`).
+    public static let pomodoroAction = Endpoint<NoBody, PomodoroInfo>(.POST, "/v1/pomodoro/{action}")
+    /// Completed focus phases with totals.
+    public static let pomodoroHistory = Endpoint<NoBody, PomodoroHistoryResponse>(
+        .GET, "/v1/pomodoro/history", query: [QueryParameter("limit", .integer(1...10_000))])
+    /// Every schedule.
+    public static let schedules = Endpoint<NoBody, ScheduleList>(.GET, "/v1/schedules")
+    /// Creates a schedule.
+    public static let createSchedule = Endpoint<CreateScheduleRequest, ScheduleInfo>(.POST, "/v1/schedules", successStatus: 201)
+    /// One schedule.
+    public static let schedule = Endpoint<NoBody, ScheduleInfo>(.GET, "/v1/schedules/{name}")
+    /// Enables or disables a schedule.
+    public static let updateSchedule = Endpoint<UpdateScheduleRequest, ScheduleInfo>(.PATCH, "/v1/schedules/{name}")
+    /// Removes a schedule.
+    public static let deleteSchedule = Endpoint<NoBody, Deleted>(.DELETE, "/v1/schedules/{name}")
+    /// A schedule's next intervals.
+    public static let scheduleNext = Endpoint<NoBody, [ScheduleInterval]>(
+        .GET, "/v1/schedules/{name}/next",
+        query: [QueryParameter("count", .integer(1...10_000)), QueryParameter("after", .timestamp)])
+
+    /// Every endpoint, for the route-table and documentation checks.
+    public static let all: [EndpointDescriptor] = [
+        status.descriptor, profiles.descriptor, createProfile.descriptor, profile.descriptor, updateProfile.descriptor,
+        deleteProfile.descriptor, startSession.descriptor, stopSession.descriptor, extendSession.descriptor, check.descriptor,
+        history.descriptor, reload.descriptor, doctor.descriptor, events.descriptor, pomodoro.descriptor,
+        startPomodoro.descriptor, pomodoroHistory.descriptor, pomodoroAction.descriptor, schedules.descriptor,
+        createSchedule.descriptor, schedule.descriptor, updateSchedule.descriptor, deleteSchedule.descriptor,
+        scheduleNext.descriptor,
+    ]
+}

@@ -1,0 +1,8 @@
+/// The HTTP methods the control API uses. Kept here rather than taken from an HTTP library so
+/// that both sides share the endpoint table without linking one.
+public enum HTTPVerb: String, Sendable, Hashable, CaseIterable {
+    case GET, HEAD, POST, PATCH, DELETE, PUT, OPTIONS
+
+    /// True for methods that change nothing and may be used by anyone.
+    public var isRead: Bool { self == .GET || self == .HEAD }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import GRDB
+import LockCore
+
+/// An active session as a row of `activeSession`.
+struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "activeSession"
+
+    var id: String
+    var profile: String
+    var origin: String
+    var strict: Bool
+    var startedAt: Date
+    var endBoot: Int64
+    var bootID: String
+    var checkpointRemaining: Int64
+    var checkpointWall: Date
+    var pendingOffSince: Date?
+    var pendingResumedAt: Int64?
+    var rules: Data
+
+    init(_ session: Session) throws {
+        id = session.id
+        profile = session.profile
+        origin = session.origin.rawValue
+        strict = session.strict
+        startedAt = session.startedAt
+        endBoot = session.endBoot.nanoseconds
+        bootID = session.bootID
+        checkpointRemaining = session.checkpointRemaining.nanosecondsClamped
+        checkpointWall = session.checkpointWall
+        pendingOffSince = session.pendingOffTime?.since
+        pendingResumedAt = session.pendingOffTime?.resumedAt.nanoseconds
+        rules = try StateStore.encoder.encode(StoredRules(session.rules))
+    }
+
+    func session() throws -> Session {
+        guard let origin = SessionOrigin(rawValue: origin) else {
+            throw DatabaseError(message: "session \(id) has an unknown origin \"\(self.origin)\"")
+        }
+        let rules = try StateStore.decoder.decode(StoredRules.self, from: rules).rules()
+        var session = Session(id: id, profile: profile, origin: origin, strict: strict, rules: rules,
+                              duration: .nanoseconds(checkpointRemaining),
+                              now: ClockReading(wall: checkpointWall, boot: BootTime(nanoseconds: 0), bootID: bootID))
+        session.startedAt = startedAt
+        session.endBoot = BootTime(nanoseconds: endBoot)
+        if let since = pendingOffSince, let resumedAt = pendingResumedAt {
+            session.pendingOffTime = Session.PendingOffTime(since: since, resumedAt: BootTime(nanoseconds: resumedAt))
+        }
+        return session
+    }
+}
+
+/// A session's rules as the store keeps them.
+struct StoredRules: Codable {
+    var block: [String]
+    var allow: [String]
+    var addresses: [String]
+    var mode: String
+
+    init(_ rules: BlockRules) {
+        block = rules.block.sorted
+        allow = rules.allow.sorted
+        addresses = rules.addresses.map(\.description)
+        mode = rules.mode.rawValue
+    }
+
+    func rules() throws -> BlockRules {
+        var networks: [IPNetwork] = []
+        for text in addresses { networks.append(try IPNetwork(parsing: text)) }
+        guard let mode = ProfileMode(rawValue: mode) else { throw DatabaseError(message: "unknown profile mode \"\(mode)\"") }
+        return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode)
+    }
+}

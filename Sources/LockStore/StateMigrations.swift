@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import LockCore
+
+/// The state database's schema, one migration per version. Migrations never change once
+/// released: databases written by every earlier version must still open.
+enum StateMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "session") { t in
+                t.primaryKey("id", .text)
+                t.column("profile", .text).notNull()
+                t.column("origin", .text).notNull()
+                t.column("data", .blob).notNull()
+            }
+            try db.create(table: "history") { t in
+                t.primaryKey("id", .text)
+                t.column("profile", .text).notNull().indexed()
+                t.column("origin", .text).notNull()
+                t.column("strict", .boolean).notNull()
+                t.column("startedAt", .datetime).notNull().indexed()
+                t.column("plannedEnd", .datetime).notNull()
+                t.column("endedAt", .datetime)
+                t.column("endReason", .text)
+                t.column("blockedNames", .integer).notNull()
+            }
+            try db.create(table: "keyValue") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .blob).notNull()
+            }
+        }
+        migrator.registerMigration("v2") { db in
+            // One row per completed focus phase; (run, cycle) is unique so a phase replayed
+            // after a crash is recorded once.
+            try db.create(table: "pomodoroFocus") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("run", .text).notNull()
+                t.column("profile", .text).notNull().indexed()
+                t.column("cycle", .integer).notNull()
+                t.column("cycles", .integer)
+                t.column("startedAt", .datetime).notNull()
+                t.column("endedAt", .datetime).notNull().indexed()
+                t.column("focusedSeconds", .double).notNull()
+                t.uniqueKey(["run", "cycle"])
+            }
+        }
+        migrator.registerMigration("v3") { db in
+            // Active sessions get columns of their own instead of a blob in the API's JSON.
+            try db.create(table: "activeSession") { t in
+                t.primaryKey("id", .text)
+                t.column("profile", .text).notNull()
+                t.column("origin", .text).notNull()
+                t.column("strict", .boolean).notNull()
+                t.column("startedAt", .datetime).notNull()
+                t.column("endBoot", .integer).notNull()
+                t.column("bootID", .text).notNull()
+                t.column("checkpointRemaining", .integer).notNull()
+                t.column("checkpointWall", .datetime).notNull()
+                t.column("pendingOffSince", .datetime)
+                t.column("pendingResumedAt", .integer)
+                t.column("rules", .blob).notNull()
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT data FROM session ORDER BY rowid") {
+                let session = try LegacySessionBlob.decode(row["data"] as Data)
+                try SessionRecord(session).insert(db)
+            }
+            try db.drop(table: "session")
+        }
+        return migrator
+    }
+}
+
+/// Sessions as versions 1 and 2 stored them: the whole `Session` as JSON with RFC 3339 dates.
+/// Spelled out here so that later changes to `Session` cannot break the upgrade.
+private struct LegacySessionBlob: Decodable {
+    struct Boot: Decodable { var nanoseconds: Int64 }
+    var id: String
+    var profile: String
+    var origin: SessionOrigin
+    var strict: Bool
+    var rules: BlockRules
+    var startedAt: Date
+    var endBoot: Boot
+    var bootID: String
+    var checkpointRemaining: Duration
+    var checkpointWall: Date
+
+    static func decode(_ data: Data) throws -> Session {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let blob = try decoder.decode(LegacySessionBlob.self, from: data)
+        var session = Session(id: blob.id, profile: blob.profile, origin: blob.origin, strict: blob.strict, rules: blob.rules,
+                              duration: blob.checkpointRemaining,
+                              now: ClockReading(wall: blob.checkpointWall, boot: .init(nanoseconds: 0), bootID: blob.bootID))
+        session.startedAt = blob.startedAt
+        session.endBoot = BootTime(nanoseconds: blob.endBoot.nanoseconds)
+        return session
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import LockCore
+
+extension StateStore {
+    /// The sessions that were active when last saved, in the order they started.
+    public func activeSessions() throws -> [Session] {
+        try database.read { db in
+            try SessionRecord.fetchAll(db, sql: "SELECT * FROM activeSession ORDER BY rowid").map { try $0.session() }
+        }
+    }
+
+    /// Saves a change to the active sessions and their history in one transaction.
+    public func commit(_ change: SessionChange, at now: ClockReading) throws {
+        guard !change.isEmpty else { return }
+        try database.write { db in
+            for session in change.started {
+                try SessionRecord(session).insert(db, onConflict: .replace)
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO history (id, profile, origin, strict, startedAt, plannedEnd, endedAt, endReason, blockedNames)
+                    VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)
+                    """, arguments: [session.id, session.profile, session.origin.rawValue, session.strict, session.startedAt,
+                                     session.endsAt(at: now), session.rules.exactNames.count])
+            }
+            for update in change.updated {
+                try save(update.new, at: now, db)
+            }
+            for ending in change.ended {
+                try db.execute(sql: "DELETE FROM activeSession WHERE id = ?", arguments: [ending.session.id])
+                try db.execute(sql: "UPDATE history SET endedAt = ?, endReason = ? WHERE id = ?",
+                               arguments: [ending.at, ending.reason.rawValue, ending.session.id])
+            }
+        }
+    }
+
+    /// Takes back a change saved by `commit` that could not be enforced, as if it never happened.
+    public func revert(_ change: SessionChange, at now: ClockReading) throws {
+        guard !change.isEmpty else { return }
+        try database.write { db in
+            for session in change.started {
+                try db.execute(sql: "DELETE FROM activeSession WHERE id = ?", arguments: [session.id])
+                try db.execute(sql: "DELETE FROM history WHERE id = ?", arguments: [session.id])
+            }
+            for update in change.updated {
+                try save(update.old, at: now, db)
+            }
+            for ending in change.ended {
+                try SessionRecord(ending.session).insert(db, onConflict: .replace)
+                try db.execute(sql: "UPDATE history SET endedAt = NULL, endReason = NULL WHERE id = ?", arguments: [ending.session.id])
+            }
+        }
+    }
+
+    /// Saves sessions whose checkpoint changed and nothing else (their history stays).
+    public func checkpoint(_ sessions: [Session], at now: ClockReading) throws {
+        guard !sessions.isEmpty else { return }
+        try database.write { db in
+            for session in sessions { try save(session, at: now, db) }
+        }
+    }
+
+    /// The most recent history entries, newest first.
+    public func history(limit: Int) throws -> [HistoryRecord] {
+        try database.read { db in
+            try HistoryRow.fetchAll(db, sql: "SELECT * FROM history ORDER BY startedAt DESC, rowid DESC LIMIT ?",
+                                    arguments: [limit]).map(\.record)
+        }
+    }
+
+    private func save(_ session: Session, at now: ClockReading, _ db: Database) throws {
+        try SessionRecord(session).insert(db, onConflict: .replace)
+        try db.execute(sql: "UPDATE history SET plannedEnd = ?, strict = ?, blockedNames = ? WHERE id = ?",
+                       arguments: [session.endsAt(at: now), session.strict, session.rules.exactNames.count, session.id])
+    }
+}
+
+/// A row of `history`.
+struct HistoryRow: Codable, FetchableRecord {
+    var id: String
+    var profile: String
+    var origin: String
+    var strict: Bool
+    var startedAt: Date
+    var plannedEnd: Date
+    var endedAt: Date?
+    var endReason: String?
+
+    var record: HistoryRecord {
+        HistoryRecord(session: id, profile: profile, origin: origin, strict: strict, startedAt: startedAt, plannedEnd: plannedEnd,
+                      endedAt: endedAt, endReason: endReason.flatMap(EndReason.init(rawValue:)))
+    }
+}

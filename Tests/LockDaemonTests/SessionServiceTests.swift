@@ -1,0 +1,186 @@
+import Foundation
+import LockCore
+@testable import LockDaemon
+import LockEnforcement
+import LockProtocol
+import LockStore
+import Logging
+import Testing
+
+@Suite("Sessions through the in-process API, with a fake enforcer and a real SQLite store")
+struct SessionServiceTests {
+    let scratch: Scratch
+    let clock = ManualClock()
+    let fake = FakeEnforcer()
+    let timer = RecordingTimer()
+    let store: StateStore
+
+    init() throws {
+        scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
+        store = try StateStore(path: scratch.paths.stateDatabase)
+    }
+
+    func makeManager(store: StateStore? = nil) async throws -> TestDaemon {
+        try await TestDaemon.start(scratch: scratch, store: store ?? self.store, clock: clock, enforcers: [fake], sessionTimer: timer)
+    }
+
+    @Test func startEnforcesAndArmsTheTimer() async throws {
+        let manager = try await makeManager()
+        let info = try await manager.api.start(StartRequest(profile: "news", seconds: 600))
+        #expect(info.remainingSeconds == 600)
+        #expect(await fake.current?.domains.contains("news.ycombinator.com") == true)
+        #expect(timer.last == clock.now().boot + .seconds(600))
+    }
+
+    @Test func wallClockChangesDoNotEndABlock() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.api.start(StartRequest(profile: "news", seconds: 600))
+        clock.setWall(by: 86_400 * 3)
+        await manager.sessions.expireDue()
+        #expect(await manager.sessions.active.count == 1)
+        clock.advance(599)
+        await manager.sessions.expireDue()
+        #expect(await manager.sessions.active.count == 1)
+        clock.advance(1)
+        await manager.sessions.expireDue()
+        #expect(await manager.sessions.active.isEmpty)
+        #expect(await fake.current == .empty)
+        #expect(try store.history(limit: 1).first?.endReason == .expired)
+    }
+
+    @Test func strictSessionsRefuseToStop() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.api.start(StartRequest(profile: "social", seconds: 600, strict: true))
+        await #expect(throws: APIError.self) { try await manager.api.stop("social") }
+        do { _ = try await manager.api.stop("social") } catch { #expect(error.code == .refused) }
+        #expect(await manager.sessions.active.count == 1)
+    }
+
+    @Test func failedEnforcementChangesNothing() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.api.start(StartRequest(profile: "news", seconds: 600))
+        let before = await fake.current
+        await fake.setFailure("disk full")
+        do {
+            _ = try await manager.api.start(StartRequest(profile: "video", seconds: 600))
+            Issue.record("start succeeded although enforcement failed")
+        } catch {
+            #expect(error.code == .internalError)
+            #expect(error.message.contains("disk full"))
+        }
+        #expect(await manager.sessions.active.map(\.profile) == ["news"])
+        #expect(try store.activeSessions().map(\.profile) == ["news"])
+        #expect(try store.history(limit: 10).map(\.profile) == ["news"])
+        #expect(await fake.current == before)
+    }
+
+    @Test func invalidRequestsAreRefusedWithTheField() async throws {
+        let manager = try await makeManager()
+        for (request, fragment) in [(StartRequest(profile: "news", seconds: 0), "duration"),
+                                    (StartRequest(profile: "news", seconds: 86_400 * 365), "limit"),
+                                    (StartRequest(profile: "news"), "exactly one"),
+                                    (StartRequest(profile: "news", until: clock.now().wall.addingTimeInterval(-5)), "until")] {
+            do {
+                _ = try await manager.api.start(request)
+                Issue.record("accepted \(request)")
+            } catch {
+                #expect(error.code == .invalidArgument)
+                #expect(error.message.contains(fragment), "\(error.message)")
+            }
+        }
+        #expect(await manager.sessions.active.isEmpty)
+        #expect(await fake.applied.last ?? .empty == .empty)
+    }
+
+    @Test func restartWithinTheSameBootResumesExactly() async throws {
+        let first = try await makeManager()
+        _ = try await first.api.start(StartRequest(profile: "news", seconds: 600))
+        clock.advance(100)
+        let second = try await makeManager()
+        let status = try await second.api.status()
+        #expect(status.sessions.first?.remainingSeconds == 500)
+    }
+
+    @Test func rebootResumesWithCheckpointMinusTimeOff() async throws {
+        let first = try await makeManager()
+        _ = try await first.api.start(StartRequest(profile: "news", seconds: 3600))
+        clock.advance(600)
+        await first.sessions.checkpoint()
+        clock.advance(30)                 // lost: not checkpointed before the power went
+        clock.reboot(offSeconds: 900, bootID: "boot-2")
+        let second = try await makeManager()
+        #expect(try await second.api.status().sessions.first?.remainingSeconds == 3000 - 930)
+    }
+
+    @Test func sessionsThatRanOutWhileOffEndAsDaemonRestart() async throws {
+        let first = try await makeManager()
+        _ = try await first.api.start(StartRequest(profile: "news", seconds: 60))
+        clock.reboot(offSeconds: 3600, bootID: "boot-2")
+        let second = try await makeManager()
+        #expect(await second.sessions.active.isEmpty)
+        #expect(try store.history(limit: 1).first?.endReason == .daemonRestart)
+        #expect(await fake.current == .empty)
+    }
+
+    @Test func profileChangesReachRunningSessionsStrictOnesOnlyGrow() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.api.createProfile(CreateProfileRequest(name: "focus", domains: ["reddit.com", "x.com"]))
+        _ = try await manager.api.start(StartRequest(profile: "focus", seconds: 600, strict: true))
+        _ = try await manager.api.updateProfile("focus", UpdateProfileRequest(addDomains: ["example.com"], removeDomains: ["x.com"]))
+        let domains = await fake.current?.domains ?? []
+        #expect(domains.contains("example.com"))
+        #expect(domains.contains("x.com"), "a strict block lost a domain")
+        #expect(scratch.read("etc/simplylock/profiles.d/focus.toml")?.contains("\"example.com\"") == true)
+        do {
+            try await manager.api.deleteProfile("focus")
+            Issue.record("deleted a profile in use")
+        } catch { #expect(error.code == .refused) }
+    }
+
+    @Test func ownedSessionsAreAdjustedInPlaceAndEndedByTheirOwner() async throws {
+        let manager = try await makeManager()
+        let origin = SessionOrigin.schedule("mornings")
+        let first = try await manager.sessions.reconcileOwned(origin, OwnedSession(profile: "news", remaining: .seconds(600), strict: true))
+        #expect(first?.origin == origin)
+        #expect(await fake.current?.domains.contains("news.ycombinator.com") == true)
+        let appliedBefore = await fake.applied.count
+        // The same interval seen again a little later: nothing to do.
+        clock.advance(10)
+        _ = try await manager.sessions.reconcileOwned(origin, OwnedSession(profile: "news", remaining: .seconds(590), strict: true))
+        #expect(await fake.applied.count == appliedBefore)
+        // The wall clock moved, so the interval ends sooner: the same session, a new end.
+        let moved = try await manager.sessions.reconcileOwned(origin, OwnedSession(profile: "news", remaining: .seconds(60), strict: true))
+        #expect(moved?.id == first?.id)
+        #expect(try await manager.api.status().sessions.first?.remainingSeconds == 60)
+        #expect(try store.history(limit: 10).count == 1)
+        // A strict owned session cannot be stopped by hand, but its owner ends it.
+        do { _ = try await manager.api.stop("news"); Issue.record("stopped a strict scheduled session") } catch { #expect(error.code == .refused) }
+        _ = try await manager.sessions.reconcileOwned(origin, nil)
+        #expect(await manager.sessions.active.isEmpty)
+        #expect(try store.history(limit: 1).first?.endReason == .stopped)
+    }
+
+    @Test func pomodoroSessionsAreStoppedThroughThePomodoroTimer() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.sessions.reconcileOwned(.pomodoro, OwnedSession(profile: "news", remaining: .seconds(60), strict: false))
+        do { _ = try await manager.api.stop("news"); Issue.record("stopped a pomodoro session") } catch {
+            #expect(error.message.contains("lockctl pomodoro stop"))
+        }
+        // A manual block of the same profile can be stopped by name; the timer's stays.
+        _ = try await manager.api.start(StartRequest(profile: "news", seconds: 600))
+        let stopped = try await manager.api.stop("news")
+        #expect(stopped.map(\.origin) == ["manual"])
+        #expect(await manager.sessions.active.map(\.origin) == [.pomodoro])
+    }
+
+    @Test func checkNamesTheRule() async throws {
+        let manager = try await makeManager()
+        _ = try await manager.api.start(StartRequest(profile: "social", seconds: 60))
+        let check = try await manager.api.check("https://old.reddit.com/r/swift")
+        #expect(check.blocked)
+        #expect(check.name == "old.reddit.com")
+        #expect(check.matches.first?.rule == "reddit.com")
+        #expect(try await manager.api.check("example.org").blocked == false)
+    }
+}
