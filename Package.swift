@@ -3,8 +3,10 @@ import PackageDescription
 
 // Layering (dependencies only point downwards):
 //   LockCore → LockProtocol → LockEnforcement / LockStore → LockDaemon → simplylockd
+//   LockCore + CICU (through CICUBridge) → LockNames (parsing typed names: UTS 46, URLs, public suffixes) → LockStore, LockDaemon
 //   LockCore → LockProtocol → LockClient → LockCommands → lockctl
-// lockctl never links the daemon, the enforcers or SQLite.
+// lockctl never links the daemon, the enforcers, SQLite or ICU: it sends names as typed and the
+// daemon parses them.
 let package = Package(
     name: "simplylock",
     platforms: [.macOS(.v15)],
@@ -27,17 +29,20 @@ let package = Package(
         .target(name: "LockPlatform", dependencies: ["LockCore", "CLinux"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
+        .systemLibrary(name: "CICU", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
+        .target(name: "CICUBridge", dependencies: ["CICU"]),
+        .target(name: "LockNames", dependencies: ["LockCore", "CICUBridge"]),
         .target(name: "LockEnforcement", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "CNFTables",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LockStore", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform",
+            "LockCore", "LockProtocol", "LockPlatform", "LockNames",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .target(name: "LockDaemon", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "CSystemd",
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "CSystemd",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -59,8 +64,9 @@ let package = Package(
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
+        .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon",
         ]),
         .testTarget(name: "LockEnforcementTests", dependencies: [
             "LockCore", "LockProtocol", "LockEnforcement", .product(name: "Logging", package: "swift-log"),

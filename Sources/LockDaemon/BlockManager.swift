@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import LockEnforcement
+import LockNames
 import LockProtocol
 import LockStore
 import Logging
@@ -331,7 +332,7 @@ public actor BlockManager {
     /// Which sessions block a name.
     public func check(_ input: String) throws(APIError) -> CheckResponse {
         let name: DomainName
-        do { name = try DomainName(parsing: input) } catch { throw APIError(.invalidArgument, "name: \(error)") }
+        do { name = try profiles.names.lookupName(input) } catch { throw APIError(.invalidArgument, "name: \(error)") }
         let matches = sessions.blockers(of: name.value).map {
             CheckResponse.Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue, rule: $0.rule)
         }
@@ -584,7 +585,7 @@ public actor BlockManager {
     private func parseDomains(_ values: [String], field: String) throws(APIError) -> [DomainName] {
         var result: [DomainName] = []
         for value in values {
-            do { result.append(try DomainName(parsing: value)) } catch { throw APIError(.invalidArgument, "\(field): \(error)") }
+            do { result.append(try profiles.names.parse(value)) } catch { throw APIError(.invalidArgument, "\(field): \(error)") }
         }
         return result
     }

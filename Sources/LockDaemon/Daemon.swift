@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import LockEnforcement
+import LockNames
 import LockPlatform
 import LockProtocol
 import LockStore
@@ -36,7 +37,10 @@ struct Daemon {
         defer { withExtendedLifetime(lock) {} }
 
         let store = try StateStore(path: paths.stateDatabase)
-        var profiles = ProfileStore(paths: paths)
+        // One parser for the daemon's life: loading the public suffix list costs a few milliseconds.
+        let names = DomainNameParser.system()
+        if let problem = names.problem { logger.warning("public suffixes cannot be refused", metadata: ["problem": "\(problem)"]) }
+        var profiles = ProfileStore(paths: paths, names: names.parser)
         for problem in profiles.reload() {
             logger.warning("profile problem; the file is ignored", metadata: ["problem": "\(problem)"])
         }

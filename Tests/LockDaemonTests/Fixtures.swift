@@ -2,6 +2,7 @@ import Foundation
 import LockCore
 import LockDaemon
 import LockEnforcement
+import LockNames
 import LockPlatform
 import LockStore
 import Logging
@@ -84,7 +85,7 @@ final class Counter: @unchecked Sendable {
 func makeBlockManager(scratch: Scratch, store: StateStore, clock: ManualClock, enforcer: FakeEnforcer,
                       configuration: DaemonConfiguration = DaemonConfiguration(), events: EventBus = EventBus(),
                       counter: Counter = Counter()) async throws -> BlockManager {
-    var profiles = ProfileStore(paths: scratch.paths)
+    var profiles = ProfileStore(paths: scratch.paths, names: testNames)
     #expect(profiles.reload().isEmpty)
     let manager = BlockManager(profiles: profiles, configuration: configuration, store: store, enforcers: [enforcer],
                                events: events, logger: Logger(label: "test"), clock: { clock.now() },
@@ -92,3 +93,6 @@ func makeBlockManager(scratch: Scratch, store: StateStore, clock: ManualClock, e
     try await manager.restore()
     return manager
 }
+
+/// The domain name parser as the daemon builds it, with the machine's public suffix list.
+let testNames = DomainNameParser.system().parser
