@@ -29,58 +29,56 @@ public enum URLHost: Equatable, Sendable {
 
     /// The host of `input`, a URL or a bare name.
     public static func parse(_ input: String) throws(Failure) -> URLHost {
-        // The standard strips leading and trailing C0 controls and spaces, and every tab and
-        // newline inside.
-        var text = Substring(input.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
-            .reduce(into: "") { $0.unicodeScalars.append($1) })
-        while let first = text.unicodeScalars.first, first.value <= 0x20 { text = text.dropFirst() }
-        while let last = text.unicodeScalars.last, last.value <= 0x20 { text = text.dropLast() }
+        // Code points, not characters: "/" followed by a combining mark is one Character but
+        // two code points, and the URL standard reads code points.
+        // It strips leading and trailing C0 controls and spaces, and every tab and newline inside.
+        var text = ArraySlice(input.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })
+        while let first = text.first, first.value <= 0x20 { text = text.dropFirst() }
+        while let last = text.last, last.value <= 0x20 { text = text.dropLast() }
 
         if let scheme = scheme(of: text) {
-            let rest = text[text.index(text.startIndex, offsetBy: scheme.count + 1)...]
-            let lower = scheme.lowercased()
-            if webSchemes.contains(lower) {
+            let rest = text.dropFirst(scheme.count + 1)
+            let name = String(String.UnicodeScalarView(scheme))
+            if webSchemes.contains(name.lowercased()) {
                 text = rest
-            } else if lower == "file" {
+            } else if name.lowercased() == "file" {
                 throw Failure(reason: "a file: address names a file, not a site")
-            } else if rest.hasPrefix("//") {
-                throw Failure(reason: "\"\(scheme):\" is not a web address (http, https, ws, wss or ftp)")
+            } else if rest.starts(with: ["/", "/"]) {
+                throw Failure(reason: "\"\(name):\" is not a web address (http, https, ws, wss or ftp)")
             }
             // Anything else (`example.com:443`, `localhost:8080`) is a name with a port.
         }
-        // After a special scheme any run of slashes and backslashes starts the authority.
+        // After a web scheme any run of slashes and backslashes starts the authority.
         text = text.drop { $0 == "/" || $0 == "\\" }
-        let authority = text.prefix { !"/\\?#".contains($0) }
-        let hostAndPort: Substring
+        let authority = text.prefix { !"/\\?#".unicodeScalars.contains($0) }
+        var hostAndPort = authority
         if let at = authority.lastIndex(of: "@") {
-            hostAndPort = authority[authority.index(after: at)...]
+            hostAndPort = authority[(at + 1)...]
             guard !hostAndPort.isEmpty else { throw Failure(reason: "there is no host after the \"@\"") }
-        } else {
-            hostAndPort = authority
         }
         var insideBrackets = false
         var hostEnd = hostAndPort.endIndex
         for index in hostAndPort.indices {
-            switch hostAndPort[index] {
-            case "[": insideBrackets = true
-            case "]": insideBrackets = false
-            case ":" where !insideBrackets: hostEnd = index
-            default: continue
+            let scalar = hostAndPort[index]
+            if scalar == "[" { insideBrackets = true }
+            if scalar == "]" { insideBrackets = false }
+            if scalar == ":", !insideBrackets {
+                hostEnd = index
+                break
             }
-            if hostEnd != hostAndPort.endIndex { break }
         }
-        let host = hostAndPort[..<hostEnd]
+        let host = String(String.UnicodeScalarView(hostAndPort[..<hostEnd]))
         guard !host.isEmpty else { throw Failure(reason: "it is empty") }
         if hostEnd != hostAndPort.endIndex {
-            let port = hostAndPort[hostAndPort.index(after: hostEnd)...]
-            guard port.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw Failure(reason: "\":\(port)\" is not a port (a name cannot contain \":\")")
+            let port = String(String.UnicodeScalarView(hostAndPort[(hostEnd + 1)...]))
+            guard port.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else {
+                throw Failure(reason: "\":\(UTS46Diagnosis.visible(port))\" is not a port (a name cannot contain \":\")")
             }
             guard port.drop(while: { $0 == "0" }).count <= 5, Int(port).map({ $0 <= 65535 }) ?? true else {
                 throw Failure(reason: "port \(port) is out of range (0-65535)")
             }
         }
-        return try parseHost(String(host))
+        return try parseHost(host)
     }
 
     /// The URL standard's host parser for web addresses, on the text between `//` (or `@`) and
@@ -111,10 +109,11 @@ public enum URLHost: Equatable, Sendable {
         return .domain(ascii)
     }
 
-    /// The scheme at the start of `text` (letters, then letters, digits, `+`, `-`, `.`, then `:`).
-    private static func scheme(of text: Substring) -> Substring? {
-        guard let first = text.first, first.isASCII, first.isLetter else { return nil }
-        let name = text.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    /// The scheme at the start of `text` (a letter, then letters, digits, `+`, `-`, `.`, then `:`).
+    private static func scheme(of text: ArraySlice<Unicode.Scalar>) -> ArraySlice<Unicode.Scalar>? {
+        func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
+        guard let first = text.first, isLetter(first) else { return nil }
+        let name = text.prefix { isLetter($0) || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) }
         guard name.endIndex < text.endIndex, text[name.endIndex] == ":" else { return nil }
         return name
     }

@@ -20,9 +20,7 @@ enum UTS46Diagnosis {
         let isACE = label.lowercased().hasPrefix("xn--")
         if errors.contains(.punycode) { return "label \"\(shown)\" is not valid punycode" }
         if errors.contains(.invalidACELabel) || (isACE && !errors.isDisjoint(with: [.disallowed, .labelHasDot])) {
-            let decoded = UTS46.toUnicode(label).text
-            return "label \"\(shown)\" decodes to \"\(visible(decoded))\", which no browser would write as punycode "
-                + "(a disallowed or look-alike character, or text that is not in normalised form)"
+            return invalidACEReason(label: label)
         }
         if errors.contains(.disallowed) {
             for scalar in label.unicodeScalars where UTS46.toASCII(String(scalar)).errors.contains(.disallowed) {
@@ -39,6 +37,24 @@ enum UTS46Diagnosis {
             return "label \"\(shown)\" mixes right-to-left and left-to-right text in a way browsers refuse (the bidi rule of RFC 5893)"
         }
         return "label \"\(shown)\" is refused by browsers (UTS 46 error bits 0x\(String(errors.rawValue, radix: 16)))"
+    }
+
+    /// Says what an `xn--` label that ICU refused decodes to, and why that is not a name.
+    private static func invalidACEReason(label: String) -> String {
+        let shown = visible(label)
+        guard let decoded = PunycodeDecoder.decode(label.dropFirst(4)), !decoded.isEmpty else {
+            return "label \"\(shown)\" is not valid punycode"
+        }
+        let prefix = "label \"\(shown)\" decodes to \"\(visible(decoded))\""
+        let again = UTS46.toASCII(decoded)
+        if !again.isValid {
+            return prefix + ", which cannot be a name: " + reason(for: decoded, errors: again.errors)
+        }
+        if again.text.contains(".") { return prefix + ", which contains a dot" }
+        // The decoded text is valid but is not what browsers produce for it: upper case, a
+        // character they map to another (a look-alike), or text that is not in normalised form.
+        return prefix + ", which browsers would write as \"\(again.text)\"; punycode that no browser "
+            + "produces is refused, as browsers refuse it"
     }
 
     /// The text with invisible characters (joiners, controls, format characters) written as

@@ -33,7 +33,9 @@ let systemParser = DomainNameParser.system().parser
         ("https://%65xample.com/", "example.com"), ("http://b%C3%BCcher.example/", "xn--bcher-kva.example"),
         ("https:example.com", "example.com"), ("https:\\\\example.com\\x", "example.com"), ("ws://chat.example.org", "chat.example.org"),
         ("user@mail.example.com", "mail.example.com"), ("https://a@b@example.com/", "example.com"),
-        ("ht\ttps://exa\nmple.com/", "example.com"), ("www.example.co.uk", "example.co.uk"),
+        ("ht\ttps://exa\nmple.com/", "example.com"),
+        // Code points, not characters: "/" and a combining mark form one Character.
+        ("https://example.com/\u{0301}x", "example.com"), ("http:/\u{0345}x.example.com", "xn--x-fmb.example.com"), ("www.example.co.uk", "example.co.uk"),
         // What is left after www. would be a public suffix: the www. name is a site of its own.
         ("www.co.uk", "www.co.uk"), ("www.com", "www.com"), ("www.ck", "www.ck"),
         ("*.www.example.com", "example.com"), ("http://www.example.com.:80", "example.com"),
@@ -68,7 +70,7 @@ let systemParser = DomainNameParser.system().parser
     @Test(arguments: [
         // Punycode no browser produces: invalid, and decoding to a look-alike of "a".
         ("xn--zz.com", "not valid punycode"), ("xn--a-ecp.ru", "decodes to"), ("xn--.com", "punycode"),
-        ("xn--ab.com", "punycode"), ("xn--bcher-KVA.example.", nil),
+        ("xn--ab.com", "decodes to"), ("xn--bcher-KVA.example.", nil),
         // A ZWJ outside the scripts that use it, and a ZWNJ with nothing to join.
         ("a\u{200D}b.com", "zero-width joiner"), ("a\u{200C}b.com", "zero-width joiner"),
         // Bidi: a right-to-left label starting with a European digit, a label mixing Hebrew and Latin.
@@ -89,7 +91,11 @@ let systemParser = DomainNameParser.system().parser
 
     @Test func explainsSpoofingPunycode() throws {
         let error = try #require(throws: DomainName.InvalidError.self) { try systemParser.parse("xn--a-ecp.ru") }
-        #expect(error.description == "\"xn--a-ecp.ru\" is not a valid domain name: label \"xn--a-ecp\" decodes to \"\(UTS46.toUnicode("xn--a-ecp").text)\", which no browser would write as punycode (a disallowed or look-alike character, or text that is not in normalised form)")
+        #expect(error.description == "\"xn--a-ecp.ru\" is not a valid domain name: label \"xn--a-ecp\" decodes to \"a⒈\", "
+            + "which cannot be a name: \"⒈\" (U+2488) cannot appear in a name")
+        // Valid text in a form no browser writes: "bÜcher", an upper-case letter inside the punycode.
+        let upper = try #require(throws: DomainName.InvalidError.self) { try systemParser.parse("xn--bcher-2pa.example") }
+        #expect(upper.reason.contains("browsers would write as \"xn--bcher-kva\""), "\(upper)")
     }
 
     @Test(arguments: [
