@@ -51,7 +51,10 @@ public struct DomainNameParser: Sendable {
     /// suffixes), for asking whether a name is blocked rather than blocking it.
     public func lookupName(_ input: String) throws(DomainName.InvalidError) -> DomainName {
         func fail(_ reason: String) -> DomainName.InvalidError { DomainName.InvalidError(input: input, reason: reason) }
-        let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        var trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The wildcard is ours, not part of the name: it goes before UTS 46 sees it, or the
+        // bidi rule would judge "*" as a label of a right-to-left name.
+        if trimmed.hasPrefix("*.") { trimmed.removeFirst(2) }
         guard !trimmed.isEmpty else { throw fail("it is empty") }
         let host: URLHost
         do { host = try URLHost.parse(trimmed) } catch { throw fail(error.reason) }
