@@ -15,6 +15,9 @@ import LockCore
 ///    subdomain, unless what is left is a public suffix (`www.co.uk` stays as it is).
 /// 5. Public suffixes (`com`, `co.uk`, `github.io`) are refused: blocking one blocks every site under it.
 public struct DomainNameParser: Sendable {
+    /// The longest input looked at, in UTF-8 bytes.
+    public static let maximumInputBytes = 65_536
+
     /// The list used to refuse public suffixes; nil when it could not be loaded, and then no
     /// suffix is refused (`co.uk` is accepted) and `www.` is dropped whenever two labels remain.
     public let publicSuffixes: PublicSuffixList?
@@ -51,6 +54,12 @@ public struct DomainNameParser: Sendable {
     /// suffixes), for asking whether a name is blocked rather than blocking it.
     public func lookupName(_ input: String) throws(DomainName.InvalidError) -> DomainName {
         func fail(_ reason: String) -> DomainName.InvalidError { DomainName.InvalidError(input: input, reason: reason) }
+        // Browsers accept URLs of a few megabytes, but nobody pastes one to block a site; the
+        // bound keeps a request's work small.
+        guard input.utf8.count <= Self.maximumInputBytes else {
+            throw DomainName.InvalidError(input: String(input.prefix(64)) + "…",
+                                          reason: "it is \(input.utf8.count) bytes long; a name or address is at most \(Self.maximumInputBytes)")
+        }
         var trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
         // The wildcard is ours, not part of the name: it goes before UTS 46 sees it, or the
         // bidi rule would judge "*" as a label of a right-to-left name.

@@ -24,6 +24,9 @@ public enum URLHost: Equatable, Sendable {
         public var description: String { reason }
     }
 
+    /// The longest host text looked at, in UTF-8 bytes.
+    static let maximumHostBytes = 4_096
+
     /// The schemes whose URLs have a host that names a site.
     static let webSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp"]
 
@@ -84,6 +87,9 @@ public enum URLHost: Equatable, Sendable {
     /// The URL standard's host parser for web addresses, on the text between `//` (or `@`) and
     /// the port.
     public static func parseHost(_ input: String) throws(Failure) -> URLHost {
+        // No name is this long even before mapping (253 characters in ASCII); the bound keeps
+        // the work for one request small, however much text a client sends.
+        guard input.utf8.count <= maximumHostBytes else { throw Failure(reason: "it is longer than 253 characters") }
         if input.hasPrefix("[") {
             guard input.hasSuffix("]"), input.count >= 2 else { throw Failure(reason: "\"[\" is not closed by \"]\"") }
             let inner = String(input.dropFirst().dropLast())

@@ -60,7 +60,7 @@ enum UTS46 {
         while true {
             var output = [CChar](repeating: 0, count: capacity)
             var errors: UInt32 = 0
-            let written = conversion(idna, input, Int32(clamping: input.count), &output, Int32(capacity), &errors)
+            let written = conversion(idna, input, Int32(clamping: input.count), &output, Int32(clamping: capacity), &errors)
             guard written >= 0 else { return Result(text: "", errors: .disallowed) }
             if Int(written) >= capacity {
                 capacity = Int(written) + 1

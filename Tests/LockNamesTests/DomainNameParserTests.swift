@@ -89,6 +89,17 @@ let systemParser = DomainNameParser.system().parser
         }
     }
 
+    @Test func hugeInputIsRefusedWithItsSize() throws {
+        let huge = "https://" + String(repeating: "a.", count: 100_000) + "com/"
+        let error = try #require(throws: DomainName.InvalidError.self) { try systemParser.parse(huge) }
+        #expect(error.reason == "it is 200012 bytes long; a name or address is at most 65536")
+        #expect(error.input.count == 65)
+        // Below the bound, a long host is still refused as too long, not cut.
+        let longHost = "https://" + String(repeating: "ä", count: 20_000) + ".com/" + String(repeating: "x", count: 20_000)
+        let long = try #require(throws: DomainName.InvalidError.self) { try systemParser.parse(longHost) }
+        #expect(long.reason == "it is longer than 253 characters")
+    }
+
     @Test func explainsSpoofingPunycode() throws {
         let error = try #require(throws: DomainName.InvalidError.self) { try systemParser.parse("xn--a-ecp.ru") }
         #expect(error.description == "\"xn--a-ecp.ru\" is not a valid domain name: label \"xn--a-ecp\" decodes to \"a⒈\", "
