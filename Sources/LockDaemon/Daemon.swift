@@ -37,7 +37,7 @@ struct Daemon {
         defer { withExtendedLifetime(lock) {} }
 
         let store = try StateStore(path: paths.stateDatabase)
-        // One parser for the daemon's life: loading the public suffix list costs a few milliseconds.
+        // One parser for the daemon's life: the public suffix list is read once, at start-up.
         let names = DomainNameParser.system()
         if let problem = names.problem { logger.warning("public suffixes cannot be refused", metadata: ["problem": "\(problem)"]) }
         var profiles = ProfileStore(paths: paths, names: names.parser)
