@@ -5,9 +5,10 @@ import PackageDescription
 //   LockCore (pure domain values and rules, clock injected)
 //     → LockPlatform (Linux plumbing: files, clocks, timers, inotify) → LockEnforcement / LockStore
 //     → LockDaemon (domain services, API edge, systemd glue) → simplylockd
+//   LockCore + CICU (through CICUBridge) → LockNames (names as typed: UTS 46, URLs, public suffixes) → LockStore, LockDaemon
 //   LockCore → LockProtocol (wire types, the endpoint table) → LockClient → LockCommands → lockctl
 // LockDaemon's API edge is the only place wire types meet domain types. lockctl never links
-// the daemon, the enforcers or SQLite.
+// the daemon, the enforcers, SQLite or ICU: it sends names as typed and the daemon parses them.
 let package = Package(
     name: "simplylock",
     platforms: [.macOS(.v15)],
@@ -30,17 +31,20 @@ let package = Package(
         .target(name: "LockPlatform", dependencies: ["LockCore", "CLinux"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
+        .systemLibrary(name: "CICU", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
+        .target(name: "CICUBridge", dependencies: ["CICU"]),
+        .target(name: "LockNames", dependencies: ["LockCore", "CICUBridge"]),
         .target(name: "LockEnforcement", dependencies: [
             "LockCore", "LockPlatform", "CNFTables",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LockStore", dependencies: [
-            "LockCore", "LockPlatform",
+            "LockCore", "LockPlatform", "LockNames",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .target(name: "LockDaemon", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "CSystemd",
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "CSystemd",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -57,8 +61,9 @@ let package = Package(
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
+        .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon",
         ]),
         .testTarget(name: "LockEnforcementTests", dependencies: [
             "LockCore", "LockProtocol", "LockEnforcement", .product(name: "Logging", package: "swift-log"),

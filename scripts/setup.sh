@@ -4,7 +4,10 @@
 # Safe to run repeatedly; it installs only what is missing.
 set -euo pipefail
 
-packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine)
+# libicu-dev: UTS 46 for domain names; publicsuffix: the list of public suffixes the parser refuses;
+# nodejs and python3-venv: the references of the domain name oracle test (WHATWG URL, Python idna).
+packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
+          libicu-dev publicsuffix nodejs python3-venv)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,4 +1,5 @@
 import LockCore
+import LockNames
 
 /// Reads and writes one profile file (`NAME.toml`).
 ///
@@ -18,7 +19,7 @@ public enum ProfileFile {
                                       "categories", "allow", "addresses", "mode", "strict"]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
-    public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog) throws(FileProblem) -> Profile {
+    public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog, names: DomainNameParser) throws(FileProblem) -> Profile {
         let document = try TOMLDocument(contentsOf: path, trust: kind == .custom ? .daemonOnly : .anyone)
         try document.requireOnly(fields)
         let name = try document.requiredString("name")
@@ -30,8 +31,8 @@ public enum ProfileFile {
         let profile = Profile(
             name: name, displayName: try document.string("display_name"), description: try document.string("description"),
             icon: try document.string("icon"), color: try document.string("color"),
-            domains: try document.domains("domains"), services: try document.strings("services"),
-            categories: try document.strings("categories"), allow: try document.domains("allow"),
+            domains: try document.domains("domains", names: names), services: try document.strings("services"),
+            categories: try document.strings("categories"), allow: try document.domains("allow", names: names),
             addresses: try document.networks("addresses"), mode: try mode(document),
             strict: try document.bool("strict") ?? false, kind: kind)
         do { try profile.validate(against: catalog) } catch { throw document.problem(error) }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LockCore
+import LockNames
 import LockPlatform
 
 /// System and custom profiles, and the service catalog they refer to.
@@ -25,6 +26,8 @@ public struct ProfileStore: Sendable {
 
     /// Where files live.
     public let paths: Paths
+    /// Parses the domains of profile files and requests, created once by the daemon.
+    public let names: DomainNameParser
     /// The service catalog.
     public private(set) var catalog = ServiceCatalog()
     /// Profiles by name.
@@ -33,14 +36,17 @@ public struct ProfileStore: Sendable {
     public private(set) var problems: [FileProblem] = []
 
     /// Creates an empty store; call `reload()` to read the files.
-    public init(paths: Paths) { self.paths = paths }
+    public init(paths: Paths, names: DomainNameParser) {
+        self.paths = paths
+        self.names = names
+    }
 
     /// Reads the catalog and every profile file again. Returns the problems found.
     @discardableResult
     public mutating func reload() -> [FileProblem] {
         var found: [FileProblem] = []
         let catalogPath = paths.dataDirectory + "/services.toml"
-        do { catalog = try ServiceCatalogFile.load(catalogPath) } catch { found.append(error) }
+        do { catalog = try ServiceCatalogFile.load(catalogPath, names: names) } catch { found.append(error) }
 
         var loaded: [String: Profile] = [:]
         let sources: [(String, Profile.Kind)] = [(paths.dataDirectory + "/profiles", .system), (paths.profilesDirectory, .custom)]
@@ -50,7 +56,7 @@ public struct ProfileStore: Sendable {
             for file in names {
                 let path = directory + "/" + file
                 do {
-                    let profile = try ProfileFile.load(path, kind: kind, catalog: catalog)
+                    let profile = try ProfileFile.load(path, kind: kind, catalog: catalog, names: self.names)
                     if let existing = loaded[profile.name] {
                         found.append(FileProblem(file: path, field: "name",
                                                  message: "\"\(profile.name)\" is already a \(existing.kind.rawValue) profile; ignored"))

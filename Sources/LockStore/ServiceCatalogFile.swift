@@ -1,4 +1,5 @@
 import LockCore
+import LockNames
 
 /// Reads the shipped `services.toml`:
 ///
@@ -13,7 +14,7 @@ import LockCore
 /// ```
 public enum ServiceCatalogFile {
     /// Parses the catalog at `path`.
-    public static func load(_ path: String) throws(FileProblem) -> ServiceCatalog {
+    public static func load(_ path: String, names: DomainNameParser) throws(FileProblem) -> ServiceCatalog {
         let document = try TOMLDocument(contentsOf: path)
         try document.requireOnly(["categories", "services"])
         var categories: [String: String] = [:]
@@ -28,7 +29,7 @@ public enum ServiceCatalogFile {
             for category in serviceCategories where categories[category] == nil {
                 throw document.problem("categories", value: category, section: section, "unknown category \"\(category)\"")
             }
-            let domains = try document.domains("domains", section: section)
+            let domains = try document.domains("domains", section: section, names: names)
             guard !domains.isEmpty else { throw document.problem("domains", section: section, "a service needs at least one domain") }
             services.append(Service(name: name, displayName: try document.string("display_name", section: section) ?? name,
                                     categories: serviceCategories, domains: domains))

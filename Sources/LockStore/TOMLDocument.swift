@@ -1,5 +1,6 @@
 import Foundation
 import LockCore
+import LockNames
 import TOMLKit
 
 /// A parsed TOML file that can say where things are, so every error names file, line and
@@ -150,11 +151,11 @@ public struct TOMLDocument {
         do { return try DurationParser.parse(text) } catch { throw problem(key, value: text, section: section, error.description) }
     }
 
-    /// Domain names, each normalised; the first bad one is reported at its line.
-    public func domains(_ key: String, section: String? = nil) throws(FileProblem) -> [DomainName] {
+    /// Domain names, each parsed by `names`; the first bad one is reported at its line.
+    public func domains(_ key: String, section: String? = nil, names: DomainNameParser) throws(FileProblem) -> [DomainName] {
         var result: [DomainName] = []
         for text in try strings(key, section: section) {
-            do { result.append(try DomainName(parsing: text)) } catch {
+            do { result.append(try names.parse(text)) } catch {
                 throw problem(key, value: text, section: section, error.description)
             }
         }

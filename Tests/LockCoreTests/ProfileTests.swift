@@ -23,7 +23,7 @@ import Testing
         }
         profile = Profile(name: "focus", categories: ["sports"])
         #expect { try profile.validate(against: catalog) } throws: { ($0 as? FieldError)?.field == "categories" }
-        let both = try DomainName(parsing: "x.com")
+        let both = try DomainName(validatingNormalized: "x.com")
         profile = Profile(name: "focus", domains: [both], allow: [both])
         #expect { try profile.validate(against: catalog) } throws: { ($0 as? FieldError)?.field == "allow" }
         profile = Profile(name: "focus", color: "#12345")
@@ -32,8 +32,8 @@ import Testing
     }
 
     @Test func expandsServicesAndCategoriesWithExceptions() throws {
-        let profile = Profile(name: "p", domains: [try DomainName(parsing: "news.ycombinator.com")], services: ["reddit"],
-                              categories: ["video"], allow: [try DomainName(parsing: "music.youtube.com")])
+        let profile = Profile(name: "p", domains: [try DomainName(validatingNormalized: "news.ycombinator.com")], services: ["reddit"],
+                              categories: ["video"], allow: [try DomainName(validatingNormalized: "music.youtube.com")])
         let rules = catalog.rules(for: profile)
         #expect(rules.block.sorted == ["news.ycombinator.com", "reddit.com", "youtube.com", "ytimg.com"])
         #expect(rules.blockingRule(for: "www.youtube.com") == "youtube.com")

@@ -166,7 +166,7 @@ func session(_ id: String, profile: String = "p", minutes: Double, at now: Clock
     }
 
     @Test func anAllowlistProfileTakesNoExceptions() throws {
-        let profile = Profile(name: "p", domains: [try DomainName(parsing: "a.example")], allow: [try DomainName(parsing: "b.example")],
+        let profile = Profile(name: "p", domains: [try DomainName(validatingNormalized: "a.example")], allow: [try DomainName(validatingNormalized: "b.example")],
                               mode: .allowlist)
         #expect { try profile.validate(against: ServiceCatalog()) } throws: { ($0 as? FieldError)?.field == "allow" }
     }

@@ -2,6 +2,7 @@ import Foundation
 import LockCore
 @testable import LockDaemon
 import LockEnforcement
+import LockNames
 import LockProtocol
 import LockPlatform
 import LockStore
@@ -109,7 +110,7 @@ struct TestDaemon {
                       sessionTimer: RecordingTimer = RecordingTimer(), pomodoroTimer: RecordingTimer = RecordingTimer(),
                       scheduleTimer: RecordingWallTimer = RecordingWallTimer(), counter: Counter = Counter(),
                       ids: @escaping @Sendable (Int) -> String = { "s\($0)" }) async throws -> TestDaemon {
-        var profiles = ProfileStore(paths: scratch.paths)
+        var profiles = ProfileStore(paths: scratch.paths, names: testNames)
         #expect(profiles.reload().isEmpty)
         let core = try await DaemonCore.start(
             paths: scratch.paths, configuration: .init(configuration: configuration), profiles: profiles, enforcers: enforcers,
@@ -199,3 +200,6 @@ extension DaemonConfiguration {
         return loaded.configuration
     }
 }
+
+/// The domain name parser as the daemon builds it, with the machine's public suffix list.
+let testNames = DomainNameParser.system().parser

@@ -7,7 +7,7 @@ import Testing
 struct StoreTests {
     @Test func shippedProfilesAndCatalogLoadCleanly() throws {
         let scratch = try Scratch()
-        var store = ProfileStore(paths: scratch.paths)
+        var store = ProfileStore(paths: scratch.paths, names: testNames)
         #expect(store.reload().isEmpty)
         for name in ["deep-work", "social", "news", "video", "gaming"] {
             let profile = try #require(store.profile(name))
@@ -35,7 +35,7 @@ struct StoreTests {
         try scratch.write("etc/simplylock/profiles.d/service.toml", "name = \"service\"\n\nservices = [\"myspace\"]\n")
         try scratch.write("etc/simplylock/profiles.d/nets.toml", "name = \"nets\"\naddresses = [\n  \"192.0.2.0/24\",\n  \"192.0.2.0/33\",\n]\n")
         try scratch.write("etc/simplylock/profiles.d/moded.toml", "name = \"moded\"\nmode = \"denylist\"\n")
-        var store = ProfileStore(paths: scratch.paths)
+        var store = ProfileStore(paths: scratch.paths, names: testNames)
         let problems = store.reload().map(\.description)
         #expect(store.profile("good") != nil)
         #expect(store.profile("bad") == nil)
@@ -52,7 +52,7 @@ struct StoreTests {
     @Test func aReloadKeepsTheLastGoodVersionOfABrokenFile() throws {
         let scratch = try Scratch()
         try scratch.write("etc/simplylock/profiles.d/focus.toml", "name = \"focus\"\ndomains = [\"a.com\"]\n")
-        var store = ProfileStore(paths: scratch.paths)
+        var store = ProfileStore(paths: scratch.paths, names: testNames)
         #expect(store.reload().isEmpty)
         try scratch.write("etc/simplylock/profiles.d/focus.toml", "name = \"focus\"\ndomains = [\"a..com\"]\n")
         #expect(store.reload().count == 1)
@@ -61,15 +61,15 @@ struct StoreTests {
 
     @Test func createdProfilesRoundTripThroughTheirFile() throws {
         let scratch = try Scratch()
-        var store = ProfileStore(paths: scratch.paths)
+        var store = ProfileStore(paths: scratch.paths, names: testNames)
         store.reload()
-        let profile = Profile(name: "focus", displayName: "Fo\"cus", description: "line\nbreak", domains: [try DomainName(parsing: "reddit.com")],
-                              services: ["youtube"], allow: [try DomainName(parsing: "music.youtube.com")],
+        let profile = Profile(name: "focus", displayName: "Fo\"cus", description: "line\nbreak", domains: [try DomainName(validatingNormalized: "reddit.com")],
+                              services: ["youtube"], allow: [try DomainName(validatingNormalized: "music.youtube.com")],
                               addresses: [try IPNetwork(parsing: "2001:db8::/32")], strict: true)
         try store.create(profile)
         #expect(throws: ProfileStore.Failure.exists("focus")) { try store.create(profile) }
         #expect(throws: ProfileStore.Failure.system("social")) { try store.delete("social") }
-        var fresh = ProfileStore(paths: scratch.paths)
+        var fresh = ProfileStore(paths: scratch.paths, names: testNames)
         #expect(fresh.reload().isEmpty)
         #expect(fresh.profile("focus") == profile)
         try fresh.delete("focus")

@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import LockCore
 import LockEnforcement
+import LockNames
 import LockPlatform
 import LockProtocol
 import LockStore
@@ -43,7 +44,10 @@ struct Daemon {
             logger.critical("the state database can only be read: saved blocks are enforced, but no change can be saved",
                             metadata: ["database": "\(paths.stateDatabase)", "reason": "\(reason)"])
         }
-        var profiles = ProfileStore(paths: paths)
+        // One parser for the daemon's life: loading the public suffix list costs more than a request.
+        let names = DomainNameParser.system()
+        if let problem = names.problem { logger.warning("public suffixes cannot be refused", metadata: ["problem": "\(problem)"]) }
+        var profiles = ProfileStore(paths: paths, names: names.parser)
         for problem in profiles.reload() {
             logger.warning("profile problem; the file is ignored", metadata: ["problem": "\(problem)"])
         }

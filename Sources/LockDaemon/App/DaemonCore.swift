@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import LockEnforcement
+import LockNames
 import LockStore
 import Logging
 
@@ -27,6 +28,8 @@ public struct DaemonCore: Sendable {
 
     /// Files and directories.
     public let paths: Paths
+    /// Reads the names people type (UTS 46, URLs, public suffixes).
+    public let names: DomainNameParser
     /// Profiles and the service catalog.
     public let profiles: ProfileService
     /// The active sessions.
@@ -79,7 +82,7 @@ public struct DaemonCore: Sendable {
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
                                 profiles: profiles, coordinator: coordinator, store: store, paths: paths,
                                 firewallUnavailable: firewallUnavailable, clock: clock)
-        return DaemonCore(paths: paths, profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
+        return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
                           clock: clock, zone: zone)
     }

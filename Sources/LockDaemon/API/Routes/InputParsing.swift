@@ -1,14 +1,15 @@
 import Foundation
 import LockCore
+import LockNames
 import LockProtocol
 
 /// Turns what a client typed into domain values, refusing bad ones with the field they came
 /// from. Numbers are checked before any conversion: every number from a client is hostile.
 enum InputParsing {
-    static func domains(_ values: [String], field: String) throws(APIError) -> [DomainName] {
+    static func domains(_ values: [String], field: String, parser: DomainNameParser) throws(APIError) -> [DomainName] {
         var result: [DomainName] = []
         for value in values {
-            do { result.append(try DomainName(parsing: value)) } catch { throw APIError(.invalidArgument, "\(field): \(error)") }
+            do { result.append(try parser.parse(value)) } catch { throw APIError(.invalidArgument, "\(field): \(error)") }
         }
         return result
     }

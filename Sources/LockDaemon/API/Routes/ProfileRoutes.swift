@@ -8,6 +8,7 @@ struct ProfileRoutes {
     func register(in router: inout Router) {
         let profiles = core.profiles
         let coordinator = core.coordinator
+        let names = core.names
         router.add(Endpoints.profiles) { _ in
             ProfileList(profiles: await profiles.all().map { ProfileInfo($0, includeExpansion: false) },
                         problems: await profiles.problems.map(\.description))
@@ -29,9 +30,9 @@ struct ProfileRoutes {
             }
             let profile = Profile(name: request.name, displayName: request.displayName, description: request.description,
                                   icon: request.icon, color: request.color,
-                                  domains: try InputParsing.domains(request.domains, field: "domains"),
+                                  domains: try InputParsing.domains(request.domains, field: "domains", parser: names),
                                   services: request.services, categories: request.categories,
-                                  allow: try InputParsing.domains(request.allow, field: "allow"),
+                                  allow: try InputParsing.domains(request.allow, field: "allow", parser: names),
                                   addresses: try InputParsing.networks(request.addresses ?? [], field: "addresses"), mode: mode,
                                   strict: request.strict, kind: .custom)
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
@@ -40,10 +41,10 @@ struct ProfileRoutes {
         router.add(Endpoints.updateProfile) { context throws(APIError) in
             let request = context.body
             var edit = ProfileEdit()
-            edit.addDomains = try InputParsing.domains(request.addDomains ?? [], field: "add-domain")
-            edit.removeDomains = try InputParsing.domains(request.removeDomains ?? [], field: "remove-domain")
-            edit.addAllow = try InputParsing.domains(request.addAllow ?? [], field: "allow")
-            edit.removeAllow = try InputParsing.domains(request.removeAllow ?? [], field: "allow")
+            edit.addDomains = try InputParsing.domains(request.addDomains ?? [], field: "add-domain", parser: names)
+            edit.removeDomains = try InputParsing.domains(request.removeDomains ?? [], field: "remove-domain", parser: names)
+            edit.addAllow = try InputParsing.domains(request.addAllow ?? [], field: "allow", parser: names)
+            edit.removeAllow = try InputParsing.domains(request.removeAllow ?? [], field: "allow", parser: names)
             edit.addAddresses = try InputParsing.networks(request.addAddresses ?? [], field: "add-address")
             edit.removeAddresses = try InputParsing.networks(request.removeAddresses ?? [], field: "remove-address")
             edit.addServices = request.addServices ?? []

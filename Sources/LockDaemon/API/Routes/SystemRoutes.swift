@@ -9,11 +9,12 @@ struct SystemRoutes {
         let reporter = core.reporter
         let coordinator = core.coordinator
         let events = core.events
+        let names = core.names
         router.add(Endpoints.status) { _ in StatusResponse(await reporter.status()) }
         router.add(Endpoints.check) { context throws(APIError) in
             let input = context.query.text("name") ?? ""
             let name: DomainName
-            do { name = try DomainName(parsing: input) } catch { throw APIError(.invalidArgument, "name: \(error)") }
+            do { name = try names.lookupName(input) } catch { throw APIError(.invalidArgument, "name: \(error)") }
             let matches = await reporter.check(name).map {
                 CheckResponse.Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue, rule: $0.rule)
             }
