@@ -135,6 +135,6 @@ struct MakeInstallTests {
         let sysusers = try ProcessRunner.run(which("systemd-sysusers")!, ["--root=\(stage.path)", "--dry-run"])
         #expect((sysusers.stdout + sysusers.stderr).contains("Creating group 'simplylock'"), "\(sysusers)")
         let tmpfiles = try ProcessRunner.run(which("systemd-tmpfiles")!, ["--root=\(stage.path)", "--cat-config"])
-        #expect(tmpfiles.stdout.contains("d /etc/simplylock/profiles.d 2775 root simplylock -"))
+        #expect(tmpfiles.stdout.contains("d /etc/simplylock/profiles.d 0755 root root -"))
     }
 }

@@ -105,7 +105,7 @@ struct SystemdTests {
         #expect(started["SIMPLYLOCK_SESSION"]?.count == 12)
         #expect(started["PRIORITY"] == "6")
         #expect(started["SYSLOG_IDENTIFIER"] == "simplylockd")
-        #expect(started["CODE_FILE"]?.hasSuffix("BlockManager.swift") == true)
+        #expect(started["CODE_FILE"]?.hasSuffix("SessionService.swift") == true)
         #expect(entries.contains { $0["MESSAGE"] == "starting" })
         // Everything went to the journal; nothing fell back to stderr.
         #expect((try? String(contentsOfFile: stderrFile, encoding: .utf8))?.isEmpty == true)

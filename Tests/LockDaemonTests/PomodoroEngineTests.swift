@@ -7,7 +7,7 @@ import LockStore
 import Logging
 import Testing
 
-@Suite("PomodoroEngine with a BlockManager, a fake enforcer, a real SQLite store and a hand-moved clock")
+@Suite("PomodoroEngine with the session service, a fake enforcer, a real SQLite store and a hand-moved clock")
 struct PomodoroEngineTests {
     let scratch: Scratch
     let clock = ManualClock()

@@ -8,7 +8,7 @@ import Logging
 import Synchronization
 import Testing
 
-/// The scheduler driving a real BlockManager (fake enforcer, real SQLite, real files), with the
+/// The scheduler driving the real session service (fake enforcer, real SQLite, real files), with the
 /// clock and the system's zone in the test's hands. Nothing sleeps: time moves when the test
 /// says so, and the test calls `evaluate` where the timer would have fired.
 @Suite("Scheduler with a manual clock")

@@ -111,15 +111,20 @@ final class ControlServer: Service {
                 var head: HTTPRequestHead?
                 var body: [UInt8] = []
                 var limit = 0
+                // Once the last answer is written, the writing half is closed and the rest of
+                // the input is read and dropped until the client hangs up: closing at once
+                // could cut an answer still waiting in NIO's buffers.
+                var closing = false
                 for try await part in inbound {
+                    if closing { continue }
                     switch part {
                     case .head(let requestHead):
                         switch router.admit(methodName: requestHead.method.rawValue, uri: requestHead.uri, peer: peer) {
                         case .reject(let response):
-                            // Answered from the head alone; the body is never read.
+                            // Answered from the head alone; the body is never kept.
                             try await write(response, for: requestHead, keepAlive: false, to: outbound)
                             outbound.finish()
-                            return
+                            closing = true
                         case .accept(let maxBody):
                             head = requestHead
                             body.removeAll(keepingCapacity: false)
@@ -131,7 +136,10 @@ final class ControlServer: Service {
                             let error = APIError(.tooLarge, "request body larger than \(limit) bytes")
                             try await write(Router.error(error), for: requestHead, keepAlive: false, to: outbound)
                             outbound.finish()
-                            return
+                            head = nil
+                            body = []
+                            closing = true
+                            continue
                         }
                         body += buffer.readableBytesView
                     case .end:
@@ -148,11 +156,8 @@ final class ControlServer: Service {
                         let keepAlive = requestHead.isKeepAlive
                         try await write(response, for: requestHead, keepAlive: keepAlive, to: outbound)
                         if !keepAlive {
-                            // Closing now could cut a large answer still in the socket buffer
-                            // (NIO drops unflushed writes on close). Half-close instead: the
-                            // client reads to the end and hangs up.
                             outbound.finish()
-                            return
+                            closing = true
                         }
                     }
                 }
