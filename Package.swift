@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "LockEnforcementTests", dependencies: [
             "LockCore", "LockProtocol", "LockEnforcement", .product(name: "Logging", package: "swift-log"),

@@ -28,7 +28,7 @@ public final class StateStore: Sendable {
             try StateMigrations.migrator.migrate(queue)
             database = queue
             readOnlyReason = nil
-        } catch {
+        } catch let error as DatabaseError where StateStore.meansCannotWrite(error) {
             let reason = "\(error)"
             guard FileManager.default.fileExists(atPath: path) else { throw error }
             // Nothing can be saved, but what was saved can still be read and enforced.
@@ -45,6 +45,12 @@ public final class StateStore: Sendable {
             database = queue
             readOnlyReason = reason
         }
+    }
+
+    /// True for the errors of a disk that is full or cannot be written; anything else (a damaged
+    /// or foreign file) is not hidden behind a read-only fallback.
+    static func meansCannotWrite(_ error: DatabaseError) -> Bool {
+        [.SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_BUSY].contains(error.resultCode)
     }
 
     /// Opens a private in-memory database, for tests.

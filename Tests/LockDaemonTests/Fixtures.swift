@@ -53,6 +53,9 @@ final class ManualClock: Sendable {
         }
     }
 
+    /// Whether the kernel says the wall clock is synchronised.
+    func setSynchronised(_ synchronised: Bool) { state.withLock { $0.wallIsSynchronised = synchronised } }
+
     /// Moves only the wall clock, as a user changing the time does.
     func setWall(by seconds: Double) { state.withLock { $0.wall = $0.wall.addingTimeInterval(seconds) } }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LockCore
 import LockStore
 import Testing
@@ -99,6 +100,55 @@ struct StoreTests {
         try scratch.write("c.toml", "\n\ncheckpoint_interval = \"0s\"\n")
         #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: { ($0 as? FileProblem)?.line == 3 }
         #expect(try DaemonConfiguration.loadOrThrow(scratch.path + "/missing.toml") == DaemonConfiguration())
+    }
+
+    @Test func everyBadKeyIsReportedAndTheValidOnesAreKept() throws {
+        let scratch = try Scratch()
+        try scratch.write("c.toml", """
+            max_session = "2h"
+            log_level = "loud"
+            checkpoint_intervall = "5s"
+            schedule_warning = "10m"
+
+            [pomodoro]
+            focus = "50m"
+            long_break = "30h"
+            """)
+        let loaded = DaemonConfiguration.load(scratch.path + "/c.toml")
+        #expect(loaded.configuration.maxSession == .seconds(7200), "one bad key discarded the rest")
+        #expect(loaded.configuration.scheduleWarning == .seconds(600))
+        #expect(loaded.configuration.logLevel == "info")
+        #expect(loaded.configuration.pomodoro.focus == .seconds(3000))
+        #expect(loaded.configuration.pomodoro.longBreak == PomodoroConfig().longBreak)
+        let text = loaded.problems.map(\.description).joined(separator: "\n")
+        #expect(loaded.problems.count == 3, "\(text)")
+        #expect(text.contains("c.toml:2: log_level:"), "\(text)")
+        #expect(text.contains("c.toml:3: checkpoint_intervall: unknown field"), "\(text)")
+        #expect(text.contains("c.toml:8: pomodoro.long_break: 30h is too long"), "\(text)")
+    }
+
+    @Test func profileFilesMustBeRegularFilesOwnedByRootThatNobodyElseMayWrite() throws {
+        let scratch = try Scratch()
+        let directory = scratch.path + "/etc/simplylock/profiles.d"
+        try scratch.write("etc/simplylock/profiles.d/good.toml", "name = \"good\"\ndomains = [\"a.com\"]\n")
+        try scratch.write("secret", "root:$6$hash:19000:0:99999:7:::\n")
+        chmod(scratch.path + "/secret", 0o600)
+        #expect(symlink(scratch.path + "/secret", directory + "/linked.toml") == 0)
+        try scratch.write("etc/simplylock/profiles.d/writable.toml", "name = \"writable\"\n")
+        chmod(directory + "/writable.toml", 0o666)
+        try scratch.write("etc/simplylock/profiles.d/foreign.toml", "name = \"foreign\"\n")
+        if getuid() == 0 { chown(directory + "/foreign.toml", 65_534, 65_534) }
+        var store = ProfileStore(paths: scratch.paths, names: testNames)
+        let problems = store.reload().map(\.description).joined(separator: "\n")
+        #expect(store.profile("good") != nil)
+        #expect(store.profile("linked") == nil && store.profile("writable") == nil)
+        #expect(problems.contains("linked.toml: is a symbolic link"), "\(problems)")
+        #expect(problems.contains("writable.toml: may be written by group or others"), "\(problems)")
+        #expect(!problems.contains("$6$"), "the content of a file that was refused was echoed")
+        if getuid() == 0 {
+            #expect(store.profile("foreign") == nil)
+            #expect(problems.contains("foreign.toml: is owned by uid 65534"), "\(problems)")
+        }
     }
 
     @Test func stateSurvivesReopening() throws {
