@@ -3,11 +3,12 @@
 # packages through apt (when root), and the Python modules the OpenAPI conformance check uses.
 # Safe to run repeatedly; it installs only what is missing.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 # libicu-dev: UTS 46 for domain names; publicsuffix: the list of public suffixes the parser refuses;
 # nodejs and python3-venv: the references of the domain name oracle test (WHATWG URL, Python idna).
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
-          libicu-dev publicsuffix nodejs python3-venv)
+          libicu-dev publicsuffix nodejs python3-venv socat)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -23,8 +24,13 @@ if ((${#missing[@]})); then
     fi
 fi
 
-if ! python3 -c 'import yaml, jsonschema, openapi_spec_validator' 2>/dev/null; then
-    echo "setup: installing Python modules for the OpenAPI check"
-    python3 -m pip install --quiet pyyaml jsonschema openapi-spec-validator ||
-        echo "setup: could not install Python modules; the OpenAPI conformance test will be skipped" >&2
+# The PyPI tools of the suite, pinned, in a virtual environment (stock Debian's pip refuses to
+# install outside one): the OpenAPI conformance check, schemathesis, and the IDNA reference.
+venv=.build/test-venv
+requirements=(pyyaml==6.0.2 jsonschema==4.23.0 openapi-spec-validator==0.7.1 schemathesis==4.32.5 idna==3.20)
+if ! "$venv/bin/python3" -c 'import yaml, jsonschema, openapi_spec_validator, schemathesis, idna' 2>/dev/null; then
+    echo "setup: creating $venv with ${requirements[*]}"
+    mkdir -p .build
+    python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check "${requirements[@]}" ||
+        echo "setup: could not create $venv; the tests that need it are skipped (and fail under CI)" >&2
 fi

@@ -3,25 +3,22 @@ import LockProtocol
 import Testing
 import TestSupport
 
-/// The conformance check needs python3 with PyYAML, jsonschema and openapi-spec-validator
-/// (installed by scripts/test.sh).
-let pythonCanCheckOpenAPI: Bool = {
-    guard let result = try? ProcessRunner.run("/usr/bin/env", ["python3", "-c", "import yaml, jsonschema, openapi_spec_validator"]) else {
-        return false
-    }
-    return result.status == 0
-}()
+/// The conformance check needs the suite's Python tools (scripts/setup.sh makes them).
+let openAPIToolsMissing = TestTools.missing {
+    TestTools.python == nil ? "the suite's Python tools are missing (run scripts/setup.sh)" : nil
+}
 
 @Suite("The OpenAPI document matches the server")
 struct OpenAPITests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
 
     @Test("every documented operation, answered by the real daemon, conforms to docs/openapi.yaml",
-          .enabled(if: pythonCanCheckOpenAPI, "python3 with yaml, jsonschema and openapi-spec-validator is not available"))
+          .enabled(if: openAPIToolsMissing == nil, "\(openAPIToolsMissing ?? "")"))
     func conformance() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
-        let result = try ProcessRunner.run("/usr/bin/env", ["python3", Self.repository + "/Tests/Scripts/openapi_conformance.py",
+        let python = try #require(TestTools.python, "the suite's Python tools are missing (run scripts/setup.sh)")
+        let result = try ProcessRunner.run(python, [Self.repository + "/Tests/Scripts/openapi_conformance.py",
                                                            root.socketPath, Self.repository + "/docs/openapi.yaml"], timeout: 60)
         #expect(result.status == 0, "\(result)\n\(daemon.log().suffix(2000))")
     }

@@ -13,33 +13,23 @@ let nodeExecutable: String? = {
     return nil
 }()
 
-/// Whether python3 can make a virtual environment (Debian's python3-venv) for the second reference.
-let python3CanMakeVenv = (try? ProcessRunner.run("/usr/bin/env", ["python3", "-c", "import venv, ensurepip"]))?.status == 0
+/// Whether the suite's Python tools (with `idna`, the second reference) are there.
+let python3CanMakeVenv = TestTools.python != nil
 
 /// On CI a missing reference is a failure, not a skip: the test then runs and says so.
 let runsOracle = (nodeExecutable != nil && python3CanMakeVenv) || ProcessInfo.processInfo.environment["CI"] != nil
 
-/// A Python with the `idna` package, in a virtual environment under .build (PyPI packages are
-/// installed only in one), created on first use.
+/// A Python with the `idna` package: the suite's virtual environment (scripts/setup.sh).
 enum PythonIDNA {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
     static let version = "3.20"
 
     /// The venv's python, or why there is none.
     static func interpreter() -> Result<String, TestFailure> {
-        let venv = repository + "/.build/venv-idna"
-        let python = venv + "/bin/python"
-        let check = { (try? ProcessRunner.run(python, ["-c", "import idna, sys; sys.exit(idna.__version__ != '\(version)')"]))?.status == 0 }
-        if check() { return .success(python) }
-        do {
-            let created = try ProcessRunner.run("/usr/bin/env", ["python3", "-m", "venv", venv], timeout: 120)
-            guard created.status == 0 else { return .failure(TestFailure("python3 -m venv failed (apt-get install python3-venv): \(created)")) }
-            let installed = try ProcessRunner.run(venv + "/bin/pip", ["install", "--quiet", "idna==\(version)"], timeout: 300)
-            guard installed.status == 0 else { return .failure(TestFailure("pip install idna==\(version) failed: \(installed)")) }
-        } catch {
-            return .failure(TestFailure("cannot create the venv: \(error)"))
+        guard let python = TestTools.python else {
+            return .failure(TestFailure("the suite's Python tools are missing (run scripts/setup.sh)"))
         }
-        return check() ? .success(python) : .failure(TestFailure("idna \(version) is not importable in \(venv)"))
+        let check = (try? ProcessRunner.run(python, ["-c", "import idna, sys; sys.exit(idna.__version__ != '\(version)')"]))?.status == 0
+        return check ? .success(python) : .failure(TestFailure("idna \(version) is not importable by \(python)"))
     }
 }
 

@@ -56,7 +56,7 @@ final class ControlServer: Service {
             channel.eventLoop.makeCompletedFuture {
                 let (peerGone, continuation) = AsyncStream.makeStream(of: Void.self)
                 try channel.pipeline.syncOperations.addHandler(PeerGoneHandler(continuation))
-                try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
                 try channel.pipeline.syncOperations.addHandler(MalformedRequestHandler())
                 try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(timeout: limits.requestTimeout))
                 let wrapped = try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(

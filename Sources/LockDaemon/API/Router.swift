@@ -89,12 +89,15 @@ struct Router: Sendable {
             segments.append(decoded)
         }
         guard segments.first == "v1" else { throw APIError(.notFound, "no such endpoint \(request.path) (the API lives under /v1/)") }
-        let candidates = entries.compactMap { entry in entry.endpoint.template.match(segments).map { (entry, $0) } }
+        var candidates = entries.compactMap { entry in entry.endpoint.template.match(segments).map { (entry, $0) } }
         guard !candidates.isEmpty else { throw APIError(.notFound, "no such endpoint \(request.path)") }
+        // Literal segments beat parameters: /v1/pomodoro/history is that path, not the action
+        // "history", for every method.
+        let mostLiteral = candidates.map { literalCount($0.0) }.max() ?? 0
+        candidates.removeAll { literalCount($0.0) < mostLiteral }
         // HEAD is answered wherever GET is, without the body.
         let wanted = request.method == .HEAD ? HTTPVerb.GET : request.method
-        // Literal segments beat parameters: /v1/pomodoro/history is not the action "history".
-        let matching = candidates.filter { $0.0.endpoint.method == wanted }.sorted { literalCount($0.0) > literalCount($1.0) }
+        let matching = candidates.filter { $0.0.endpoint.method == wanted }
         guard let (entry, parameters) = matching.first else {
             var allowed = Set(candidates.map(\.0.endpoint.method.rawValue))
             if allowed.contains("GET") { allowed.insert("HEAD") }
