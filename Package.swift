@@ -55,7 +55,7 @@ let package = Package(
         ]),
         .target(name: "LockClient", dependencies: ["LockCore", "LockProtocol"]),
         .target(name: "LockCommands", dependencies: [
-            "LockCore", "LockProtocol", "LockClient",
+            "LockCore", "LockProtocol", "LockPlatform", "LockClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import LockProtocol
+import LockPlatform
 
 /// `lockctl`: the command-line companion of simplylockd.
 public struct Lockctl: AsyncParsableCommand {
@@ -49,7 +50,7 @@ public struct Lockctl: AsyncParsableCommand {
     /// Parses the command line, runs the command and exits with the documented status.
     public static func run(arguments: [String]? = nil) async -> Never {
         do {
-            var command = try parseAsRoot(hoistingGlobalOptions(arguments ?? Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(hoistingGlobalOptions(arguments ?? ProcessArguments.current))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

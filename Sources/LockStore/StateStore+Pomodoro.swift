@@ -7,6 +7,7 @@ extension StateStore {
     /// completed, in one transaction: a crash can neither lose a completed phase nor, since
     /// the state saved with it no longer replays that phase, record it twice.
     public func savePomodoro<T: Encodable>(_ state: T?, forKey key: String, completed: [FocusRecord]) throws {
+        try requireWritable()
         try database.write { db in
             try StateStore.setValue(state, forKey: key, db)
             for record in completed {

@@ -13,6 +13,7 @@ extension StateStore {
     /// Saves a change to the active sessions and their history in one transaction.
     public func commit(_ change: SessionChange, at now: ClockReading) throws {
         guard !change.isEmpty else { return }
+        try requireWritable()
         try database.write { db in
             for session in change.started {
                 try SessionRecord(session).insert(db, onConflict: .replace)
@@ -36,6 +37,7 @@ extension StateStore {
     /// Takes back a change saved by `commit` that could not be enforced, as if it never happened.
     public func revert(_ change: SessionChange, at now: ClockReading) throws {
         guard !change.isEmpty else { return }
+        try requireWritable()
         try database.write { db in
             for session in change.started {
                 try db.execute(sql: "DELETE FROM activeSession WHERE id = ?", arguments: [session.id])
@@ -54,6 +56,7 @@ extension StateStore {
     /// Saves sessions whose checkpoint changed and nothing else (their history stays).
     public func checkpoint(_ sessions: [Session], at now: ClockReading) throws {
         guard !sessions.isEmpty else { return }
+        try requireWritable()
         try database.write { db in
             for session in sessions { try save(session, at: now, db) }
         }

@@ -89,7 +89,14 @@ public final class StateStore: Sendable {
 
     /// Saves (or, for nil, removes) a value of another subsystem.
     public func setValue<T: Encodable>(_ value: T?, forKey key: String) throws {
+        try requireWritable()
         try database.write { db in try StateStore.setValue(value, forKey: key, db) }
+    }
+
+    /// Refuses a write at once, with the reason, when the database could only be opened for
+    /// reading, rather than with SQLite's words for it.
+    func requireWritable() throws {
+        if let readOnlyReason { throw StateStoreError.readOnly(readOnlyReason) }
     }
 
     static func setValue<T: Encodable>(_ value: T?, forKey key: String, _ db: Database) throws {
@@ -106,9 +113,13 @@ public final class StateStore: Sendable {
 public enum StateStoreError: Error, CustomStringConvertible {
     /// It cannot be written, and its schema is older than this version reads.
     case readOnlyAndOutdated(String)
+    /// It could only be opened for reading; nothing can be saved.
+    case readOnly(String)
 
     public var description: String {
         switch self {
+        case .readOnly(let reason):
+            "the state database could only be opened for reading (\(reason)); free space in the state directory and restart simplylockd"
         case .readOnlyAndOutdated(let reason):
             "the state database cannot be written (\(reason)) and was saved by an older version that must upgrade it first"
         }

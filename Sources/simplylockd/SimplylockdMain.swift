@@ -1,8 +1,9 @@
 import LockDaemon
+import LockPlatform
 
 @main
 enum SimplylockdMain {
     static func main() async {
-        await SimplylockdCommand.main()
+        await SimplylockdCommand.main(ProcessArguments.current)
     }
 }

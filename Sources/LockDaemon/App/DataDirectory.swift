@@ -7,8 +7,7 @@ enum DataDirectory {
     static func locate(explicit: String?) -> String {
         if let explicit { return explicit }
         if let fromEnvironment = ProcessInfo.processInfo.environment["SIMPLYLOCK_DATA_DIR"] { return fromEnvironment }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0].contains("/")
-                             ? CommandLine.arguments[0] : "/proc/self/exe").resolvingSymlinksInPath()
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let binDirectory = executable.deletingLastPathComponent()
         let candidates = [
             binDirectory.appendingPathComponent("../share/simplylock").standardized.path,

@@ -7,11 +7,14 @@ import Logging
 ///
 /// Every change goes through `commit`: the change is saved, then, if it changes what is
 /// blocked, every enforcer applies the new desired block, then it takes effect here, the
-/// deadline timer is re-armed and the events go out. **If enforcement fails, the saved change
-/// is taken back and the enforcers keep the previous block: the change did not happen, and the
-/// caller hears why.** Changes nobody asked for (time running out, a correction once the clock
-/// is synchronised) are retried until they go through. At start-up the saved sessions are the
-/// truth: they are enforced, and retried at every checkpoint until that succeeds.
+/// deadline timer is re-armed and the events go out. The failure policy, the same for every
+/// change: **if enforcement fails, the saved change is taken back and the enforcers keep the
+/// previous block: the change did not happen, and the caller hears why.** If saving fails, a
+/// change someone asked for is refused the same way; an end that time brought about still
+/// happens (the saved state catches up at the next start, where the session has ended too).
+/// Changes nobody asked for (time running out, a correction once the clock is synchronised)
+/// are retried until they go through. At start-up the saved sessions are the truth: they are
+/// enforced, and retried at every checkpoint until that succeeds.
 public actor SessionService {
     private var sessions = SessionSet()
     private let profiles: any ProfileCatalog
@@ -79,7 +82,9 @@ public actor SessionService {
                     logger.warning("the boot clock reads earlier than the session's last checkpoint; its time is clamped to what it had",
                                    metadata: metadata(saved))
                 }
-                let resumed = saved.resumed(at: now)
+                var resumed = saved.resumed(at: now)
+                // Time off that could not be counted before counts once the clock is trusted.
+                if let corrected = resumed.corrected(at: now) { resumed = corrected }
                 if resumed.hasEnded(at: now) {
                     change.ended.append(.init(session: saved, reason: .daemonRestart, at: endDate(of: saved, now: now)))
                 } else if resumed != saved {
@@ -90,7 +95,10 @@ public actor SessionService {
                                    metadata: metadata(resumed))
                 }
             }
-            try store.commit(change, at: now)
+            do { try store.commit(change, at: now) } catch {
+                // A full or read-only state directory: what was saved is still enforced.
+                logger.error("cannot save the restored sessions; enforcing them as read", metadata: ["error": "\(error)"])
+            }
             sessions = change.applied(to: SessionSet(saved))
             await enforceAll(now: now)
             timer.arm(at: sessions.nextDeadline)
@@ -114,7 +122,7 @@ public actor SessionService {
                 return
             }
             let change = SessionChange(ended: due.map { .init(session: $0, reason: .expired, at: now.wall) })
-            do { try await commit(change, at: now) } catch {
+            do { try await commit(change, at: now, savingIsOptional: true) } catch {
                 logger.error("cannot end expired sessions; trying again", metadata: ["error": "\(error)"])
                 timer.arm(at: now.boot + Self.retryDelay)
             }
@@ -292,17 +300,24 @@ public actor SessionService {
 
     // MARK: - The commit path
 
-    private func commit(_ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil) async throws(SessionError) {
+    private func commit(_ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil,
+                        savingIsOptional: Bool = false) async throws(SessionError) {
         guard !change.isEmpty else { return }
         let next = change.applied(to: sessions)
-        do { try store.commit(change, at: now) } catch { throw .storage("\(error)") }
+        var saved = true
+        do { try store.commit(change, at: now) } catch {
+            guard savingIsOptional else { throw .storage("\(error)") }
+            saved = false
+            logger.error("cannot save the change; it happens anyway and the saved state catches up at the next start",
+                         metadata: ["error": "\(error)"])
+        }
         if change.changesRules || needsEnforcement {
             do { try await enforcement.apply(next.desiredBlock, previous: sessions.desiredBlock) } catch {
-                do { try store.revert(change, at: now) } catch {
+                if saved { do { try store.revert(change, at: now) } catch {
                     // The enforcers were put back; only the saved state disagrees, and the next
                     // start would restore the change that did not happen.
                     logger.critical("cannot take back a change that failed to enforce", metadata: ["error": "\(error)"])
-                }
+                } }
                 events.publish(.enforcementFailed(enforcer: (error as? EnforcementFailure)?.enforcer ?? "?", message: "\(error)", at: now.wall))
                 throw .enforcement("\(error)")
             }
