@@ -17,7 +17,11 @@ actor NFTablesController {
     private let bootClock: @Sendable () -> BootTime
 
     private var desired: DesiredBlock?
-    private var resolution: Task<Void, Never>?
+    /// Names an apply asked to resolve, not yet resolved; the watch loop (or `settle`) does it.
+    private var pendingResolution: (names: [String], for: DesiredBlock)?
+    /// Wakes the watch loop when an apply leaves names to resolve.
+    let resolutionRequests: AsyncStream<Void>
+    private let requestResolution: AsyncStream<Void>.Continuation
     private var book: ResolvedAddressBook
     private var nameservers: [IPNetwork] = []
 
@@ -44,31 +48,36 @@ actor NFTablesController {
         self.logger = logger
         self.bootClock = bootClock
         self.book = ResolvedAddressBook(grace: grace)
+        (resolutionRequests, requestResolution) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Makes the table match `desired`: first at once with the addresses already known (so a
-    /// lifted name is lifted and a new explicit address is blocked without waiting for DNS),
-    /// then again after resolving every name, if that changed anything.
-    /// Commits at once with the addresses already known, then resolves in the background and
-    /// commits again when that is done: a change to the block must not wait for DNS (which may
-    /// take seconds, or not answer at all before the network is up at boot).
+    /// Makes the table match `desired` at once with the addresses already known (so a lifted
+    /// name is lifted and a new explicit address is blocked without waiting for DNS), and leaves
+    /// the names to resolve to the watch loop, which commits again when that changes anything:
+    /// a change to the block must not wait for DNS (which may take seconds, or not answer at all
+    /// before the network is up at boot).
     func apply(_ desired: DesiredBlock) async throws {
         self.desired = desired
         let names = NFTablesRuleset.namesToResolve(for: desired, doh: doh)
         book.retain(names: Set(names))
         nameservers = await resolver.nameservers()
-        resolution?.cancel()
         try await commit(force: true)
-        guard !names.isEmpty else { return }
-        resolution = Task { await self.resolveAndCommit(names, for: desired) }
+        pendingResolution = names.isEmpty ? nil : (names, desired)
+        if !names.isEmpty { requestResolution.yield() }
     }
 
-    /// Waits for the background resolution started by the last apply, if any.
-    func settle() async { await resolution?.value }
+    /// Resolves what the last apply left to resolve, if anything, and commits the addresses
+    /// (the watch loop calls this when woken; tests and benchmarks call it to wait for it).
+    func resolvePending() async {
+        guard let (names, wanted) = pendingResolution else { return }
+        pendingResolution = nil
+        await resolveAndCommit(names, for: wanted)
+    }
 
     private func resolveAndCommit(_ names: [String], for wanted: DesiredBlock) async {
         await resolve(names)
-        guard !Task.isCancelled, desired == wanted else { return }
+        // A newer apply may have changed what is wanted while this was out; it resolves its own.
+        guard desired == wanted else { return }
         do { try await commit(force: false) } catch {
             logger.error("committing resolved addresses failed", metadata: ["error": "\(error)"])
         }

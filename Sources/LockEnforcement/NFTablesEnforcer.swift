@@ -66,8 +66,9 @@ public final class NFTablesEnforcer: Enforcer {
         try await controller.apply(desired)
     }
 
-    /// Waits until the addresses resolved for the last apply are committed (tests, benchmarks).
-    public func settle() async { await controller.settle() }
+    /// Resolves the names of the last apply now, if the watch loop has not yet, and commits
+    /// the addresses (tests, benchmarks).
+    public func settle() async { await controller.resolvePending() }
 
     /// Restores the table within a second or two when someone else deletes or changes it, and
     /// re-resolves names every `Settings.reresolveInterval` (every
@@ -95,6 +96,9 @@ public final class NFTablesEnforcer: Enforcer {
         let controller = self.controller
         let settings = self.settings
         await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in controller.resolutionRequests { await controller.resolvePending() }
+            }
             group.addTask {
                 for await reason in changes {
                     try? await Task.sleep(for: settings.restoreDelay)

@@ -91,14 +91,6 @@ public struct SystemdNotifier: Sendable {
         send(["WATCHDOG=1"])
     }
 
-    /// Asks for more start-up or shutdown time (`EXTEND_TIMEOUT_USEC=`), e.g. while restoring a
-    /// large state file. The extension counts from now, it is not added to the configured timeout.
-    /// - Returns: `true` if a service manager received the message.
-    @discardableResult
-    public func extendTimeout(by duration: Duration) -> Bool {
-        send(["EXTEND_TIMEOUT_USEC=\(Self.microseconds(duration))"])
-    }
-
     /// Pings the watchdog every ``watchdogInterval`` until the calling task is cancelled.
     ///
     /// Returns at once when no watchdog is configured. Each round first awaits `isHealthy`;
@@ -137,11 +129,5 @@ public struct SystemdNotifier: Sendable {
 
     static func singleLine(_ text: String) -> String {
         String(text.map { $0.isNewline ? " " : $0 })
-    }
-
-    static func microseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        return UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000)
     }
 }
