@@ -281,6 +281,7 @@ public actor HostsFileEnforcer: Enforcer {
         }
         guard let knownUser, knownUser != copiedUser else { return }
         do {
+            try AtomicFile.makeDirectories((userCopyPath as NSString).deletingLastPathComponent)
             try AtomicFile.write(knownUser, to: userCopyPath, attributes: AtomicFile.Attributes(mode: 0o600))
             copiedUser = knownUser
         } catch {
