@@ -238,7 +238,7 @@ public struct HostsDocument: Sendable, Equatable {
 
     /// The names as they go into the section: without a final dot, without repeats, only
     /// those a resolver can look up (1…253 printable ASCII characters other than `#`).
-    static func listable(_ names: [String]) -> [String] {
+    public static func listable(_ names: [String]) -> [String] {
         var seen = Set<String>()
         var result: [String] = []
         for raw in names {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LockCore
+import LockEnforcement
 import LockPlatform
 import LockProtocol
 
@@ -32,11 +33,8 @@ struct Diagnostics {
     private func hostsFile() -> DoctorCheck {
         let path = paths.hostsFile
         let directory = (path as NSString).deletingLastPathComponent
-        var info = stat()
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            return DoctorCheck("hosts file", .warning, "\(path) is a symbolic link; blocking replaces it with a regular file",
-                               fix: "point the link's users at \(path) itself, or manage the link's target")
-        }
+        // What other users' resolvers see: file type, modes, and glibc's and musl's reading.
+        if let problem = HostsFileInspection(path: path).problem(names: hostsNames) { return problem }
         guard access(directory, W_OK) == 0 || access(path, W_OK) == 0 else {
             return DoctorCheck("hosts file", .problem, "\(path) cannot be written by simplylockd",
                                fix: "make \(directory) writable for the daemon (ReadWritePaths=/etc in the unit)")
