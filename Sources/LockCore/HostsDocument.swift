@@ -15,7 +15,8 @@
 ///   line between them is ours, whatever it says (a note inserted there, an edited entry).
 /// - Any other marker is stray (a second END, a duplicated BEGIN, a BEGIN or END whose partner
 ///   was deleted). Lines of the exact shape we write — `0.0.0.0` or `::`, then each name
-///   followed by its trailing-dot form, single spaces — are ours when they stand between a
+///   followed by its trailing-dot form, single spaces (a name too long to share a line with
+///   its dot form stands alone) — are ours when they stand between a
 ///   stray marker and its neighbouring markers (or the start or end of the file), or touch
 ///   another line of ours; every other line is the user's.
 /// - With `knownUser` (the user's part the last time the file was sane), lines of our shape
@@ -203,6 +204,14 @@ public struct HostsDocument: Sendable, Equatable {
             var line = Array(address.utf8)
             var lineHasNames = false
             for name in listed {
+                guard HostsDocument.pairFits(address: address.utf8.count, name: name.utf8.count) else {
+                    // Too long to share a line with its trailing-dot form: each on a line alone.
+                    if lineHasNames { section += line + eol }
+                    section += Array((address + " " + name).utf8) + eol + Array((address + " " + name + ".").utf8) + eol
+                    line = Array(address.utf8)
+                    lineHasNames = false
+                    continue
+                }
                 let entry = Array((" " + name + " " + name + ".").utf8)
                 if lineHasNames, line.count + entry.count + eol.count > HostsDocument.maxLineBytes {
                     section += line + eol
@@ -211,7 +220,7 @@ public struct HostsDocument: Sendable, Equatable {
                 line += entry
                 lineHasNames = true
             }
-            section += line + eol
+            if lineHasNames { section += line + eol }
         }
         section += Array(HostsDocument.endMarker.utf8)
 
@@ -293,13 +302,23 @@ public struct HostsDocument: Sendable, Equatable {
         return rest[0] == "begin" ? .begin : rest[0] == "end" ? .end : nil
     }
 
+    /// True when `ADDRESS NAME NAME.` and a CRLF fit in `maxLineBytes`. Longer names (from
+    /// about 248 characters) get a line for each form.
+    static func pairFits(address: Int, name: Int) -> Bool { address + 2 * name + 5 <= maxLineBytes }
+
     /// True for the lines `rendered` writes between the markers: our comment, and an address
-    /// followed by names each directly followed by its trailing-dot form, single spaces.
+    /// followed by names each directly followed by its trailing-dot form, single spaces (or
+    /// one name alone, plain or dotted, when it is too long for the pair to fit).
     static func hasOwnShape(_ line: ArraySlice<UInt8>) -> Bool {
         if line.starts(with: commentPrefix.utf8) { return true }
         let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard fields.count >= 3, fields.count % 2 == 1,
-              fields[0].elementsEqual("0.0.0.0".utf8) || fields[0].elementsEqual("::".utf8) else { return false }
+        guard fields.count >= 2, fields[0].elementsEqual("0.0.0.0".utf8) || fields[0].elementsEqual("::".utf8) else { return false }
+        if fields.count == 2 {
+            let name = fields[1].last == UInt8(ascii: ".") ? fields[1].dropLast() : fields[1]
+            return !name.isEmpty && name.last != UInt8(ascii: ".") && !pairFits(address: fields[0].count, name: name.count)
+                && !name.contains(where: { $0 == 0x09 || $0 == 0x0D || $0 == UInt8(ascii: "#") })
+        }
+        guard fields.count % 2 == 1 else { return false }
         var index = 1
         while index < fields.count {
             let name = fields[index], dotted = fields[index + 1]

@@ -32,7 +32,10 @@ import Testing
         "# END simplylock extra words", "# simplylock", "10.1.2.3 reddit.com # mine", "fe80::1%lo0 localhost",
     ]
     static let blockable = ["reddit.com", "www.reddit.com", "news.ycombinator.com", "a.b", "use-application-dns.net",
-                            "xn--bcher-kva.example", "very-long-label-" + String(repeating: "q", count: 40) + ".example"]
+                            "xn--bcher-kva.example", "very-long-label-" + String(repeating: "q", count: 40) + ".example",
+                            // 253 characters: too long to share a line with its trailing-dot form.
+                            String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "."
+                                + String(repeating: "c", count: 63) + "." + String(repeating: "d", count: 57) + ".com"]
 
     static func randomUserLine(_ random: inout Random, ownShape: Bool) -> [UInt8] {
         switch random.below(ownShape ? 5 : 4) {
