@@ -163,7 +163,8 @@ struct HostsFileEnforcerTests {
         #expect(scratch.read("etc/hosts") == expected)
         let moved = try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/etc").filter { $0.hasPrefix("hosts.simplylock-moved-") }
         #expect(moved.count == 1)
-        #expect(scratch.read("etc/\(moved[0])/inside") == "kept\n")
+        let aside = try #require(moved.first)
+        #expect(scratch.read("etc/\(aside)/inside") == "kept\n")
         #expect(await enforcer.report().details["lastRepair"] == "directory")
     }
 
@@ -171,7 +172,17 @@ struct HostsFileEnforcerTests {
         let (scratch, enforcer, expected) = try await blocked()
         let hosts = scratch.path + "/etc/hosts"
         #expect(unlink(hosts) == 0 && mkfifo(hosts, 0o644) == 0)
+        // Should a reader ever block on the FIFO, a writer arriving later lets it go, so that
+        // the test fails instead of hanging.
+        let release = Thread {
+            Thread.sleep(forTimeInterval: 2)
+            let fd = open(hosts, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+        }
+        release.start()
+        let start = Date()
         await enforcer.restoreIfChanged()
+        #expect(Date().timeIntervalSince(start) < 1)
         #expect(mode(hosts) & S_IFMT == S_IFREG)
         #expect(scratch.read("etc/hosts") == expected)
     }
