@@ -123,14 +123,22 @@ public struct HostsDocument: Sendable, Equatable {
         // The user's own lines found among ours go back to the user: as many of each as the
         // user's part had and now lacks.
         var givenBackFromSection = false
-        if let knownUser {
+        let ours = lines.indices.filter { owned[$0] && kinds[$0] == .other }
+        if let knownUser, !ours.isEmpty {
+            // Counted only for contents that matter, compared only at lengths that can match:
+            // the user's part may have a hundred thousand lines, the section a few dozen.
+            let lengths = Set(ours.map { lines[$0].content.count })
             var missing: [ArraySlice<UInt8>: Int] = [:]
-            for line in HostsDocument.splitLines(knownUser) { missing[knownUser[line.content], default: 0] += 1 }
-            for index in lines.indices where !owned[index] {
+            for index in ours { missing[bytes[lines[index].content]] = 0 }
+            for line in HostsDocument.splitLines(knownUser) where lengths.contains(line.content.count) {
+                let content = knownUser[line.content]
+                if let count = missing[content] { missing[content] = count + 1 }
+            }
+            for index in lines.indices where !owned[index] && lengths.contains(lines[index].content.count) {
                 let content = bytes[lines[index].content]
                 if let count = missing[content] { missing[content] = count - 1 }
             }
-            for index in lines.indices where owned[index] && kinds[index] == .other {
+            for index in ours {
                 let content = bytes[lines[index].content]
                 guard let count = missing[content], count > 0 else { continue }
                 missing[content] = count - 1
@@ -276,14 +284,13 @@ public struct HostsDocument: Sendable, Equatable {
     private static func splitLines(_ bytes: [UInt8]) -> [Line] {
         var lines: [Line] = []
         var start = 0
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "\n") {
-                let contentEnd = index > start && bytes[index - 1] == UInt8(ascii: "\r") ? index - 1 : index
-                lines.append(Line(content: start..<contentEnd, terminator: contentEnd..<(index + 1)))
-                start = index + 1
+        bytes.withUnsafeBufferPointer { buffer in
+            while start < buffer.count {
+                guard let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) else { break }
+                let contentEnd = newline > start && buffer[newline - 1] == UInt8(ascii: "\r") ? newline - 1 : newline
+                lines.append(Line(content: start..<contentEnd, terminator: contentEnd..<(newline + 1)))
+                start = newline + 1
             }
-            index += 1
         }
         if start < bytes.count { lines.append(Line(content: start..<bytes.count, terminator: bytes.count..<bytes.count)) }
         return lines
@@ -294,6 +301,7 @@ public struct HostsDocument: Sendable, Equatable {
     private static func marker(_ line: ArraySlice<UInt8>) -> LineKind? {
         guard line.count < 64 else { return nil }
         let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0B || byte == 0x0C }
+        guard line.first(where: { !isBlank($0) }) == UInt8(ascii: "#") else { return nil }
         let words = line.split(whereSeparator: isBlank)
         guard let first = words.first, first.first == UInt8(ascii: "#") else { return nil }
         var rest = words.dropFirst().map { String(decoding: $0, as: UTF8.self).lowercased() }
@@ -311,6 +319,9 @@ public struct HostsDocument: Sendable, Equatable {
     /// one name alone, plain or dotted, when it is too long for the pair to fit).
     static func hasOwnShape(_ line: ArraySlice<UInt8>) -> Bool {
         if line.starts(with: commentPrefix.utf8) { return true }
+        // Every line of ours ends with a dotted name; most lines of a big hosts file do not,
+        // and are turned away before anything is split.
+        guard line.last == UInt8(ascii: "."), line.first == UInt8(ascii: "0") || line.first == UInt8(ascii: ":") else { return false }
         let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard fields.count >= 2, fields[0].elementsEqual("0.0.0.0".utf8) || fields[0].elementsEqual("::".utf8) else { return false }
         if fields.count == 2 {
