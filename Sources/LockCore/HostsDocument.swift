@@ -319,9 +319,10 @@ public struct HostsDocument: Sendable, Equatable {
     /// one name alone, plain or dotted, when it is too long for the pair to fit).
     static func hasOwnShape(_ line: ArraySlice<UInt8>) -> Bool {
         if line.starts(with: commentPrefix.utf8) { return true }
-        // Every line of ours ends with a dotted name; most lines of a big hosts file do not,
-        // and are turned away before anything is split.
-        guard line.last == UInt8(ascii: "."), line.first == UInt8(ascii: "0") || line.first == UInt8(ascii: ":") else { return false }
+        // Every line of ours ends with a dotted name, or is a long name alone; most lines of a
+        // big hosts file are neither, and are turned away before anything is split.
+        guard line.last == UInt8(ascii: ".") || line.count > 250,
+              line.first == UInt8(ascii: "0") || line.first == UInt8(ascii: ":") else { return false }
         let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard fields.count >= 2, fields[0].elementsEqual("0.0.0.0".utf8) || fields[0].elementsEqual("::".utf8) else { return false }
         if fields.count == 2 {
