@@ -163,11 +163,17 @@ public actor HostsFileEnforcer: Enforcer {
         switch try AtomicFile.entry(at: path) {
         case .regular(let bytes, let status):
             current = (bytes, status)
-            document = HostsDocument(bytes: bytes)
-            let expectSection = blocking || sectionWritten || document.hadSection
-            if expectSection, let knownUser {
-                document = HostsDocument(bytes: bytes, knownUser: knownUser, ownNames: writtenNames.union(desired))
+            // With what the user's part was, where a section is expected (or turns out to be).
+            let ownNames = writtenNames.union(desired)
+            if let knownUser, blocking || sectionWritten {
+                document = HostsDocument(bytes: bytes, knownUser: knownUser, ownNames: ownNames)
+            } else {
+                document = HostsDocument(bytes: bytes)
+                if let knownUser, document.hadSection {
+                    document = HostsDocument(bytes: bytes, knownUser: knownUser, ownNames: ownNames)
+                }
             }
+            let expectSection = blocking || sectionWritten || document.hadSection
             if expectSection, HostsDocument.isBlank(document.userBytes), let knownUser, !HostsDocument.isBlank(knownUser) {
                 // Emptied or truncated while a block is in force: tampering, not an edit.
                 document = HostsDocument(userBytes: knownUser, sectionOffset: knownOffset)
