@@ -6,9 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libicu-dev: UTS 46 for domain names; publicsuffix: the list of public suffixes the parser refuses;
-# nodejs and python3-venv: the references of the domain name oracle test (WHATWG URL, Python idna).
+# nodejs and python3-venv: the references of the domain name oracle test (WHATWG URL, Python idna);
+# musl: the hosts file is checked the way musl's resolver reads it; socat: schemathesis reaches the socket.
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
-          libicu-dev publicsuffix nodejs python3-venv socat)
+          libicu-dev publicsuffix nodejs python3-venv socat musl musl-tools musl-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

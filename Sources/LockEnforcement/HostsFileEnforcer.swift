@@ -8,8 +8,23 @@ import Synchronization
 /// Enforces blocks in the hosts file's managed section.
 ///
 /// Every apply and every restore computes the whole file from the user's part and the desired
-/// names, and writes only if the bytes differ, so repeated or concurrent triggers (our own
-/// writes wake the watch too) converge without loops.
+/// names, and writes only if the bytes (or the file's type, mode or owner) differ, so repeated
+/// or concurrent triggers (our own writes wake the watch too) converge without loops.
+///
+/// The user's part is remembered as it was the last time the file was read in a sane state,
+/// so that tampering never costs the user their own lines:
+/// - a regular file is sane, and its part outside the section becomes the known user part,
+///   edits included — except a user part that is empty (or only blank lines) while a section
+///   is expected and the known part was not: that is a truncation, and the known part comes
+///   back;
+/// - a missing file, a symbolic link (its target is never read), a directory (moved aside to
+///   `hosts.simplylock-moved-TIME`, never deleted), a FIFO or a device node is not sane: the
+///   file is rebuilt from the known user part while a section is expected, and left alone
+///   otherwise.
+/// While a block is in force the known user part is also kept at `userCopyPath` (written
+/// atomically, only when it changes; removed when nothing is blocked), so that it survives a
+/// daemon restart. The file written is always a regular file, mode 0644, owned by root when
+/// running as root: every user's resolver must be able to read it, and only root change it.
 public actor HostsFileEnforcer: Enforcer {
     public nonisolated let name = "hosts"
     /// The managed file.
@@ -17,25 +32,44 @@ public actor HostsFileEnforcer: Enforcer {
     /// Names added to every non-empty block, such as Firefox's DoH canary
     /// `use-application-dns.net`.
     public nonisolated let alwaysWithBlock: [String]
+    /// Where the user's part of the file is kept while a block is in force (nil: in memory
+    /// only, lost at restart).
+    public nonisolated let userCopyPath: String?
+    /// Mode and owner of the file written.
+    public nonisolated let attributes: AtomicFile.Attributes
     private let logger: Logger
     private var desired: [String] = []
     private var lastApplied: Date?
     private var lastError: String?
     private var restores = 0
+    private var lastRepair: String?
     private var lastMethod: AtomicFile.Method?
     private var inForce = false
+    /// The user's part at the last sane reading, and where the section stood in it.
+    private var knownUser: [UInt8]?
+    private var knownOffset: Int?
+    /// What the copy at `userCopyPath` holds, nil when there is none.
+    private var copiedUser: [UInt8]?
+    /// True when the last file written had a section.
+    private var sectionWritten = false
+    /// The names of the sections written since the start: lines of our shape listing only
+    /// these are ours wherever they turn up.
+    private var writtenNames = Set<String>()
+    private var started = false
 
     /// Creates an enforcer for the hosts file at `path`.
-    public init(path: String, alwaysWithBlock: [String] = [], logger: Logger) {
+    public init(path: String, alwaysWithBlock: [String] = [], userCopyPath: String? = nil, logger: Logger) {
         self.path = path
         self.alwaysWithBlock = alwaysWithBlock
+        self.userCopyPath = userCopyPath
+        attributes = AtomicFile.Attributes(mode: 0o644, owner: geteuid() == 0 ? (user: 0, group: 0) : nil)
         self.logger = logger
     }
 
     public func apply(_ block: DesiredBlock) async throws {
         desired = names(for: block)
         do {
-            _ = try sync()
+            try sync()
             lastApplied = Date()
             lastError = nil
         } catch {
@@ -108,11 +142,12 @@ public actor HostsFileEnforcer: Enforcer {
         // Before the first apply there is no desired state to restore.
         guard lastApplied != nil else { return }
         do {
-            if try sync() {
+            if let repair = try sync() {
                 restores += 1
+                lastRepair = repair
                 lastError = nil
-                logger.notice("hosts file was changed from outside; managed section restored",
-                              metadata: ["path": "\(path)", "names": "\(desired.count)"])
+                logger.notice("hosts file was changed from outside; restored",
+                              metadata: ["path": "\(path)", "names": "\(desired.count)", "repair": "\(repair)"])
             }
         } catch {
             lastError = error.description
@@ -123,6 +158,7 @@ public actor HostsFileEnforcer: Enforcer {
     public func status() async -> EnforcerStatus {
         var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores)]
         if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
+        if let lastRepair { details["lastRepair"] = .text(lastRepair) }
         return EnforcerStatus(name: name, applied: inForce && lastError == nil, elements: desired.count,
                               lastApplied: lastApplied, lastError: lastError, details: details)
     }
@@ -132,11 +168,8 @@ public actor HostsFileEnforcer: Enforcer {
     /// entries come first in lookups, so one defeats the block).
     public func diagnose() async -> [Finding] {
         let subject = "hosts file"
-        var info = stat()
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            return [Finding(subject, .warning, "\(path) is a symbolic link; blocking replaces it with a regular file",
-                                    fix: "point the link's users at \(path) itself, or manage the link's target")]
-        }
+        // What other users' resolvers see: file type, modes, and glibc's and musl's reading.
+        if let problem = HostsFileInspection(path: path).problem(names: desired) { return [problem] }
         let directory = (path as NSString).deletingLastPathComponent
         guard access(directory, W_OK) == 0 || access(path, W_OK) == 0 else {
             return [Finding(subject, .problem, "\(path) cannot be written by simplylockd",
@@ -169,15 +202,151 @@ public actor HostsFileEnforcer: Enforcer {
                                                               : "\(path): managed section in place, \(desired.count) names")]
     }
 
-    /// Makes the file match `desired`. Returns true when it had to write.
-    private func sync() throws(SystemError) -> Bool {
-        let current = try AtomicFile.read(path)
-        let document = HostsDocument(bytes: current ?? [])
+    /// Makes the file match `desired`. Returns what had to be repaired (`content`,
+    /// `section`, `truncated`, `deleted`, `symlink`, `directory`, `special file`, `mode`), or
+    /// nil when the file was already right.
+    @discardableResult
+    private func sync() throws(SystemError) -> String? {
+        if !started { start() }
+        defer { keepCopy() }
+        let blocking = !desired.isEmpty
+        var document: HostsDocument
+        var current: (bytes: [UInt8], status: stat)?
+        var repair: String?
+
+        switch try AtomicFile.entry(at: path) {
+        case .regular(let bytes, let status):
+            current = (bytes, status)
+            // With what the user's part was, where a section is expected (or turns out to be).
+            let ownNames = writtenNames.union(desired)
+            if let knownUser, blocking || sectionWritten {
+                document = HostsDocument(bytes: bytes, knownUser: knownUser, ownNames: ownNames)
+            } else {
+                document = HostsDocument(bytes: bytes)
+                if let knownUser, document.hadSection {
+                    document = HostsDocument(bytes: bytes, knownUser: knownUser, ownNames: ownNames)
+                }
+            }
+            let expectSection = blocking || sectionWritten || document.hadSection
+            if expectSection, HostsDocument.isBlank(document.userBytes), let knownUser, !HostsDocument.isBlank(knownUser) {
+                // Emptied or truncated while a block is in force: tampering, not an edit.
+                document = HostsDocument(userBytes: knownUser, sectionOffset: knownOffset)
+                repair = "truncated"
+            } else {
+                repair = document.isDamaged ? "section" : "content"
+                remember(document)
+            }
+        case .missing:
+            guard blocking || sectionWritten else {
+                remember(HostsDocument(userBytes: []))
+                return nil
+            }
+            document = HostsDocument(userBytes: knownUser ?? [], sectionOffset: knownOffset)
+            repair = "deleted"
+        case .symbolicLink:
+            guard blocking || sectionWritten else { return nil }
+            if knownUser == nil, let adopted = systemLinkTarget() {
+                document = HostsDocument(bytes: adopted, knownUser: nil)
+                remember(document)
+            } else {
+                // Never read through: a link's target (a root-only file, say) must not be
+                // copied into a file every user can read.
+                document = HostsDocument(userBytes: knownUser ?? [], sectionOffset: knownOffset)
+            }
+            repair = "symlink"
+        case .other:
+            guard blocking || sectionWritten else { return nil }
+            document = HostsDocument(userBytes: knownUser ?? [], sectionOffset: knownOffset)
+            repair = "special file"
+        case .directory:
+            guard blocking || sectionWritten else { return nil }
+            let moved = try AtomicFile.moveAside(path, label: "simplylock-moved")
+            logger.warning("a directory stood in place of the hosts file; moved aside, the file is rebuilt",
+                           metadata: ["path": "\(path)", "moved": "\(moved)"])
+            document = HostsDocument(userBytes: knownUser ?? [], sectionOffset: knownOffset)
+            repair = "directory"
+        }
+
         let wanted = document.rendered(names: desired)
         inForce = true
-        if let current, current == wanted { return false }
-        if current == nil, desired.isEmpty { return false }
-        lastMethod = try AtomicFile.write(wanted, to: path, defaultMode: 0o644, inPlaceFallback: true)
-        return true
+        if let current, current.bytes == wanted {
+            // The right bytes: only the mode or owner may need repair (after chmod 000 no
+            // other user's resolver can read the file, so nothing would be blocked for them).
+            guard blocking, !attributes.match(current.status) else { return nil }
+            try AtomicFile.setAttributes(attributes, of: path)
+            return "mode"
+        }
+        if current == nil, !blocking, HostsDocument.isBlank(wanted) { return nil }
+        lastMethod = try AtomicFile.write(wanted, to: path, attributes: attributes, inPlaceFallback: true)
+        sectionWritten = blocking
+        writtenNames.formUnion(desired)
+        return repair
+    }
+
+    /// The content behind a symbolic link at `path`, when this is the first reading and the
+    /// link is the system's own arrangement (NixOS links /etc/hosts into its store): a
+    /// regular file owned by root and readable by everyone, so nothing private is copied.
+    private func systemLinkTarget() -> [UInt8]? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == 0,
+              status.st_mode & 0o004 != 0 else { return nil }
+        guard let bytes = try? AtomicFile.read(path) else { return nil }
+        logger.notice("the hosts file is a symbolic link; its target's content is kept in the regular file that replaces it",
+                      metadata: ["path": "\(path)"])
+        return bytes
+    }
+
+    /// Takes the user's part of a sane reading as the one to restore from now on.
+    private func remember(_ document: HostsDocument) {
+        knownUser = document.userBytes
+        knownOffset = document.hadSection ? document.sectionOffset : nil
+    }
+
+    /// Once, before the first reading: temporary files a crash left behind go, and the copy
+    /// of the user's part saved before a restart is loaded.
+    private func start() {
+        started = true
+        let directory = (path as NSString).deletingLastPathComponent
+        for leftover in AtomicFile.removeLeftovers(in: directory, for: (path as NSString).lastPathComponent) {
+            logger.notice("removed a temporary file left by a crash", metadata: ["path": "\(leftover)"])
+        }
+        guard let userCopyPath else { return }
+        let copyDirectory = (userCopyPath as NSString).deletingLastPathComponent
+        for leftover in AtomicFile.removeLeftovers(in: copyDirectory, for: (userCopyPath as NSString).lastPathComponent) {
+            logger.notice("removed a temporary file left by a crash", metadata: ["path": "\(leftover)"])
+        }
+        do {
+            if case .regular(let bytes, _) = try AtomicFile.entry(at: userCopyPath) {
+                knownUser = bytes
+                copiedUser = bytes
+            }
+        } catch {
+            logger.warning("cannot read the saved copy of the hosts file's user part",
+                           metadata: ["path": "\(userCopyPath)", "error": "\(error)"])
+        }
+    }
+
+    /// Keeps the copy at `userCopyPath` equal to the known user part while a block is in
+    /// force, and removes it when nothing is blocked. A failure is logged, never fatal: the
+    /// copy only matters if the file is damaged while the daemon is down.
+    private func keepCopy() {
+        guard let userCopyPath else { return }
+        if desired.isEmpty {
+            guard copiedUser != nil else { return }
+            if unlink(userCopyPath) == 0 || errno == ENOENT {
+                copiedUser = nil
+                AtomicFile.syncDirectory((userCopyPath as NSString).deletingLastPathComponent)
+            }
+            return
+        }
+        guard let knownUser, knownUser != copiedUser else { return }
+        do {
+            try AtomicFile.makeDirectories((userCopyPath as NSString).deletingLastPathComponent)
+            try AtomicFile.write(knownUser, to: userCopyPath, attributes: AtomicFile.Attributes(mode: 0o600))
+            copiedUser = knownUser
+        } catch {
+            logger.warning("cannot save a copy of the hosts file's user part",
+                           metadata: ["path": "\(userCopyPath)", "error": "\(error)"])
+        }
     }
 }

@@ -38,6 +38,10 @@ struct Daemon {
         do { try AtomicFile.makeDirectories(paths.stateDirectory, mode: 0o755) } catch { throw DaemonStartError.system(error) }
         let lock = try InstanceLock(path: paths.stateDirectory + "/simplylockd.lock")
         defer { withExtendedLifetime(lock) {} }
+        // Only now, holding the lock: another daemon's writes in flight are never taken for a crash's.
+        for leftover in [paths.profilesDirectory, paths.schedulesDirectory, paths.stateDirectory].flatMap({ AtomicFile.removeLeftovers(in: $0) }) {
+            logger.notice("removed a temporary file left by a crash", metadata: ["path": "\(leftover)"])
+        }
 
         let store = try StateStore(path: paths.stateDatabase)
         if let reason = store.readOnlyReason {

@@ -64,7 +64,8 @@ struct EnforcerFactory {
         for name in names {
             switch name {
             case "hosts":
-                enforcers.append(HostsFileEnforcer(path: paths.hostsFile, alwaysWithBlock: [EnforcerFactory.dohCanary], logger: logger))
+                enforcers.append(HostsFileEnforcer(path: paths.hostsFile, alwaysWithBlock: [EnforcerFactory.dohCanary],
+                                                   userCopyPath: paths.stateDirectory + "/hosts.user", logger: logger))
             case "nftables":
                 let doh: DoHList
                 let listPath = configuration.dohList ?? paths.dataDirectory + "/doh.txt"
