@@ -59,6 +59,7 @@ let package = Package(
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
+        .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
         ]),
