@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(name: "LockCore"),
@@ -28,8 +29,9 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
         .target(name: "LockEnforcement", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "CNFTables",
+            "LockCore", "LockProtocol", "LockPlatform", "CNFTables", "CLinux",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "LockStore", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform",
@@ -64,8 +66,14 @@ let package = Package(
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
         ]),
         .testTarget(name: "LockEnforcementTests", dependencies: [
-            "LockCore", "LockProtocol", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
+        // Hosts the app enforcer in a process of its own for the exec guard tests and
+        // benchmark: the test runner must never be the process whose execs wait for it.
+        .executableTarget(name: "exec-guard-probe", dependencies: [
+            "LockCore", "LockPlatform", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/ExecGuardProbe"),
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),
     ],
