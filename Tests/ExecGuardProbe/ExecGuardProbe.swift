@@ -10,7 +10,7 @@ import Logging
 ///
 /// Usage: `exec-guard-probe --control FIFO --output FILE [--data-dir DIR]… [--path DIR]…
 /// [--user-writable DIR]… [--preference automatic|fanotify|proc-connector] [--grace SECONDS]
-/// [--cgroup-root DIR]`
+/// [--cgroup-root DIR] [--frozen-record FILE]`
 ///
 /// Each line read from the control FIFO is a JSON command:
 /// `{"seq": 1, "apps": [{"id": "game", "strict": false, "running": "terminate"}]}` applies a
@@ -40,6 +40,7 @@ struct ExecGuardProbe {
         var preference = ExecGuard.Preference.automatic
         var grace = 5.0
         var cgroupRoot: String?
+        var frozenRecord: String?
         var arguments = CommandLine.arguments.dropFirst()
         while let option = arguments.popFirst() {
             let value = arguments.popFirst() ?? ""
@@ -52,6 +53,7 @@ struct ExecGuardProbe {
             case "--preference": preference = ExecGuard.Preference(rawValue: value) ?? .automatic
             case "--grace": grace = Double(value) ?? 5
             case "--cgroup-root": cgroupRoot = value
+            case "--frozen-record": frozenRecord = value
             default:
                 FileHandle.standardError.write(Data("exec-guard-probe: unknown option \(option)\n".utf8))
                 exit(2)
@@ -71,7 +73,8 @@ struct ExecGuardProbe {
                                      searchPath: searchPath.isEmpty ? ["/usr/bin", "/bin"] : searchPath, homes: [])
         let enforcer = AppEnforcer(
             settings: AppEnforcer.Settings(preference: preference, terminateGrace: .milliseconds(Int(grace * 1000)),
-                                           userWritable: userWritable, cgroupRoot: cgroupRoot),
+                                           userWritable: userWritable, cgroupRoot: cgroupRoot,
+                                           frozenRecord: frozenRecord),
             onDenial: { denial in
                 let json = (try? JSONEncoder().encode(denial)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                 out.append("denied \(json)")

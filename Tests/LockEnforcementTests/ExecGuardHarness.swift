@@ -143,15 +143,19 @@ final class ExecGuardHarness {
     }
 
     /// Starts the probe with the fake installation as its only data directory.
-    func startProbe(preference: String = "fanotify", grace: Double = 5, cgroupRoot: String? = nil) throws {
+    func startProbe(preference: String = "fanotify", grace: Double = 5, cgroupRoot: String? = nil,
+                    frozenRecord: String? = nil) throws {
+        if let probe, probe.isRunning { throw TestFailure("a probe is running already") }
+        let readyBefore = outputLines().filter { $0 == "ready" }.count
         var arguments = [Self.probeBinary, "--control", directory + "/control", "--output", directory + "/output",
                          "--data-dir", apps + "/share", "--user-writable", home, "--preference", preference,
                          "--grace", "\(grace)"]
         if let cgroupRoot { arguments += ["--cgroup-root", cgroupRoot] }
+        if let frozenRecord { arguments += ["--frozen-record", frozenRecord] }
         let probe = try ChildProcess("/usr/bin/nsenter", ["-t", "\(holder.pid)", "-m", "--"] + arguments,
                                      environment: ProcessRunner.environment(), stderr: .file(directory + "/probe.log"))
         self.probe = probe
-        try waitUntil("the probe is ready") { outputLines().contains("ready") }
+        try waitUntil("the probe is ready") { outputLines().filter { $0 == "ready" }.count > readyBefore }
     }
 
     /// Blocks these apps (all others unblocked) and returns the enforcer's report.

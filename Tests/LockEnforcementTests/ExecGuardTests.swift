@@ -138,6 +138,90 @@ struct ExecGuardTests {
         #expect(game.isRunning)
     }
 
+    @Test(.enabled(if: Cgroups.root != nil, "no cgroup v2 hierarchy"))
+    func thawsAfterARestartWhatAKilledGuardFroze() throws {
+        let harness = try ExecGuardHarness()
+        let root = try #require(Cgroups.root)
+        let scope = root + "/app-simplylock-restart-\(getpid()).scope"
+        try #require(mkdir(scope, 0o755) == 0 || errno == EEXIST)
+        defer { rmdir(scope) }
+        let record = harness.directory + "/frozen.json"
+        try harness.startProbe(cgroupRoot: root, frozenRecord: record)
+        let game = try harness.start(["/bin/sh", "-c", "echo $$ > \(scope)/cgroup.procs && exec \(harness.apps)/game sleep"])
+        defer { game.send(SIGKILL); _ = game.wait(timeout: 5) }
+        try waitUntil("the game runs in its scope") {
+            Cgroups.read("/proc/\(game.pid)/comm") == "game\n" && Cgroups.read(scope + "/cgroup.procs").contains("\(game.pid)")
+        }
+        try harness.block(["fakegame"], running: "freeze")
+        try waitUntil("the scope is frozen") { Cgroups.read(scope + "/cgroup.events").contains("frozen 1") }
+        // The guard dies with the scope frozen; the next one finds the record and thaws it
+        // when the block is over.
+        harness.probe?.send(SIGKILL)
+        _ = harness.probe?.wait(timeout: 10)
+        #expect(Cgroups.read(scope + "/cgroup.events").contains("frozen 1"))
+        try harness.startProbe(cgroupRoot: root, frozenRecord: record)
+        try harness.block([])
+        try waitUntil("the scope is thawed") { Cgroups.read(scope + "/cgroup.events").contains("frozen 0") }
+        #expect(game.isRunning)
+    }
+
+    @Test(.enabled(if: Cgroups.root != nil, "no cgroup v2 hierarchy"))
+    func terminatesInsteadOfFreezingAScopeThatHoldsOtherPrograms() throws {
+        let harness = try ExecGuardHarness()
+        let root = try #require(Cgroups.root)
+        let scope = root + "/app-simplylock-shared-\(getpid()).scope"
+        try #require(mkdir(scope, 0o755) == 0 || errno == EEXIST)
+        defer { rmdir(scope) }
+        try harness.startProbe(cgroupRoot: root)
+        let game = try harness.start(["/bin/sh", "-c", "echo $$ > \(scope)/cgroup.procs && exec \(harness.apps)/game sleep"])
+        let terminal = try harness.start(["/bin/sh", "-c", "echo $$ > \(scope)/cgroup.procs && exec sleep 60"])
+        defer { terminal.send(SIGKILL); _ = terminal.wait(timeout: 5) }
+        try waitUntil("both run in the scope") {
+            Cgroups.read("/proc/\(game.pid)/comm") == "game\n" && Cgroups.read("/proc/\(terminal.pid)/comm") == "sleep\n"
+                && Cgroups.read(scope + "/cgroup.procs").split(separator: "\n").count == 2
+        }
+        let report = try harness.block(["fakegame"], running: "freeze")
+        #expect(report.details["frozen"] == nil)
+        #expect(report.details["notes"]?.contains("holds other programs too") == true, "\(report.details)")
+        #expect(game.wait(timeout: 10) == 128 + SIGTERM)
+        #expect(terminal.isRunning)
+        #expect(Cgroups.read(scope + "/cgroup.events").contains("frozen 0"))
+    }
+
+    @Test func followsABlockedProgramOntoANewMount() throws {
+        let harness = try ExecGuardHarness()
+        try harness.startProbe()
+        try harness.block(["fakegame"])
+        // Another filesystem mounted over the installation: same path, new device and inode.
+        let spare = harness.directory + "/spare"
+        let moved = try harness.inside("""
+            mkdir -p \(spare) && mount -t tmpfs tmpfs \(spare) && cp \(harness.apps)/game \(spare)/game \
+            && mount --bind \(spare) \(harness.apps)
+            """)
+        try #require(moved.status == 0, "\(moved)")
+        try waitUntil("the program on the new mount is blocked", timeout: 10) {
+            try harness.inside("\(harness.apps)/game").status == 126
+        }
+        let report = try harness.report()
+        #expect(report.details["filesystems"]?.contains(harness.apps + "/game") == true, "\(report.details)")
+    }
+
+    @Test func deniesTheDynamicLoaderAndExplicitPaths() throws {
+        let loader = "/lib64/ld-linux-x86-64.so.2"
+        try #require(access(loader, X_OK) == 0, "no x86-64 dynamic loader")
+        let harness = try ExecGuardHarness()
+        try #require(try harness.inside("cp /bin/true \(harness.apps)/dyntrue").status == 0)
+        try harness.startProbe()
+        #expect(try harness.inside("\(loader) \(harness.apps)/dyntrue").status == 0)
+        let report = try harness.block(["\(harness.apps)/dyntrue"])
+        #expect(report.details["apps"] == "\(harness.apps)/dyntrue")
+        #expect(try harness.inside("\(harness.apps)/dyntrue").status == 126)
+        // Running it through the loader opens it instead of executing it: refused as well.
+        let loaded = try harness.inside("\(loader) \(harness.apps)/dyntrue")
+        #expect(loaded.status != 0 && loaded.stderr.contains("Operation not permitted"), "\(loaded)")
+        #expect(try harness.inside("cat \(harness.apps)/dyntrue > /dev/null").status == 0)
+    }
+
     @Test func killingTheGuardNeverLeavesExecsHanging() throws {
         let harness = try ExecGuardHarness()
         try harness.startProbe()
