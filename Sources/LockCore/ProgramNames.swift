@@ -7,7 +7,7 @@ public enum ProgramNames {
     public static let interpreters: Set<String> = [
         "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox",
         "python", "pypy", "perl", "ruby", "node", "nodejs", "lua", "luajit", "tclsh", "wish", "php",
-        "rscript", "java", "mono", "wine", "wine64", "wine-preloader", "wine64-preloader", "love", "gjs", "osascript",
+        "rscript", "java", "mono", "wine", "wine64", "wine-preloader", "wine64-preloader", "love", "gjs",
     ]
 
     /// Programs that start another program given on their command line: they are looked past,

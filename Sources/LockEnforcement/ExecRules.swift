@@ -26,7 +26,8 @@ public final class ExecRules: Sendable {
         public let isScript: Bool
     }
 
-    /// Apps, indexed by the other tables.
+    /// One per app, in the order `resolve` was given them; the other tables refer to these
+    /// by index.
     public let rules: [Rule]
     /// Blocked files by identity (several paths may lead to one; the first is kept).
     public let blocked: [FileIdentity: BlockedFile]

@@ -36,9 +36,14 @@ public struct InstalledApp: Sendable, Equatable, Codable {
 
     /// What a block of this app gives enforcers: both the paths as named and their real
     /// targets (the enforcer resolves them to identities again when it applies).
-    public func blocked(strict: Bool = false, running: BlockedApp.RunningPolicy = .terminate) -> BlockedApp {
-        BlockedApp(id: id, name: name, executables: executables.flatMap { [$0.path, $0.resolved] }, strict: strict,
-                   running: running)
+    ///
+    /// - Throws: `AppLookupError.noExecutables` when none of its programs was found: a block
+    ///   of it would block nothing.
+    public func blocked(strict: Bool = false, running: BlockedApp.RunningPolicy = .terminate) throws(AppLookupError)
+        -> BlockedApp {
+        guard !executables.isEmpty else { throw .noExecutables(id: id) }
+        return BlockedApp(id: id, name: name, executables: executables.flatMap { [$0.path, $0.resolved] }, strict: strict,
+                          running: running)
     }
 
     /// True when it is in `category` (or an additional category tied to it).

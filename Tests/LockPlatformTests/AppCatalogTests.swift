@@ -155,7 +155,7 @@ final class FakeInstallation {
         #expect(script.kind == .script(interpreter: "/bin/sh"))
         #expect(script.identity == FileIdentity(path: fake.path("opt/steam/steam.sh")))
         #expect(steam.executables.map(\.path).contains(fake.path("home/alice/bin/steam-beta")))
-        #expect(steam.blocked().executables.contains(fake.path("opt/steam/steam.sh")))
+        #expect(try steam.blocked().executables.contains(fake.path("opt/steam/steam.sh")))
 
         #expect(try catalog.lookup("games-mygame").executables.map(\.path) == [fake.path("opt/My Game/run")])
         #expect(try catalog.lookup("games-mygame").executables.first?.kind == .elf)
@@ -174,6 +174,20 @@ final class FakeInstallation {
                 #expect(ProgramNames.mayBeBlocked(file.resolved), "\(app.id) would block \(file.resolved)")
             }
         }
+    }
+
+    @Test func refusesToBlockAnAppWithNothingToBlock() throws {
+        let fake = try makeInstallation()
+        // `python3 -m module`: no script file to block, and python3 itself never is.
+        try fake.write("usr/share/applications/module.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Module App
+            Exec=python3 -m some.module
+            """)
+        let app = try AppCatalog(roots: fake.roots).lookup("module")
+        #expect(app.executables.isEmpty)
+        #expect(throws: AppLookupError.noExecutables(id: "module")) { try app.blocked() }
     }
 
     @Test func findsFlatpaksAndSnaps() throws {
