@@ -127,14 +127,10 @@ def measure(path, count, offset=0, distinct=False):
     return [int(out[0]), int(out[1]), float(out[2])]
 
 
-def cpu_seconds(pid):
-    """CPU time of all of the process's threads, from schedstat (nanoseconds, unlike the
-    10 ms ticks of /proc/PID/stat)."""
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-            total += int(f.read().split()[0])
-    return total / 1e9
+def cpu_seconds(seq):
+    """The probe's CPU time (all threads, ended ones included) when it answered command `seq`:
+    its own CLOCK_PROCESS_CPUTIME_ID, finer than the 10 ms ticks of /proc/PID/stat."""
+    return next(int(line.split()[2]) for line in lines() if line.startswith(f"cpu {seq} ")) / 1e9
 
 
 try:
@@ -235,10 +231,10 @@ try:
         baseline.append(build())
         _, before = command([rootfs_game])
         assert "/" in before["details"]["filesystems"], before
-        cpu0, events0 = cpu_seconds(probe.pid), int(before["details"]["events"])
+        cpu0, events0 = cpu_seconds(sequence), int(before["details"]["events"])
         guarded.append(build())
-        cpu += cpu_seconds(probe.pid) - cpu0
         _, after = command(report=True)
+        cpu += cpu_seconds(sequence) - cpu0
         events += int(after["details"]["events"]) - events0
     command([])
     wall = sum(guarded)

@@ -16,8 +16,9 @@ import Logging
 /// `{"seq": 1, "apps": [{"id": "game", "strict": false, "running": "terminate"}]}` applies a
 /// block of those apps (looked up in the app catalog of the data dirs); `{"seq": 2}` with no
 /// apps lifts it; `{"seq": 3, "report": true}` only reports. Answers are appended to the
-/// output file, one line each: `ready MODE`, `applied SEQ REPORT-JSON`, `error SEQ MESSAGE`,
-/// and `denied DENIAL-JSON` for every refusal.
+/// output file, one line each: `ready`, `cpu SEQ NANOSECONDS` (the probe's CPU time so far, all
+/// threads, for the benchmark) then `applied SEQ REPORT-JSON`, or `error SEQ MESSAGE`; and
+/// `denied DENIAL-JSON` for every refusal.
 @main
 struct ExecGuardProbe {
     struct Command: Decodable {
@@ -96,6 +97,9 @@ struct ExecGuardProbe {
                     }
                     try await enforcer.apply(DesiredBlock(apps: blocked))
                 }
+                var cpu = timespec()
+                clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)
+                out.append("cpu \(command.seq) \(Int64(cpu.tv_sec) * 1_000_000_000 + Int64(cpu.tv_nsec))")
                 let report = await enforcer.report()
                 let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
                 out.append("applied \(command.seq) \(json)")
