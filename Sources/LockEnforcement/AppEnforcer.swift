@@ -88,7 +88,9 @@ public actor AppEnforcer: Enforcer {
         }
     }
 
-    private func enforce() throws {
+    /// - Parameter remount: the mount table changed: marks are renewed even when the rules
+    ///   look the same (a filesystem mounted again under the same device number lost them).
+    private func enforce(remount: Bool = false) throws {
         guard !apps.isEmpty else {
             guardian.withLock { current in
                 current?.stop()
@@ -99,18 +101,23 @@ public actor AppEnforcer: Enforcer {
             thaw(keeping: [])
             return
         }
-        let execGuard = try guardian.withLock { current throws -> ExecGuard in
-            if let current { return current }
+        let (execGuard, started) = try guardian.withLock { current throws -> (ExecGuard, Bool) in
+            if let current { return (current, false) }
             let started = try ExecGuard(preference: settings.preference, logger: logger, onDenial: onDenial)
             current = started
-            return started
+            return (started, true)
         }
         lastMode = execGuard.mode
         fallbackReason = execGuard.fallbackReason
         let rules = ExecRules.resolve(apps, hasher: execGuard.hasher, userWritable: settings.userWritable)
-        let problems = execGuard.update(rules)
+        // Applying the same block again (the daemon re-applies on every session change) keeps
+        // the allow cache: only a real change makes allowed programs ask the guard again.
+        if started || remount || !rules.decidesLike(self.rules) {
+            notes = rules.notes + execGuard.update(rules)
+        } else {
+            notes = rules.notes
+        }
         self.rules = rules
-        notes = rules.notes + problems
         for note in notes { logger.warning("app block: \(note)") }
         stopRunning(rules, hasher: execGuard.hasher)
         thaw(keeping: Set(apps.filter { $0.running == .freeze }.map(\.id)))
@@ -209,7 +216,7 @@ public actor AppEnforcer: Enforcer {
     private func remount() {
         guard !apps.isEmpty else { return }
         do {
-            try enforce()
+            try enforce(remount: true)
         } catch {
             lastError = "\(error)"
             logger.error("re-applying app blocks after a mount change failed", metadata: ["error": "\(error)"])

@@ -57,6 +57,13 @@ public final class ExecRules: Sendable {
         self.notes = notes
     }
 
+    /// True when `other` makes exactly the same decisions and watches the same filesystems:
+    /// putting it in force would only throw away the allow cache.
+    public func decidesLike(_ other: ExecRules) -> Bool {
+        rules == other.rules && blocked == other.blocked && digestsBySize == other.digestsBySize
+            && filesystems == other.filesystems
+    }
+
     /// Resolves the apps of a desired state on disk now: each executable path to its identity
     /// (missing ones are noted and skipped), digests for strict apps, and the filesystems to
     /// watch. Interpreters and launchers are refused here too, whatever the catalog said:

@@ -229,6 +229,10 @@ struct ExecGuardTests {
         let probe = try #require(harness.probe)
         // A stopped guard makes execs wait (this is why the watchdog restarts a stuck daemon)…
         probe.send(SIGSTOP)
+        try waitUntil("every thread of the probe is stopped") {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(probe.pid)/task")) ?? []
+            return !tasks.isEmpty && tasks.allSatisfy { Cgroups.read("/proc/\(probe.pid)/task/\($0)/status").contains("State:\tT") }
+        }
         let waiting = try harness.start(["/bin/sh", "-c", "\(harness.apps)/game; exit $?"])
         usleep(300_000)
         #expect(waiting.isRunning)
@@ -261,7 +265,10 @@ struct ExecGuardTests {
         // The first exec asks the guard; the ignore mark keeps the other four from reaching it.
         #expect(Int(after.details["events"] ?? "") == Int(before.details["events"] ?? "")! + 1, "\(before.details) \(after.details)")
         #expect(Int(after.details["cachedInodes"] ?? "") == 1)
-        // A change of the blocked set forgets what was allowed.
+        // Applying the same block again keeps the cache; a change of the blocked set forgets
+        // what was allowed.
+        try harness.block(["fakegame"])
+        #expect(try harness.report().details["cachedInodes"] == "1")
         try harness.block(["fakegame", "scriptgame"])
         #expect(try harness.report().details["cachedInodes"] == "0")
     }
