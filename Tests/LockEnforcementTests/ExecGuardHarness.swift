@@ -48,10 +48,14 @@ final class ExecGuardHarness {
     /// A static C program: prints `game running`; with `sleep` it waits for a signal, with
     /// `stubborn` it also ignores SIGTERM.
     static let fakeGame: String? = {
-        let directory = NSTemporaryDirectory() + "execguard-build-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let source = directory + "/game.c"
+        // Built once per machine and kept (bump the version when the program changes): every
+        // test process needs it, and none of them could remove it when it ends.
+        let directory = NSTemporaryDirectory() + "simplylock-fakegame-v1"
         let binary = directory + "/game"
+        if access(binary, X_OK) == 0 { return binary }
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let source = directory + "/game-\(getpid()).c"
+        let built = directory + "/game-\(getpid())"
         let program = """
             #include <signal.h>
             #include <stdio.h>
@@ -64,9 +68,12 @@ final class ExecGuardHarness {
                 return 0;
             }
             """
+        defer { unlink(source) }
         guard (try? program.write(toFile: source, atomically: true, encoding: .utf8)) != nil,
-              let result = try? ProcessRunner.run("/usr/bin/gcc", ["-static", "-O2", "-o", binary, source]),
+              let result = try? ProcessRunner.run("/usr/bin/gcc", ["-static", "-O2", "-o", built, source]),
               result.status == 0 else { return nil }
+        // Atomic: test processes building at the same time never see half a binary.
+        guard rename(built, binary) == 0 else { return nil }
         return binary
     }()
 
