@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(name: "LockCore"),
@@ -35,8 +36,9 @@ let package = Package(
         .target(name: "CICUBridge", dependencies: ["CICU"]),
         .target(name: "LockNames", dependencies: ["LockCore", "CICUBridge"]),
         .target(name: "LockEnforcement", dependencies: [
-            "LockCore", "LockPlatform", "CNFTables",
+            "LockCore", "LockPlatform", "CNFTables", "CLinux",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "LockStore", dependencies: [
             "LockCore", "LockPlatform", "LockNames",
@@ -62,13 +64,20 @@ let package = Package(
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
         .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
+        .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "LockEnforcementTests", dependencies: [
-            "LockCore", "LockProtocol", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
+        // Hosts the app enforcer in a process of its own for the exec guard tests and
+        // benchmark: the test runner must never be the process whose execs wait for it.
+        .executableTarget(name: "exec-guard-probe", dependencies: [
+            "LockCore", "LockPlatform", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/ExecGuardProbe"),
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),
     ],

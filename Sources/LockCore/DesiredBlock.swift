@@ -21,32 +21,42 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// loopback, DNS to the configured resolvers, DHCP and NTP). `nil` is ordinary blocklist mode.
     public var allowOnly: AllowList?
 
-    /// Creates a desired state; domains and addresses are sorted and de-duplicated.
+    /// Applications kept from running, one entry per app id (sessions blocking the same app
+    /// are merged), sorted by id. Only the app enforcer acts on these.
+    public var apps: [BlockedApp]
+
+    /// Creates a desired state; domains and addresses are sorted and de-duplicated, apps merged
+    /// by id.
     public init(domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
-                allowOnly: AllowList? = nil) {
+                allowOnly: AllowList? = nil, apps: some Sequence<BlockedApp> = [BlockedApp]()) {
         self.domains = Array(Set(domains)).sorted()
         self.addresses = Array(Set(addresses)).sorted()
         self.allowOnly = allowOnly
+        self.apps = BlockedApp.union(apps)
     }
 
     /// Nothing blocked: enforcers remove every trace of themselves.
     public static let empty = DesiredBlock()
 
     /// True when nothing is to be blocked.
-    public var isEmpty: Bool { domains.isEmpty && addresses.isEmpty && allowOnly == nil }
+    public var isEmpty: Bool { domains.isEmpty && addresses.isEmpty && allowOnly == nil && apps.isEmpty }
+
+    /// True when something is to be blocked on the network (the state without its apps is not empty).
+    public var blocksNetwork: Bool { !domains.isEmpty || !addresses.isEmpty || allowOnly != nil }
 
     private enum CodingKeys: String, CodingKey {
-        case domains, addresses, allowOnly
+        case domains, addresses, allowOnly, apps
     }
 
-    // State written before `addresses` and `allowOnly` existed has only `domains`; it must still
-    // load after an upgrade, or a block saved across the upgrade would be lost.
+    // State written before `addresses`, `allowOnly` and `apps` existed has only `domains`; it
+    // must still load after an upgrade, or a block saved across the upgrade would be lost.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             domains: try container.decode([String].self, forKey: .domains),
             addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
-            allowOnly: try container.decodeIfPresent(AllowList.self, forKey: .allowOnly))
+            allowOnly: try container.decodeIfPresent(AllowList.self, forKey: .allowOnly),
+            apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -54,5 +64,6 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         try container.encode(domains, forKey: .domains)
         try container.encode(addresses, forKey: .addresses)
         try container.encodeIfPresent(allowOnly, forKey: .allowOnly)
+        if !apps.isEmpty { try container.encode(apps, forKey: .apps) }
     }
 }

@@ -80,9 +80,10 @@ public actor HostsFileEnforcer: Enforcer {
     }
 
     /// The names the section lists for `block`: its names, plus the always-listed ones while
-    /// anything at all is blocked (an address-only or allowlist block included).
+    /// anything is blocked on the network (an address-only or allowlist block included; an
+    /// apps-only block is not the hosts file's business).
     public nonisolated func names(for block: DesiredBlock) -> [String] {
-        block.isEmpty ? [] : block.domains + alwaysWithBlock.filter { !block.domains.contains($0) }
+        !block.blocksNetwork ? [] : block.domains + alwaysWithBlock.filter { !block.domains.contains($0) }
     }
 
     public func watch() async {

@@ -86,7 +86,7 @@ actor NFTablesController {
     /// Periodic refresh: resolves every name again and recommits, which also repairs anything
     /// the watch may have missed (a notification lost while it was paused around a commit).
     func refresh() async {
-        guard let desired, !desired.isEmpty else { return }
+        guard let desired, desired.blocksNetwork else { return }
         nameservers = await resolver.nameservers()
         await resolve(NFTablesRuleset.namesToResolve(for: desired, doh: doh))
         do {
@@ -99,7 +99,7 @@ actor NFTablesController {
     /// Puts the last desired state back after an outside change.
     func restore(reason: String) async {
         // With nothing blocked there is nothing to protect; the table is absent on purpose.
-        guard let desired, !desired.isEmpty else { return }
+        guard let desired, desired.blocksNetwork else { return }
         outsideChangePending = true
         restores += 1
         lastRestoreReason = reason

@@ -62,7 +62,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
     ///   - nameservers: the resolvers the daemon uses.
     public init(table: String = defaultTable, desired: DesiredBlock,
                 resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork]) {
-        guard !desired.isEmpty else {
+        guard desired.blocksNetwork else {
             self.init(table: table, mode: .off)
             return
         }
@@ -85,7 +85,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// a twin out where an exception covers it), and the DoH names while anything is blocked.
     /// Sorted, unique, canonical (lowercase, no trailing dot).
     public static func namesToResolve(for desired: DesiredBlock, doh: DoHList) -> [String] {
-        guard !desired.isEmpty else { return [] }
+        guard desired.blocksNetwork else { return [] }
         var names = Set(canonical(desired.domains))
         names.formUnion(canonical(desired.allowOnly?.domains ?? []))
         names.formUnion(doh.names)

@@ -38,3 +38,39 @@ import Testing
         #expect(!String(decoding: plain, as: UTF8.self).contains("allowOnly"))
     }
 }
+
+@Suite struct DesiredBlockAppsTests {
+    @Test func mergesAppsByID() {
+        let block = DesiredBlock(apps: [
+            BlockedApp(id: "steam", name: "Steam", executables: ["/usr/games/steam"], running: .freeze),
+            BlockedApp(id: "discord", executables: ["/usr/bin/discord"]),
+            BlockedApp(id: "steam", name: "Steam", executables: ["/usr/lib/steam/steam", "/usr/games/steam"], strict: true,
+                       running: .freeze),
+        ])
+        #expect(block.apps.map(\.id) == ["discord", "steam"])
+        #expect(block.apps[1].executables == ["/usr/games/steam", "/usr/lib/steam/steam"])
+        #expect(block.apps[1].strict)
+        #expect(block.apps[1].running == .freeze)
+        #expect(!block.isEmpty)
+        #expect(!block.blocksNetwork)
+        #expect(DesiredBlock(domains: ["a.com"]).blocksNetwork)
+    }
+
+    @Test func terminateWinsOverFreeze() {
+        let merged = BlockedApp(id: "a", executables: ["/a"], running: .freeze)
+            .merged(with: BlockedApp(id: "a", executables: ["/b"], running: .terminate))
+        #expect(merged.running == .terminate)
+        #expect(merged.executables == ["/a", "/b"])
+    }
+
+    @Test func appsRoundTripAndOldStateLoads() throws {
+        let block = DesiredBlock(domains: ["a.com"], apps: [BlockedApp(id: "steam", executables: ["/usr/games/steam"], strict: true)])
+        let data = try JSONEncoder().encode(block)
+        #expect(try JSONDecoder().decode(DesiredBlock.self, from: data) == block)
+        let old = try JSONDecoder().decode(DesiredBlock.self, from: Data(#"{"domains":["a.com"]}"#.utf8))
+        #expect(old.apps.isEmpty)
+        let minimal = try JSONDecoder().decode(DesiredBlock.self,
+                                               from: Data(#"{"domains":[],"apps":[{"id":"x","executables":["/x"]}]}"#.utf8))
+        #expect(minimal.apps == [BlockedApp(id: "x", name: "x", executables: ["/x"], strict: false, running: .terminate)])
+    }
+}

@@ -22,4 +22,37 @@ int clinux_pipe_cloexec(int fds[2]);
 
 // 1 when the kernel considers the clock synchronised (adjtimex), 0 when not, -1 on error.
 int clinux_clock_synchronised(void);
+
+// ---- App blocking (exec guard): fanotify, the proc connector, pidfds ----
+#include <sys/fanotify.h>
+#include <stdint.h>
+
+// fanotify_init / fanotify_mark, returning -1 with errno set like the system calls.
+int clinux_fanotify_init(unsigned int flags, unsigned int event_f_flags);
+int clinux_fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, const char *path);
+
+// One fanotify event as the exec guard needs it (the kernel's record is variable-length).
+struct clinux_fanotify_event {
+    uint64_t mask;
+    int32_t fd;
+    int32_t pid;
+};
+// Reads up to `max` events from a non-blocking fanotify descriptor into `events`. Returns the
+// number read, 0 when none is pending, -1 with errno on error. Records without a file
+// descriptor (queue overflow) are returned with fd -1.
+int clinux_fanotify_read(int fd, struct clinux_fanotify_event *events, int max);
+// Answers a permission event: allow != 0 lets the access through, 0 denies it (EPERM).
+int clinux_fanotify_respond(int fd, int32_t event_fd, int allow);
+
+// The kernel's process-event connector (netlink NETLINK_CONNECTOR, CN_IDX_PROC): opens a
+// socket subscribed to process events (needs CAP_NET_ADMIN). -1 with errno on failure.
+int clinux_proc_connector_open(void);
+// Reads one datagram and stores the pids of processes that called exec (PROC_EVENT_EXEC) in
+// `pids`. Returns how many (0 for other events), -1 with errno (EAGAIN when none pending;
+// ENOBUFS when the kernel dropped events because the socket buffer was full).
+int clinux_proc_connector_read(int fd, int32_t *pids, int max);
+
+// pidfd_open(2) and pidfd_send_signal(2); -1 with errno on failure.
+int clinux_pidfd_open(int32_t pid);
+int clinux_pidfd_send_signal(int pidfd, int signal);
 #endif

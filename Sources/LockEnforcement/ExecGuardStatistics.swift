@@ -1,0 +1,24 @@
+/// What the exec guard has done since it started, for reports and the watchdog.
+public struct ExecGuardStatistics: Sendable, Equatable {
+    /// How execs are checked.
+    public var mode: ExecGuard.Mode
+    /// Filesystems watched (a path on each).
+    public var markedFilesystems: [String] = []
+    /// Blocked files watched for opens by interpreters (fanotify) or looked for on exec.
+    public var watchedFiles = 0
+    /// Allowed files remembered since the blocked set last changed (fanotify ignore marks):
+    /// their execs no longer reach the guard at all.
+    public var cachedInodes = 0
+    /// Permission events answered (fanotify) or exec events examined (proc connector).
+    public var events = 0
+    /// Execs and opens refused, or processes killed.
+    public var denials = 0
+    /// Events answered ALLOW because something went wrong while deciding.
+    public var errors = 0
+    /// Files hashed to match copies.
+    public var hashes = 0
+    /// Events the kernel dropped (queue overflow; proc connector ENOBUFS).
+    public var overflows = 0
+    /// Denials and notes dropped because the report queue was full.
+    public var droppedReports = 0
+}

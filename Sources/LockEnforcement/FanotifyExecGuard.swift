@@ -1,0 +1,389 @@
+import CLinux
+import Foundation
+import Glibc
+import LockCore
+import LockPlatform
+import Synchronization
+
+/// Refuses execs of blocked programs in the kernel, with fanotify permission events.
+///
+/// One notification group (`FAN_CLASS_CONTENT`) with two kinds of marks:
+/// - `FAN_OPEN_EXEC_PERM` on whole filesystems (`FAN_MARK_FILESYSTEM`: a mount mark would miss
+///   bind mounts and flatpak's sandbox). Every exec on a marked filesystem asks the answer
+///   thread, which decides by the (device, inode) of the file (fstat of the event's descriptor,
+///   never its path). An allowed file gets an ignore mark, so its later execs never reach the
+///   guard; the ignore marks are flushed whenever the rules change.
+/// - `FAN_OPEN_PERM` on the blocked files themselves (inode marks), refused only when the
+///   opener's executable is an interpreter or the dynamic loader (`python3 game.py`,
+///   `ld-linux-x86-64.so.2 ./game`); `cat game.py` still works.
+///
+/// One group, not one per kind: when a process holding two groups dies, the kernel destroys
+/// them one after the other, and destroying the first waits for every task that holds a
+/// reference to one of its marks, including a task that is waiting for the second group's
+/// answer, which can never come (seen here: the exec and the dying process both stuck in D
+/// state for good). With one group, its release answers everything pending and nothing waits.
+///
+/// The answer thread never waits for anything but the kernel and one short lock: no Swift
+/// concurrency, no logging (notes go through `DenialReporter`). Any doubt or internal error
+/// answers ALLOW. Hashing for strict rules happens on a worker thread that answers its own
+/// events, so one large file never holds up other execs. When the guard stops (or its process
+/// dies), the kernel lets every pending and future exec through.
+final class FanotifyExecGuard: ExecGuardBackend {
+    private struct Decision: Sendable {
+        var rules: ExecRules
+        var generation: UInt64
+        var evictable: Bool
+        var stopped: Bool
+    }
+
+    private struct Marks {
+        var filesystems: [UInt64: String] = [:]
+        var files = 0
+        /// Set once the group descriptor is closed; no mark may be touched afterwards.
+        var closed = false
+    }
+
+    private struct PendingHash: Sendable {
+        var fd: Int32
+        var pid: Int32
+        var status: stat
+        var generation: UInt64
+    }
+
+    static let hashQueueCapacity = 64
+    static let hashDeadline = Duration.seconds(2)
+
+    private let groupFD: Int32
+    private let stopFD: Int32
+    private let hashWakeFD: Int32
+    private let decision: Mutex<Decision>
+    private let marks = Mutex(Marks())
+    private let pending = Mutex<[PendingHash]>([])
+    private let hasher: ContentHasher
+    private let reporter: DenialReporter
+    private let finished = DispatchGroup()
+
+    private let beat = Atomic<UInt64>(0)
+    private let events = Atomic<Int>(0)
+    private let denials = Atomic<Int>(0)
+    private let errors = Atomic<Int>(0)
+    private let overflows = Atomic<Int>(0)
+    private let cached = Atomic<Int>(0)
+
+    /// Opens both groups and starts the threads; nothing is marked until `update`.
+    ///
+    /// - Throws: `SystemError` from `fanotify_init` (EPERM without CAP_SYS_ADMIN or in a
+    ///   container, EINVAL or ENOSYS on kernels without permission events).
+    init(hasher: ContentHasher, reporter: DenialReporter) throws(SystemError) {
+        let groupFlags = UInt32(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE | FAN_UNLIMITED_MARKS)
+        let eventFlags = UInt32(O_RDONLY | O_CLOEXEC)
+        groupFD = clinux_fanotify_init(groupFlags, eventFlags)
+        guard groupFD >= 0 else { throw SystemError("fanotify_init", "FAN_CLASS_CONTENT") }
+        stopFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        hashWakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        decision = Mutex(Decision(rules: .none, generation: 0, evictable: true, stopped: false))
+        self.hasher = hasher
+        self.reporter = reporter
+        beat.store(monotonicNanoseconds(), ordering: .relaxed)
+        start(name: "exec-guard", run: answerLoop)
+        start(name: "exec-guard-hash", run: hashLoop)
+    }
+
+    private func start(name: String, run: @escaping @Sendable () -> Void) {
+        finished.enter()
+        let group = finished
+        let thread = Thread {
+            run()
+            group.leave()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    var lastBeat: UInt64 { beat.load(ordering: .relaxed) }
+
+    // MARK: Rules and marks
+
+    func update(_ rules: ExecRules) -> [String] {
+        marks.withLock { marks -> [String] in
+            guard !marks.closed else { return ["the exec guard is stopped"] }
+            var problems: [String] = []
+            // Filesystem marks are added again every time: adding is idempotent, and a
+            // filesystem unmounted and mounted again (same device number, new superblock) lost
+            // its mark with the old superblock.
+            for (device, path) in rules.filesystems.sorted(by: { $0.key < $1.key }) {
+                if clinux_fanotify_mark(groupFD, UInt32(FAN_MARK_ADD | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
+                                        AT_FDCWD, path) == 0 {
+                    marks.filesystems[device] = path
+                } else {
+                    problems.append(SystemError("fanotify_mark (filesystem)", path).description)
+                }
+            }
+            // The new rules, the end of the allow cache and the marks on blocked files change
+            // together, under the lock `cacheAllowed` takes: an ignore mark decided under the
+            // old rules cannot be added afterwards. Flushing removes every inode mark, the
+            // blocked files' too, so those are added back at once; an interpreter opening a
+            // blocked script in the few microseconds between is the only thing that can slip
+            // through (execs are decided by the filesystem marks, which stay).
+            let stopped = decision.withLock { decision -> Bool in
+                guard !decision.stopped else { return true }
+                _ = clinux_fanotify_mark(groupFD, UInt32(FAN_MARK_FLUSH), 0, AT_FDCWD, nil)
+                marks.files = 0
+                for (_, file) in rules.blocked.sorted(by: { $0.key < $1.key }) {
+                    if clinux_fanotify_mark(groupFD, UInt32(FAN_MARK_ADD), UInt64(FAN_OPEN_PERM), AT_FDCWD, file.path) == 0 {
+                        marks.files += 1
+                    } else {
+                        problems.append(SystemError("fanotify_mark (file)", file.path).description)
+                    }
+                }
+                decision.rules = rules
+                decision.generation &+= 1
+                cached.store(0, ordering: .relaxed)
+                return false
+            }
+            guard !stopped else { return ["the exec guard is stopped"] }
+            var removed = false
+            for (device, path) in marks.filesystems where rules.filesystems[device] == nil {
+                _ = clinux_fanotify_mark(groupFD, UInt32(FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
+                                         AT_FDCWD, path)
+                marks.filesystems[device] = nil
+                removed = true
+            }
+            if removed {
+                // Two devices can share a superblock (btrfs subvolumes): removing one's mark
+                // removed the other's. Adding back is idempotent.
+                for (_, path) in marks.filesystems {
+                    _ = clinux_fanotify_mark(groupFD, UInt32(FAN_MARK_ADD | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
+                                             AT_FDCWD, path)
+                }
+            }
+            return problems
+        }
+    }
+
+    func statistics() -> ExecGuardStatistics {
+        let (filesystems, files) = marks.withLock { ($0.filesystems.values.sorted(), $0.files) }
+        return ExecGuardStatistics(
+            mode: .fanotify, markedFilesystems: filesystems, watchedFiles: files,
+            cachedInodes: cached.load(ordering: .relaxed), events: events.load(ordering: .relaxed),
+            denials: denials.load(ordering: .relaxed), errors: errors.load(ordering: .relaxed),
+            hashes: hasher.computations, overflows: overflows.load(ordering: .relaxed),
+            droppedReports: reporter.droppedCount)
+    }
+
+    func stop() {
+        let first = decision.withLock { decision -> Bool in
+            defer { decision.stopped = true }
+            return !decision.stopped
+        }
+        guard first else { return }
+        var one: UInt64 = 1
+        _ = write(stopFD, &one, 8)
+        // Bounded: a thread stuck in the kernel must not hold up shutdown; closing the group
+        // below lets every exec through either way.
+        _ = finished.wait(timeout: .now() + 2)
+        marks.withLock { marks in
+            marks.closed = true
+            close(groupFD)
+        }
+    }
+
+    deinit {
+        stop()
+        close(stopFD)
+        close(hashWakeFD)
+    }
+
+    // MARK: The answer thread
+
+    private func answerLoop() {
+        var buffer = [clinux_fanotify_event](repeating: clinux_fanotify_event(), count: 64)
+        var fds = [pollfd(fd: groupFD, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        while true {
+            beat.store(monotonicNanoseconds(), ordering: .relaxed)
+            let ready = poll(&fds, 2, 250)
+            if ready < 0 {
+                if errno != EINTR { errors.add(1, ordering: .relaxed); usleep(1000) }
+                continue
+            }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents & Int16(POLLIN) != 0 { drain(&buffer) }
+        }
+    }
+
+    private func drain(_ buffer: inout [clinux_fanotify_event]) {
+        while true {
+            let count = buffer.withUnsafeMutableBufferPointer { clinux_fanotify_read(groupFD, $0.baseAddress, Int32($0.count)) }
+            if count < 0 {
+                errors.add(1, ordering: .relaxed)
+                return
+            }
+            if count == 0 { return }
+            for index in 0..<Int(count) {
+                let event = buffer[index]
+                guard event.fd >= 0 else {
+                    overflows.add(1, ordering: .relaxed)
+                    continue
+                }
+                events.add(1, ordering: .relaxed)
+                // An exec of a blocked file carries both bits (the filesystem mark asks for
+                // execs, the file's own mark for opens): the exec decision is the one to make.
+                if event.mask & UInt64(FAN_OPEN_EXEC_PERM) != 0 { handleExec(event) } else { handleOpen(event) }
+            }
+        }
+    }
+
+    /// An exec on a marked filesystem.
+    private func handleExec(_ event: clinux_fanotify_event) {
+        let fd = event.fd
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            errors.add(1, ordering: .relaxed)
+            answer(groupFD, fd, allow: true)
+            close(fd)
+            return
+        }
+        let identity = FileIdentity(status)
+        let (rules, generation) = decision.withLock { ($0.rules, $0.generation) }
+        if let file = rules.blocked[identity] {
+            answer(groupFD, fd, allow: false)
+            deny(pid: event.pid, fd: fd, rule: rules.rules[file.rule], reason: .exec)
+            close(fd)
+            return
+        }
+        if let candidates = rules.digestsBySize[Int64(status.st_size)] {
+            if let digest = hasher.cached(ContentHasher.Key(status)) {
+                if let rule = candidates[digest] {
+                    answer(groupFD, fd, allow: false)
+                    deny(pid: event.pid, fd: fd, rule: rules.rules[rule], reason: .copy)
+                    close(fd)
+                    return
+                }
+            } else {
+                let queued = pending.withLock { items -> Bool in
+                    guard items.count < Self.hashQueueCapacity else { return false }
+                    items.append(PendingHash(fd: fd, pid: event.pid, status: status, generation: generation))
+                    return true
+                }
+                if queued {
+                    var one: UInt64 = 1
+                    _ = write(hashWakeFD, &one, 8)
+                    return
+                }
+                errors.add(1, ordering: .relaxed)
+                reporter.note(.warning, "too many files waiting to be hashed; allowed \(identity) without comparing it")
+            }
+        }
+        answer(groupFD, fd, allow: true)
+        cacheAllowed(fd, generation: generation, surviveModify: !rules.matchesContent)
+        close(fd)
+    }
+
+    /// An open of a blocked file (inode mark): refused to interpreters and the loader only.
+    private func handleOpen(_ event: clinux_fanotify_event) {
+        let fd = event.fd
+        defer { close(fd) }
+        guard let identity = FileIdentity(fd: fd) else {
+            errors.add(1, ordering: .relaxed)
+            answer(groupFD, fd, allow: true)
+            return
+        }
+        let rules = decision.withLock { $0.rules }
+        // A mark left on a file that is no longer blocked (removed in the next update).
+        guard let file = rules.blocked[identity] else {
+            answer(groupFD, fd, allow: true)
+            return
+        }
+        guard let opener = Self.readLink("/proc/\(event.pid)/exe"), ProgramNames.isInterpreter(opener) else {
+            answer(groupFD, fd, allow: true)
+            return
+        }
+        answer(groupFD, fd, allow: false)
+        deny(pid: event.pid, fd: fd, rule: rules.rules[file.rule], reason: .interpreter, opener: opener)
+    }
+
+    private func answer(_ group: Int32, _ fd: Int32, allow: Bool) {
+        if clinux_fanotify_respond(group, fd, allow ? 1 : 0) != 0 { errors.add(1, ordering: .relaxed) }
+    }
+
+    private func deny(pid: Int32, fd: Int32, rule: ExecRules.Rule, reason: ExecDenial.Reason, opener: String? = nil) {
+        denials.add(1, ordering: .relaxed)
+        let path = Self.readLink("/proc/self/fd/\(fd)") ?? "?"
+        reporter.report(ExecDenial(pid: pid, path: path, opener: opener, appID: rule.appID, appName: rule.appName,
+                                   reason: reason))
+    }
+
+    /// Remembers an allowed file in the kernel (an ignore mark), unless the rules changed
+    /// since the decision: the mark and the rules' generation are checked under one lock, and
+    /// `update` flushes under the same lock.
+    private func cacheAllowed(_ fd: Int32, generation: UInt64, surviveModify: Bool) {
+        decision.withLock { decision in
+            guard decision.generation == generation, !decision.stopped else { return }
+            // Without SURV_MODIFY a write to the file clears the mark: needed when content
+            // decides (a file rewritten into a copy of a blocked program).
+            var flags = FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | (surviveModify ? FAN_MARK_IGNORED_SURV_MODIFY : 0)
+            if decision.evictable { flags |= FAN_MARK_EVICTABLE }
+            if clinux_fanotify_mark(groupFD, UInt32(flags), UInt64(FAN_OPEN_EXEC_PERM), fd, nil) == 0 {
+                cached.add(1, ordering: .relaxed)
+            } else if decision.evictable, errno == EINVAL {
+                // Kernels before 5.19 have no evictable marks; pinned inodes are the price.
+                decision.evictable = false
+                flags &= ~FAN_MARK_EVICTABLE
+                if clinux_fanotify_mark(groupFD, UInt32(flags), UInt64(FAN_OPEN_EXEC_PERM), fd, nil) == 0 {
+                    cached.add(1, ordering: .relaxed)
+                }
+            }
+        }
+    }
+
+    // MARK: The hash worker
+
+    private func hashLoop() {
+        var fds = [pollfd(fd: hashWakeFD, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 { continue }
+            if fds[1].revents != 0 {
+                // Whatever is still waiting is allowed; closing the group would do it too.
+                for item in pending.withLock({ items in defer { items = [] }; return items }) {
+                    answer(groupFD, item.fd, allow: true)
+                    close(item.fd)
+                }
+                return
+            }
+            var counter: UInt64 = 0
+            _ = read(hashWakeFD, &counter, 8)
+            while let item = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                decideByContent(item)
+            }
+        }
+    }
+
+    private func decideByContent(_ item: PendingHash) {
+        defer { close(item.fd) }
+        let key = ContentHasher.Key(item.status)
+        guard let digest = hasher.digest(fd: item.fd, key: key, deadline: .now + Self.hashDeadline) else {
+            errors.add(1, ordering: .relaxed)
+            reporter.note(.warning, "could not hash \(key.identity) within \(Self.hashDeadline); allowed it")
+            answer(groupFD, item.fd, allow: true)
+            return
+        }
+        let rules = decision.withLock { $0.rules }
+        if let rule = rules.digestsBySize[key.size]?[digest] {
+            answer(groupFD, item.fd, allow: false)
+            deny(pid: item.pid, fd: item.fd, rule: rules.rules[rule], reason: .copy)
+        } else {
+            answer(groupFD, item.fd, allow: true)
+            cacheAllowed(item.fd, generation: item.generation, surviveModify: false)
+        }
+    }
+
+    static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

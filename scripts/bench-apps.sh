@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# App blocking figures, measured with the exec guard (AppEnforcer in exec-guard-probe, release
+# build) in a private mount namespace on a tmpfs of its own:
+#   - exec latency (fork+exec+wait of a static no-op, p50/p99 over 5 000 execs each) with no
+#     watcher, with the watcher and a cold cache (every exec a file the guard has not seen since
+#     the blocked set last changed), and with a warm cache (the same file again)
+#   - time from applying a block to its running instances being gone
+#   - the guard's CPU time while `make -j2` builds a generated C project under a block that puts
+#     a mark on the filesystem the compiler lives on
+# Needs root (fanotify, mount namespaces) and gcc with a static C library.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+[ "$(id -u)" = 0 ] || { echo "bench-apps: needs root (fanotify, mount namespaces)" >&2; exit 1; }
+swift build -c release --product exec-guard-probe >/dev/null
+bin=$(swift build -c release --show-bin-path)
+exec unshare -m --propagation private python3 scripts/bench-apps.py "$bin/exec-guard-probe" "$@"
