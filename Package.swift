@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "LockEnforcement", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "CNFTables",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .target(name: "LockStore", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform",
@@ -63,7 +65,10 @@ let package = Package(
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",
         ]),
         .testTarget(name: "LockEnforcementTests", dependencies: [
-            "LockCore", "LockProtocol", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
+            "LockCore", "LockProtocol", "LockEnforcement", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),

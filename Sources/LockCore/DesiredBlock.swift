@@ -21,22 +21,54 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// loopback, DNS to the configured resolvers, DHCP and NTP). `nil` is ordinary blocklist mode.
     public var allowOnly: AllowList?
 
+    /// Every active session's rules, as they are (suffix rules, exceptions, mode): what
+    /// mechanisms that match whole subtrees of names (the DNS filter) enforce, and what
+    /// `verdict(for:)` reads.
+    public var rules: [BlockRules]
+
     /// Creates a desired state; domains and addresses are sorted and de-duplicated.
     public init(domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
-                allowOnly: AllowList? = nil) {
+                allowOnly: AllowList? = nil, rules: [BlockRules] = []) {
         self.domains = Array(Set(domains)).sorted()
         self.addresses = Array(Set(addresses)).sorted()
         self.allowOnly = allowOnly
+        self.rules = rules
     }
 
     /// Nothing blocked: enforcers remove every trace of themselves.
     public static let empty = DesiredBlock()
 
     /// True when nothing is to be blocked.
-    public var isEmpty: Bool { domains.isEmpty && addresses.isEmpty && allowOnly == nil }
+    public var isEmpty: Bool {
+        domains.isEmpty && addresses.isEmpty && allowOnly == nil
+            && rules.allSatisfy { $0.mode == .blocklist && $0.block.isEmpty && $0.addresses.isEmpty }
+    }
+
+    /// The rule that blocks `name` (any case, trailing dot allowed), or nil when it may be
+    /// looked up: the matching rule of any blocklist session, honouring that session's own
+    /// exceptions (`BlockRules.blockingRule(for:)`); `BlockRules.notAllowed` when an allowlist
+    /// session leaves the name out (with several allowlists a name must be on all of them).
+    /// Names listed in `domains` but in no session's rules (a state built by hand) block
+    /// exactly themselves.
+    public func verdict(for name: String) -> String? {
+        var canonical = name.lowercased()
+        if canonical.hasSuffix(".") { canonical.removeLast() }
+        guard !canonical.isEmpty else { return nil }
+        for sessionRules in rules {
+            if let rule = sessionRules.blockingRule(for: canonical) { return rule }
+        }
+        // `domains` is sorted: binary search, it may be long.
+        var low = 0
+        var high = domains.count
+        while low < high {
+            let middle = (low + high) / 2
+            if domains[middle] < canonical { low = middle + 1 } else { high = middle }
+        }
+        return low < domains.count && domains[low] == canonical ? canonical : nil
+    }
 
     private enum CodingKeys: String, CodingKey {
-        case domains, addresses, allowOnly
+        case domains, addresses, allowOnly, rules
     }
 
     // State written before `addresses` and `allowOnly` existed has only `domains`; it must still
@@ -46,7 +78,8 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         self.init(
             domains: try container.decode([String].self, forKey: .domains),
             addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
-            allowOnly: try container.decodeIfPresent(AllowList.self, forKey: .allowOnly))
+            allowOnly: try container.decodeIfPresent(AllowList.self, forKey: .allowOnly),
+            rules: try container.decodeIfPresent([BlockRules].self, forKey: .rules) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -54,5 +87,6 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         try container.encode(domains, forKey: .domains)
         try container.encode(addresses, forKey: .addresses)
         try container.encodeIfPresent(allowOnly, forKey: .allowOnly)
+        if !rules.isEmpty { try container.encode(rules, forKey: .rules) }
     }
 }
