@@ -28,7 +28,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
         .target(name: "LockEnforcement", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "CNFTables",
+            "LockCore", "LockProtocol", "LockPlatform", "CNFTables", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

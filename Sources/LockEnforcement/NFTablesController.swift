@@ -16,6 +16,7 @@ actor NFTablesController {
     private let committer: NFTablesCommitter
     private let logger: Logger
     private let bootClock: @Sendable () -> BootTime
+    private let dnsRedirect: (@Sendable () -> DNSRedirect?)?
 
     private var desired: DesiredBlock?
     private var resolution: Task<Void, Never>?
@@ -37,7 +38,9 @@ actor NFTablesController {
     private var watchMethod = "not running"
 
     init(table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
-         grace: Duration, logger: Logger, bootClock: @escaping @Sendable () -> BootTime) {
+         grace: Duration, dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, logger: Logger,
+         bootClock: @escaping @Sendable () -> BootTime) {
+        self.dnsRedirect = dnsRedirect
         self.table = table
         self.resolver = resolver
         self.doh = doh
@@ -151,6 +154,7 @@ actor NFTablesController {
                 details["allow4"] = count(ruleset.allow, .ipv4)
                 details["allow6"] = count(ruleset.allow, .ipv6)
             }
+            details["dnsRedirect"] = ruleset.dnsRedirect.map { "port \($0.port)" } ?? "none"
         }
         details["names"] = String(book.entries.count)
         let failures = book.failures
@@ -178,7 +182,7 @@ actor NFTablesController {
     func currentRuleset() -> NFTablesRuleset {
         guard let desired else { return NFTablesRuleset(table: table, mode: .off) }
         return NFTablesRuleset(table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
-                               doh: doh, nameservers: nameservers)
+                               doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?())
     }
 
     private func resolve(_ names: [String]) async {
