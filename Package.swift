@@ -60,6 +60,10 @@ let package = Package(
         ]),
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
+        // Drives the DNS filter's parts for scripts/bench-dns.sh; not installed.
+        .executableTarget(name: "dns-bench", dependencies: [
+            "LockCore", "LockEnforcement", "CLinux", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockDaemon",

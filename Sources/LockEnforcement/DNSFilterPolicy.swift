@@ -33,10 +33,14 @@ public final class DNSFilterPolicy: Sendable {
     ///
     /// Block sets keep names that a parent also covers (`collapsingCovered: false`): the most
     /// specific rule is what exceptions are weighed against and what `lockctl check` reports.
-    public convenience init(_ desired: DesiredBlock, reusing previous: DNSFilterPolicy? = nil,
+    ///
+    /// `lists` are imported blocklists, already built (`BlocklistParser` into a
+    /// `DomainSuffixSet.Builder`): each blocks its names with all their subdomains, and is shared,
+    /// not copied.
+    public convenience init(_ desired: DesiredBlock, lists: [DomainSuffixSet] = [], reusing previous: DNSFilterPolicy? = nil,
                             seed: UInt64 = DomainSuffixSet.Builder.defaultSeed) {
-        var components: [Component] = []
-        var sources: [BlockRules?] = []
+        var components: [Component] = lists.filter { !$0.isEmpty }.map { .blocklist(block: $0, allow: .empty) }
+        var sources: [BlockRules?] = components.map { _ in nil }
         for rules in desired.rules {
             sources.append(rules)
             if let previous, let index = previous.sources.firstIndex(where: { $0 == rules }) {

@@ -66,6 +66,20 @@ import Testing
         }
     }
 
+    @Test func importedListsBlockBesideTheSessions() {
+        var parser = BlocklistParser(normalize: { try? DomainName(parsing: $0).value })
+        let builder = DomainSuffixSet.Builder()
+        parser.parse(Array("0.0.0.0 ads.example\n||tracker.example^\nm.ads.example\n".utf8)) { builder.insert($0.name) }
+        _ = parser.finish { builder.insert($0.name) }
+        let list = builder.build()
+        let policy = DNSFilterPolicy(Self.desired([BlockRules(block: DomainSet(["reddit.com"]))]), lists: [list, .empty])
+        #expect(policy.verdict(for: "x.m.ads.example") == "ads.example")
+        #expect(policy.verdict(for: "tracker.example") == "tracker.example")
+        #expect(policy.verdict(for: "old.reddit.com") == "reddit.com")
+        #expect(policy.verdict(for: "example") == nil)
+        #expect(policy.nameCount == 3)
+    }
+
     @Test func aLargeListIsCompact() {
         let names = (0..<200_000).map { "host\($0).example\($0 % 97).com" }
         let policy = DNSFilterPolicy(Self.desired([BlockRules(block: DomainSet(names))]))
