@@ -17,7 +17,6 @@ public struct BlocklistParser {
     private var line: [UInt8] = []
     private var lineTooLong = false
     private var lineNumber = 0
-    private var sawAnyByte = false
 
     /// Creates a parser.
     ///
@@ -36,11 +35,16 @@ public struct BlocklistParser {
     /// Parses the next chunk of input; lines may span chunks.
     public mutating func parse(_ bytes: UnsafeRawBufferPointer, _ emit: (BlocklistEntry) -> Void) {
         guard !bytes.isEmpty else { return }
-        sawAnyByte = true
         var start = 0
         while start < bytes.count {
             let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
             let end = newline ?? bytes.count
+            if newline != nil, line.isEmpty, !lineTooLong, end - start <= maximumLineLength {
+                // The whole line is in this chunk: read it where it is.
+                endLine(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), emit)
+                start = end + 1
+                continue
+            }
             if !lineTooLong {
                 if line.count + (end - start) > maximumLineLength {
                     // Keep the beginning for the report's example; drop the rest as it comes.
@@ -51,7 +55,7 @@ public struct BlocklistParser {
                 }
             }
             guard newline != nil else { break }
-            endLine(emit)
+            endBufferedLine(emit)
             start = end + 1
         }
     }
@@ -64,7 +68,7 @@ public struct BlocklistParser {
 
     /// Handles a last line without newline and returns the report.
     public mutating func finish(_ emit: (BlocklistEntry) -> Void) -> BlocklistReport {
-        if !line.isEmpty || lineTooLong { endLine(emit) }
+        if !line.isEmpty || lineTooLong { endBufferedLine(emit) }
         line = []
         return report
     }
@@ -81,22 +85,145 @@ public struct BlocklistParser {
 
     // MARK: - Lines
 
-    private mutating func endLine(_ emit: (BlocklistEntry) -> Void) {
-        lineNumber += 1
-        report.lines += 1
+    private mutating func endBufferedLine(_ emit: (BlocklistEntry) -> Void) {
         defer {
             line.removeAll(keepingCapacity: line.capacity <= 4096)
             lineTooLong = false
         }
-        if lineTooLong { return skip(.tooLong, Self.printable(line[...]) + "…") }
-        var bytes = line[...]
-        if lineNumber == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        while let last = bytes.last, Self.isSpace(last) { bytes = bytes.dropLast() }
-        while let first = bytes.first, Self.isSpace(first) { bytes = bytes.dropFirst() }
-        if bytes.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7f }) { return skip(.notText, Self.printable(bytes)) }
+        if lineTooLong {
+            lineNumber += 1
+            report.lines += 1
+            return skip(.tooLong, Self.printable(line) + "…")
+        }
+        line.withUnsafeBytes { endLine($0, emit) }
+    }
+
+    private mutating func endLine(_ raw: UnsafeRawBufferPointer, _ emit: (BlocklistEntry) -> Void) {
+        lineNumber += 1
+        report.lines += 1
+        var start = 0
+        var end = raw.count
+        if lineNumber == 1, raw.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+        while end > start, Self.isSpace(raw[end - 1]) { end -= 1 }
+        while start < end, Self.isSpace(raw[start]) { start += 1 }
+        let bytes = UnsafeRawBufferPointer(rebasing: raw[start..<end])
+        var ascii = true
+        for byte in bytes {
+            if byte < 0x20 && byte != 0x09 || byte == 0x7f { return skip(.notText, Self.printable(bytes)) }
+            if byte >= 0x80 { ascii = false }
+        }
+        if ascii, fastLine(bytes, emit) { return }
         guard let text = String(validating: bytes, as: UTF8.self) else { return skip(.notText, Self.printable(bytes)) }
         parseLine(Substring(text), emit)
     }
+
+    // MARK: - Common lines, byte by byte
+
+    /// The shapes that make up nearly all of a large list, read without building strings for
+    /// anything but the names: `0.0.0.0 name…` (and `127.0.0.1`, `::`, `::1`), a plain `name`,
+    /// `||name^`, each with plain ASCII names only. Returns false, having done nothing, for any
+    /// other line: the general path then decides, so both give the same result.
+    private mutating func fastLine(_ bytes: UnsafeRawBufferPointer, _ emit: (BlocklistEntry) -> Void) -> Bool {
+        guard let first = bytes.first, first != UInt8(ascii: "#"), first != UInt8(ascii: "!") else { return false }
+        // Up to eight fields before an inline comment; more goes the general way.
+        var fields: [Range<Int>] = []
+        var position = 0
+        while position < bytes.count {
+            while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }
+            guard position < bytes.count else { break }
+            if bytes[position] == UInt8(ascii: "#") {
+                guard position > 0 else { return false }
+                break
+            }
+            let fieldStart = position
+            while position < bytes.count, !Self.isSpace(bytes[position]) { position += 1 }
+            fields.append(fieldStart..<position)
+            if fields.count > 8 { return false }
+        }
+        guard !fields.isEmpty else { return false }
+        var names = fields[...]
+        if fields.count > 1 {
+            guard Self.isSinkholeLiteral(UnsafeRawBufferPointer(rebasing: bytes[fields[0]])) else { return false }
+            names = fields.dropFirst()
+        } else if bytes.starts(with: [UInt8(ascii: "|"), UInt8(ascii: "|")]) {
+            // AdBlock has no inline comments: anything after the rule is the general path's to judge.
+            guard fields[0] == 0..<bytes.count else { return false }
+            var body = fields[0].lowerBound + 2..<fields[0].upperBound
+            if body.count >= 2, bytes[body.upperBound - 2] == UInt8(ascii: "^"), bytes[body.upperBound - 1] == UInt8(ascii: "|") {
+                body = body.lowerBound..<body.upperBound - 2
+            } else if body.count >= 1, bytes[body.upperBound - 1] == UInt8(ascii: "^") {
+                body = body.lowerBound..<body.upperBound - 1
+            }
+            names = [body]
+        }
+        for field in names where !Self.isPlainName(UnsafeRawBufferPointer(rebasing: bytes[field])) { return false }
+        for field in names {
+            var end = field.upperBound
+            while bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+            let name = String(unsafeUninitializedCapacity: end - field.lowerBound) { buffer in
+                for index in field.lowerBound..<end {
+                    let byte = bytes[index]
+                    buffer[index - field.lowerBound] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                }
+                return end - field.lowerBound
+            }
+            report.blocked += 1
+            emit(BlocklistEntry(name: name))
+        }
+        return true
+    }
+
+    private static func isSinkholeLiteral(_ field: UnsafeRawBufferPointer) -> Bool {
+        field.elementsEqual("0.0.0.0".utf8) || field.elementsEqual("127.0.0.1".utf8)
+            || field.elementsEqual("::".utf8) || field.elementsEqual("::1".utf8)
+    }
+
+    /// What `plainASCIIName` accepts, in any letter case and with trailing dots, and not a
+    /// local name: a name the normaliser would return lowercased and unchanged otherwise.
+    private static func isPlainName(_ field: UnsafeRawBufferPointer) -> Bool {
+        var end = field.count
+        while end > 0, field[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        guard end > 0, end <= 253 else { return false }
+        var labelLength = 0
+        var labels = 1
+        var previous = UInt8(ascii: ".")
+        var lastLabelAllDigits = true
+        for index in 0..<end {
+            let byte = field[index]
+            if byte == UInt8(ascii: ".") {
+                guard labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+                labels += 1
+                labelLength = 0
+                lastLabelAllDigits = true
+            } else {
+                let lowered = byte &- 0x41 < 26 ? byte | 0x20 : byte
+                let letter = lowered >= 0x61 && lowered <= 0x7a
+                let digit = byte >= 0x30 && byte <= 0x39
+                guard letter || digit || byte == UInt8(ascii: "-") else { return false }
+                if labelLength == 0, byte == UInt8(ascii: "-") { return false }
+                labelLength += 1
+                guard labelLength <= 63 else { return false }
+                if labelLength == 4, byte == UInt8(ascii: "-"), previous == UInt8(ascii: "-") { return false }
+                if !digit { lastLabelAllDigits = false }
+            }
+            previous = byte
+        }
+        guard labelLength > 0, previous != UInt8(ascii: "-"), labels >= 2, !lastLabelAllDigits else { return false }
+        // The last label must not be `localhost`, nor the whole a local name with a dot.
+        let text = UnsafeRawBufferPointer(rebasing: field[0..<end])
+        let localhost = localhostBytes
+        if end >= localhost.count + 1, text[end - localhost.count - 1] == UInt8(ascii: "."),
+           text[(end - localhost.count)...].elementsEqual(localhost, by: { ($0 &- 0x41 < 26 ? $0 | 0x20 : $0) == $1 }) {
+            return false
+        }
+        for local in localNamesWithDots where local.count == end {
+            if text.elementsEqual(local, by: { ($0 &- 0x41 < 26 ? $0 | 0x20 : $0) == $1 }) { return false }
+        }
+        return true
+    }
+
+    private static let localhostBytes = Array("localhost".utf8)
+    private static let localNamesWithDots = localNames.map { Array($0.utf8) }.filter { $0.contains(UInt8(ascii: ".")) }
 
     private mutating func parseLine(_ text: Substring, _ emit: (BlocklistEntry) -> Void) {
         guard let first = text.first else { report.comments += 1; return }
@@ -274,7 +401,7 @@ public struct BlocklistParser {
         return name
     }
 
-    private static func printable(_ bytes: ArraySlice<UInt8>) -> String {
+    private static func printable(_ bytes: some Sequence<UInt8>) -> String {
         var text = ""
         for byte in bytes.prefix(BlocklistReport.exampleLength) {
             if byte >= 0x20 && byte < 0x7f { text.unicodeScalars.append(Unicode.Scalar(byte)) } else {

@@ -33,6 +33,16 @@ struct EnforcerFactory {
         }
         var enforcers: [any Enforcer] = []
         var firewall: NFTablesEnforcer?
+        let servers: DNSResolver.Servers
+        if configuration.resolvers.isEmpty {
+            servers = .resolvConf(path: paths.resolvConf)
+        } else {
+            servers = .configured(ResolverConfiguration(
+                servers: configuration.resolvers.compactMap { try? ResolverConfiguration.Server(parsing: $0) }))
+        }
+        // The DNS filter applies before nftables, so that its forwarder listens by the time the
+        // firewall's first commit asks where to redirect DNS.
+        let dns = names.contains("dns") ? DNSFilterEnforcer(servers: servers, logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
@@ -44,16 +54,19 @@ struct EnforcerFactory {
                     problems.append("\(listPath): \(error); DNS-over-HTTPS endpoints are not blocked")
                     doh = DoHList(names: [], addresses: [])
                 }
-                let servers: DNSResolver.Servers
-                if configuration.resolvers.isEmpty {
-                    servers = .resolvConf(path: paths.resolvConf)
-                } else {
-                    servers = .configured(ResolverConfiguration(
-                        servers: configuration.resolvers.compactMap { try? ResolverConfiguration.Server(parsing: $0) }))
-                }
-                let enforcer = NFTablesEnforcer(resolver: DNSResolver(servers: servers, logger: logger), doh: doh, logger: logger)
+                var redirect: (@Sendable () -> DNSRedirect?)?
+                if let dns { redirect = { dns.redirect } }
+                // Its queries carry the filter's mark, so that they reach the real servers.
+                let resolver = DNSResolver(servers: servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, logger: logger)
+                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect, logger: logger)
+                if let dns { enforcers.append(dns) }
                 enforcers.append(enforcer)
                 firewall = enforcer
+            case "dns":
+                if !names.contains("nftables") {
+                    enforcers.append(dns!)
+                    problems.append("the dns enforcer needs the nftables enforcer to send the machine's DNS through it")
+                }
             default:
                 problems.append("unknown enforcer \(name)")
             }

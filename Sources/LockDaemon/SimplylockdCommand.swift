@@ -37,7 +37,7 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     @Option(help: "Shipped data directory with services.toml and profiles/ (default: found next to the binary).")
     var dataDir: String?
 
-    @Option(help: "Enforcers to run, comma-separated (hosts, nftables); overrides the configuration.")
+    @Option(help: "Enforcers to run, comma-separated (hosts, nftables, dns); overrides the configuration.")
     var enforcers: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")
@@ -48,8 +48,8 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     public func validate() throws {
         if let enforcers {
             let names = enforcers.split(separator: ",").map(String.init)
-            if let unknown = names.first(where: { !["hosts", "nftables"].contains($0) }) {
-                throw ValidationError("--enforcers: unknown enforcer \"\(unknown)\" (hosts, nftables)")
+            if let unknown = names.first(where: { !["hosts", "nftables", "dns"].contains($0) }) {
+                throw ValidationError("--enforcers: unknown enforcer \"\(unknown)\" (hosts, nftables, dns)")
             }
             guard names.contains("hosts") else { throw ValidationError("--enforcers: \"hosts\" is required") }
         }

@@ -65,6 +65,7 @@ final class DNSForwardingEngine {
     private var preferredServer = 0
     private var unflushed: [any Channel] = []
     private var tcpInFlight = 0
+    private var random = RandomPool()
     private(set) var statistics = DNSForwarderStatistics()
 
     init(eventLoop: any EventLoop, settings: DNSForwarder.Settings, shared: DNSForwarder.Shared,
@@ -138,10 +139,10 @@ final class DNSForwardingEngine {
             logger.debug("no upstream socket for the server's address family", metadata: ["server": "\(entry.server.description)"])
             return nextTry(entry, after: "no socket")
         }
-        let socket = Int.random(in: 0..<channels.count)
+        let socket = random.below(channels.count)
         var key: UInt32
         repeat {
-            key = UInt32(family) << 20 | UInt32(socket) << 16 | UInt32(UInt16.random(in: .min ... .max))
+            key = UInt32(family) << 20 | UInt32(socket) << 16 | UInt32(random.uint16())
         } while pending[key] != nil
         var out = entry.packet
         out.setInteger(UInt16(truncatingIfNeeded: key), at: out.readerIndex)
@@ -220,7 +221,7 @@ final class DNSForwardingEngine {
     private func fetchOverTCP(_ entry: Pending, truncated: ByteBuffer) {
         statistics.tcpFallbacks += 1
         tcpInFlight += 1
-        let id = UInt16.random(in: .min ... .max)
+        let id = random.uint16()
         var query = entry.packet
         query.setInteger(id, at: query.readerIndex)
         var buffer = ByteBufferAllocator().buffer(capacity: query.readableBytes + 2)

@@ -24,7 +24,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var scheduleWarning: Duration = .seconds(300)
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-    static let knownEnforcers: Set<String> = ["hosts", "nftables"]
+    static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns"]
 
     /// The defaults.
     public init() {}

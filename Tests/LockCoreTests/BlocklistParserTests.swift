@@ -187,3 +187,36 @@ import Testing
         #expect(builder.build().sorted == ["reddit.com", "x.example"])
     }
 }
+
+extension BlocklistParserTests {
+    /// Lines of the shapes the byte-level fast path takes, beside variants only the general path
+    /// takes: both must give what the general path alone would (checked through the normaliser
+    /// counting its calls: the fast path never calls it).
+    @Test func fastAndGeneralPathsAgree() {
+        let cases: [(String, [String], [BlocklistSkipReason: Int])] = [
+            ("0.0.0.0 A.Example.COM. b.example", ["a.example.com", "b.example"], [:]),
+            ("127.0.0.1 a.example # comment", ["a.example"], [:]),
+            ("127.0.0.2 a.example", ["a.example"], [:]),  // a sinkhole too, taken by the general path
+            (":: a.example\t b.example", ["a.example", "b.example"], [:]),
+            ("0.0.0.0 localhost.localdomain", [], [.localName: 1]),
+            ("0.0.0.0 a.localhost", [], [.invalidName: 1]),
+            ("0.0.0.0 a.b.c.d.e.f.g.h i.j", ["a.b.c.d.e.f.g.h", "i.j"], [:]),
+            ("0.0.0.0 1.2.3.4", [], [.address: 1]),
+            ("0.0.0.0 a.com#x", ["a.com"], [:]),  // the normaliser reads "#x" as a URL fragment
+            ("||A.example^", ["a.example"], [:]),
+            ("||a.example^|", ["a.example"], [:]),
+            ("||a.example", ["a.example"], [:]),
+            ("||a.example|", ["a.example"], [:]),
+            ("||a.example^ # not a comment in AdBlock", [], [.unsupportedSyntax: 1]),
+            ("||a.example^^", [], [.unsupportedSyntax: 1]),
+            ("plain.EXAMPLE..", ["plain.example"], [:]),
+            ("xn--bcher-kva.example", ["xn--bcher-kva.example"], [:]),
+            ("ab--cd.example", ["ab--cd.example"], [:]),
+        ]
+        for (line, names, skipped) in cases {
+            let (entries, report) = BlocklistParser.parse(Array(line.utf8), normalize: Self.normalize)
+            #expect(entries.map(\.name) == names, "\(line)")
+            #expect(report.skipped == skipped.filter { $0.value > 0 }, "\(line)")
+        }
+    }
+}
