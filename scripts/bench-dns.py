@@ -54,13 +54,17 @@ def free_port():
     return port
 
 
-def start_dnsmasq(work):
+def start_dnsmasq(work, upstream_port=None):
+    """dnsmasq answering *.bench.test itself, or (with `upstream_port`) forwarding everything
+    there without a cache: an established forwarder in the same position as ours."""
     port = free_port()
-    conf = f"{work}/dnsmasq.conf"
+    conf = f"{work}/dnsmasq-{port}.conf"
     with open(conf, "w") as f:
-        f.write(f"port={port}\nlisten-address=127.0.0.1\nbind-interfaces\nno-resolv\nno-hosts\n"
-                "address=/bench.test/192.0.2.1\naddress=/bench.test/2001:db8::1\ncache-size=10000\n"
-                f"pid-file={work}/dnsmasq.pid\nuser=\n")
+        f.write(f"port={port}\nlisten-address=127.0.0.1\nbind-interfaces\nno-resolv\nno-hosts\nuser=\n")
+        if upstream_port:
+            f.write(f"server=127.0.0.1#{upstream_port}\ncache-size=0\ndns-forward-max=1000\n")
+        else:
+            f.write("address=/bench.test/192.0.2.1\naddress=/bench.test/2001:db8::1\ncache-size=10000\n")
     process = subprocess.Popen(["dnsmasq", "-k", "-C", conf], stderr=subprocess.DEVNULL)
     time.sleep(0.3)
     return process, port
@@ -164,6 +168,8 @@ def main():
         # --- Forwarding overhead against dnsmasq.
         dnsmasq, dnsmasq_port = start_dnsmasq(work)
         processes.append(dnsmasq)
+        relay, relay_port = start_dnsmasq(work, dnsmasq_port)
+        processes.append(relay)
         idle = Forwarder(args.bin_dir, dnsmasq_port)
         processes.append(idle.process)
         forwarded_queries = f"{work}/forwarded.txt"
@@ -173,17 +179,17 @@ def main():
         dnsperf(idle.port, forwarded_queries, 1)  # warm-up
         dnsperf(dnsmasq_port, forwarded_queries, 1)
 
+        targets = [("dnsmasq", dnsmasq_port, forwarded_queries), ("forwarder", idle.port, forwarded_queries),
+                   ("blocked", idle.port, blocked_queries), ("relay", relay_port, forwarded_queries)]
         best = {}
         for _ in range(2):
-            for target, port, queries in [("dnsmasq", dnsmasq_port, forwarded_queries), ("forwarder", idle.port, forwarded_queries),
-                                          ("blocked", idle.port, blocked_queries)]:
+            for target, port, queries in targets:
                 run = dnsperf(port, queries, args.seconds)
                 if run.get("qps", 0) > best.get(target, {}).get("qps", 0):
                     best[target] = run
         latency = {}
         for _ in range(2):
-            for target, port, queries in [("dnsmasq", dnsmasq_port, forwarded_queries), ("forwarder", idle.port, forwarded_queries),
-                                          ("blocked", idle.port, blocked_queries)]:
+            for target, port, queries in targets:
                 run = dnsperf(port, queries, args.seconds, rate=args.rate, verbose=True)
                 p50 = percentile(run["latencies"], 0.5)
                 if target not in latency or p50 < latency[target]["p50"]:
@@ -191,14 +197,20 @@ def main():
                                        "lost": run.get("lost", 0)}
         idle_stats = idle.stats()
         print("\n== forwarding overhead (dnsperf, loopback, same query file, same run; best of 2) ==")
-        for target in ["dnsmasq", "forwarder", "blocked"]:
-            label = {"dnsmasq": "dnsmasq directly", "forwarder": "forwarder -> dnsmasq", "blocked": "forwarder, blocked names"}[target]
+        for target in ["dnsmasq", "forwarder", "blocked", "relay"]:
+            label = {"dnsmasq": "dnsmasq directly", "forwarder": "forwarder -> dnsmasq", "blocked": "forwarder, blocked names",
+                     "relay": "dnsmasq relay -> dnsmasq"}[target]
             print(f"{label:28s} {best[target]['qps']:9.0f} qps (lost {best[target].get('lost', 0)}); at {args.rate} qps: "
                   f"p50 {latency[target]['p50'] * 1e6:6.0f} us, p99 {latency[target]['p99'] * 1e6:6.0f} us, "
                   f"max {latency[target]['max'] * 1e3:5.1f} ms")
         print(f"forwarder/dnsmasq: p50 latency {latency['forwarder']['p50'] / latency['dnsmasq']['p50']:.2f}x, "
               f"p99 {latency['forwarder']['p99'] / latency['dnsmasq']['p99']:.2f}x (goal <= 1.2x); "
               f"throughput {best['forwarder']['qps'] / best['dnsmasq']['qps']:.2f}x (goal >= 0.8x)")
+        print(f"forwarder/dnsmasq relay (both one hop in front of dnsmasq, no cache): p50 "
+              f"{latency['forwarder']['p50'] / latency['relay']['p50']:.2f}x, p99 {latency['forwarder']['p99'] / latency['relay']['p99']:.2f}x, "
+              f"throughput {best['forwarder']['qps'] / best['relay']['qps']:.2f}x; added p50 latency over dnsmasq directly: "
+              f"{(latency['forwarder']['p50'] - latency['dnsmasq']['p50']) * 1e6:.0f} us (relay: "
+              f"{(latency['relay']['p50'] - latency['dnsmasq']['p50']) * 1e6:.0f} us)")
         print(f"blocked answers/dnsmasq: throughput {best['blocked']['qps'] / best['dnsmasq']['qps']:.2f}x, "
               f"p50 {latency['blocked']['p50'] / latency['dnsmasq']['p50']:.2f}x")
         print(f"forwarder counters: {idle_stats['queries']} queries, {idle_stats['failed']} SERVFAIL, "

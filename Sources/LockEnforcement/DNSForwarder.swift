@@ -101,7 +101,8 @@ public final class DNSForwarder: Sendable {
         shared.servers.withLock { $0 = servers }
     }
 
-    /// Binds the upstream sockets and the listeners and starts answering.
+    /// Binds the upstream sockets and the listeners and starts answering. Call it from one
+    /// task at a time (`DNSFilterEnforcer`, an actor, does); a second call returns the port.
     ///
     /// - Returns: the port it listens on (the one chosen when `settings.port` is 0).
     /// - Throws: `DNSForwarderError` naming the address that could not be bound or the socket

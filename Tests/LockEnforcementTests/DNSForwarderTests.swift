@@ -332,3 +332,54 @@ import Testing
         await first.stop()
     }
 }
+
+extension DNSForwarderTests {
+    /// One datagram to [::1]:port and its answer; nil when IPv6 loopback is unavailable.
+    static func askOverIPv6(port: UInt16, _ packet: [UInt8]) -> [UInt8]? {
+        let fd = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = port.bigEndian
+        withUnsafeMutableBytes(of: &address.sin6_addr) { $0[15] = 1 }
+        let sent = packet.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        }
+        guard sent == packet.count else { return nil }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, 3000) > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(buffer[0..<count]) : nil
+    }
+
+    static let hasIPv6Loopback: Bool = {
+        let fd = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        withUnsafeMutableBytes(of: &address.sin6_addr) { $0[15] = 1 }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+        }
+    }()
+
+    @Test(.enabled(if: hasIPv6Loopback, "no IPv6 loopback address here"))
+    func listensOnIPv6LoopbackToo() async throws {
+        let server = try Self.upstream()
+        var settings = Self.settings()
+        settings.listenAddresses = ["127.0.0.1", "::1"]
+        try await withForwarder([server], settings: settings) { forwarder, _ in
+            let port = try #require(forwarder.port)
+            let blocked = try #require(Self.askOverIPv6(port: port, DNSTestClient.query(id: 91, name: "blocked.test", type: 28)))
+            #expect(DNSMessage(bytes: blocked)?.answers.map(\.data) == [[UInt8](repeating: 0, count: 16)])
+            let forwarded = try #require(Self.askOverIPv6(port: port, DNSTestClient.query(id: 92, name: "allowed.test", type: 28)))
+            #expect(DNSMessage(bytes: forwarded)?.addresses.map(\.description) == ["fd00::3"])
+        }
+    }
+}
