@@ -39,6 +39,8 @@ let package = Package(
             "LockCore", "LockPlatform", "CNFTables", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .target(name: "LockStore", dependencies: [
             "LockCore", "LockPlatform", "LockNames",
@@ -62,6 +64,10 @@ let package = Package(
         ]),
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
+        // Drives the DNS filter's parts for scripts/bench-dns.sh; not installed.
+        .executableTarget(name: "dns-bench", dependencies: [
+            "LockCore", "LockNames", "LockEnforcement", "CLinux", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
         .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
         .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform"]),
@@ -72,6 +78,8 @@ let package = Package(
         .testTarget(name: "LockEnforcementTests", dependencies: [
             "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // Hosts the app enforcer in a process of its own for the exec guard tests and
         // benchmark: the test runner must never be the process whose execs wait for it.

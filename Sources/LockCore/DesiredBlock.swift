@@ -25,13 +25,19 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// are merged), sorted by id. Only the app enforcer acts on these.
     public var apps: [BlockedApp]
 
+    /// Every active session's rules, as they are (suffix rules, exceptions, mode): what
+    /// mechanisms that match whole subtrees of names (the DNS filter) enforce, and what
+    /// `verdict(for:)` reads.
+    public var rules: [BlockRules]
+
     /// Creates a desired state; domains and addresses are sorted and de-duplicated, apps merged
     /// by id.
     public init(domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
-                allowOnly: AllowList? = nil, apps: some Sequence<BlockedApp> = [BlockedApp]()) {
+                allowOnly: AllowList? = nil, rules: [BlockRules] = [], apps: some Sequence<BlockedApp> = [BlockedApp]()) {
         self.domains = Array(Set(domains)).sorted()
         self.addresses = Array(Set(addresses)).sorted()
         self.allowOnly = allowOnly
+        self.rules = rules
         self.apps = BlockedApp.union(apps)
     }
 
@@ -39,13 +45,38 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     public static let empty = DesiredBlock()
 
     /// True when nothing is to be blocked.
-    public var isEmpty: Bool { domains.isEmpty && addresses.isEmpty && allowOnly == nil && apps.isEmpty }
+    public var isEmpty: Bool { !blocksNetwork && apps.isEmpty }
 
     /// True when something is to be blocked on the network (the state without its apps is not empty).
-    public var blocksNetwork: Bool { !domains.isEmpty || !addresses.isEmpty || allowOnly != nil }
+    public var blocksNetwork: Bool {
+        !domains.isEmpty || !addresses.isEmpty || allowOnly != nil
+            || rules.contains { $0.mode == .allowlist || !$0.block.isEmpty || !$0.addresses.isEmpty }
+    }
+    /// The rule that blocks `name` (any case, trailing dot allowed), or nil when it may be
+    /// looked up: the matching rule of any blocklist session, honouring that session's own
+    /// exceptions (`BlockRules.blockingRule(for:)`); `BlockRules.notAllowed` when an allowlist
+    /// session leaves the name out (with several allowlists a name must be on all of them).
+    /// Names listed in `domains` but in no session's rules (a state built by hand) block
+    /// exactly themselves.
+    public func verdict(for name: String) -> String? {
+        var canonical = name.lowercased()
+        if canonical.hasSuffix(".") { canonical.removeLast() }
+        guard !canonical.isEmpty else { return nil }
+        for sessionRules in rules {
+            if let rule = sessionRules.blockingRule(for: canonical) { return rule }
+        }
+        // `domains` is sorted: binary search, it may be long.
+        var low = 0
+        var high = domains.count
+        while low < high {
+            let middle = (low + high) / 2
+            if domains[middle] < canonical { low = middle + 1 } else { high = middle }
+        }
+        return low < domains.count && domains[low] == canonical ? canonical : nil
+    }
 
     private enum CodingKeys: String, CodingKey {
-        case domains, addresses, allowOnly, apps
+        case domains, addresses, allowOnly, rules, apps
     }
 
     // State written before `addresses`, `allowOnly` and `apps` existed has only `domains`; it
@@ -56,6 +87,7 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
             domains: try container.decode([String].self, forKey: .domains),
             addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
             allowOnly: try container.decodeIfPresent(AllowList.self, forKey: .allowOnly),
+            rules: try container.decodeIfPresent([BlockRules].self, forKey: .rules) ?? [],
             apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [])
     }
 
@@ -65,5 +97,6 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         try container.encode(addresses, forKey: .addresses)
         try container.encodeIfPresent(allowOnly, forKey: .allowOnly)
         if !apps.isEmpty { try container.encode(apps, forKey: .apps) }
+        if !rules.isEmpty { try container.encode(rules, forKey: .rules) }
     }
 }

@@ -61,7 +61,7 @@ public struct SessionSet: Sendable, Equatable {
             allowOnly = AllowList(domains: names, addresses: addresses)
         }
         return DesiredBlock(domains: blocking.flatMap(\.rules.exactNames), addresses: blocking.flatMap(\.rules.addresses),
-                            allowOnly: allowOnly)
+                            allowOnly: allowOnly, rules: sessions.map(\.rules))
     }
 
     /// Which sessions block `name` (normalised), each with the rule that matches.

@@ -15,6 +15,9 @@ struct DNSQueryBatch {
     let configuration: ResolverConfiguration
     let deadline: Duration
     let maxInFlight: Int
+    /// `SO_MARK` for the sockets, so that the DNS filter's redirect lets these queries pass;
+    /// nil sets none.
+    var mark: UInt32? = nil
 
     private struct Query {
         var nameIndex: Int
@@ -48,7 +51,10 @@ struct DNSQueryBatch {
         defer { for fd in sockets.values { close(fd) } }
         for family in Set(servers.map(\.family)) {
             let fd = socket(family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-            if fd >= 0 { sockets[family] = fd }
+            if fd >= 0 {
+                setMark(fd)
+                sockets[family] = fd
+            }
         }
 
         var fresh: [Query] = []
@@ -214,6 +220,7 @@ struct DNSQueryBatch {
         guard timeout > .zero, let packet = DNSMessage.query(id: id, name: name, type: type) else { return nil }
         let fd = socket(server.domain, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
+        setMark(fd)
         defer { close(fd) }
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: timeout)
@@ -268,5 +275,12 @@ struct DNSQueryBatch {
               message.isResponse, message.questionName == DNSMessage.canonical(name),
               message.questionType == type.rawValue else { return nil }
         return message
+    }
+
+    /// Without CAP_NET_ADMIN the mark cannot be set; the queries then go out unmarked (and are
+    /// answered by the DNS filter while a redirect is in force).
+    private func setMark(_ fd: Int32) {
+        guard var value = mark else { return }
+        _ = setsockopt(fd, SOL_SOCKET, DNSForwarder.soMark, &value, socklen_t(MemoryLayout<UInt32>.size))
     }
 }

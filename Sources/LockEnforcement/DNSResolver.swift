@@ -22,6 +22,7 @@ public final class DNSResolver: NameResolver {
     private let systemdUpstreamPath: String
     private let deadline: Duration
     private let maxInFlight: Int
+    private let mark: UInt32?
     private let logger: Logger
 
     /// Creates a resolver.
@@ -34,11 +35,16 @@ public final class DNSResolver: NameResolver {
     ///     then are reported as failed (their earlier addresses stay blocked).
     ///   - maxInFlight: queries outstanding at once, so that thousands of names neither flood
     ///     the server nor take a socket each.
+    ///   - mark: `SO_MARK` of its sockets; give the DNS filter's mark when the filter's redirect
+    ///     may be in force, or these queries would be answered by the filter itself (blocked
+    ///     names as 0.0.0.0).
     public init(servers: Servers = .resolvConf(path: "/etc/resolv.conf"),
                 systemdUpstreamPath: String = "/run/systemd/resolve/resolv.conf",
                 deadline: Duration = .seconds(20),
                 maxInFlight: Int = 128,
+                mark: UInt32? = nil,
                 logger: Logger = Logger(label: "simplylock.dns")) {
+        self.mark = mark
         self.servers = servers
         self.systemdUpstreamPath = systemdUpstreamPath
         self.deadline = deadline
@@ -64,7 +70,7 @@ public final class DNSResolver: NameResolver {
 
     public func resolve(_ names: [String]) async -> [String: NameResolution] {
         guard !names.isEmpty else { return [:] }
-        let batch = DNSQueryBatch(configuration: configuration(), deadline: deadline, maxInFlight: maxInFlight)
+        let batch = DNSQueryBatch(configuration: configuration(), deadline: deadline, maxInFlight: maxInFlight, mark: mark)
         let logger = self.logger
         // The batch blocks in poll(2) for up to the deadline: give it a thread of its own rather
         // than one of the few threads of Swift's cooperative pool.

@@ -15,6 +15,7 @@ actor NFTablesController {
     private let committer: NFTablesCommitter
     private let logger: Logger
     private let bootClock: @Sendable () -> BootTime
+    private let dnsRedirect: (@Sendable () -> DNSRedirect?)?
 
     private var desired: DesiredBlock?
     /// Names an apply asked to resolve, not yet resolved; the watch loop (or `settle`) does it.
@@ -40,7 +41,9 @@ actor NFTablesController {
     private var watchMethod = "not running"
 
     init(table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
-         grace: Duration, logger: Logger, bootClock: @escaping @Sendable () -> BootTime) {
+         grace: Duration, dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, logger: Logger,
+         bootClock: @escaping @Sendable () -> BootTime) {
+        self.dnsRedirect = dnsRedirect
         self.table = table
         self.resolver = resolver
         self.doh = doh
@@ -159,6 +162,7 @@ actor NFTablesController {
                 details["allow4"] = count(ruleset.allow, .ipv4)
                 details["allow6"] = count(ruleset.allow, .ipv6)
             }
+            details["dnsRedirect"] = .text(ruleset.dnsRedirect.map { "port \($0.port)" } ?? "none")
         }
         details["names"] = .count(book.entries.count)
         let failures = book.failures
@@ -182,7 +186,7 @@ actor NFTablesController {
     func currentRuleset() -> NFTablesRuleset {
         guard let desired else { return NFTablesRuleset(table: table, mode: .off) }
         return NFTablesRuleset(table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
-                               doh: doh, nameservers: nameservers)
+                               doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?())
     }
 
     private func resolve(_ names: [String]) async {

@@ -36,22 +36,27 @@ public final class NFTablesEnforcer: Enforcer {
     ///   - doh: DoH endpoints blocked while any block is active; normally the shipped `doh.txt` from the data directory.
     ///   - backend: runs the nft scripts; `LibNFTables` in the daemon.
     ///   - settings: table name and timings.
+    ///   - dnsRedirect: asked at every commit where the DNS filter listens (nil while it does
+    ///     not, or must not be on the machine's DNS path); while it answers, blocks redirect
+    ///     outgoing DNS there and refuse DNS over TLS.
     public convenience init(resolver: any NameResolver = DNSResolver(), doh: DoHList,
                             backend: any NFTablesBackend = LibNFTables(), settings: Settings = Settings(),
+                            dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil,
                             logger: Logger = Logger(label: "simplylock.nftables")) {
-        self.init(resolver: resolver, doh: doh, backend: backend, settings: settings, logger: logger,
-                  bootClock: NFTablesEnforcer.bootTimeNow)
+        self.init(resolver: resolver, doh: doh, backend: backend, settings: settings, dnsRedirect: dnsRedirect,
+                  logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
     }
 
     /// Tests inject the boot clock to move time for the grace period.
     init(resolver: any NameResolver, doh: DoHList, backend: any NFTablesBackend, settings: Settings,
+         dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil,
          logger: Logger, bootClock: @escaping @Sendable () -> BootTime) {
         self.settings = settings
         self.logger = logger
         self.committer = NFTablesCommitter(backend: backend, tracksGeneration: backend is LibNFTables)
         self.controller = NFTablesController(
             table: settings.table, resolver: resolver, doh: doh, committer: committer,
-            grace: settings.grace, logger: logger, bootClock: bootClock)
+            grace: settings.grace, dnsRedirect: dnsRedirect, logger: logger, bootClock: bootClock)
     }
 
     /// Replaces the table with what `desired` needs (or deletes it when `desired` is empty).

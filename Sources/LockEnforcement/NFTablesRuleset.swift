@@ -28,6 +28,9 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public let doh: AddressIntervals
     /// Allowlist mode only: the only addresses reachable besides loopback and basic services.
     public let allow: AddressIntervals
+    /// While set (and anything is blocked): outgoing DNS goes to the DNS filter instead, and
+    /// DNS-over-TLS is refused.
+    public let dnsRedirect: DNSRedirect?
 
     /// The daemon's table name.
     public static let defaultTable = "simplylock"
@@ -45,13 +48,15 @@ public struct NFTablesRuleset: Sendable, Equatable {
 
     /// Creates a ruleset from its parts as they are.
     public init(table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
-                block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty) {
+                block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
+                dnsRedirect: DNSRedirect? = nil) {
         self.table = table
         self.mode = mode
         self.resolvers = resolvers
         self.block = block
         self.doh = doh
         self.allow = allow
+        self.dnsRedirect = mode == .off ? nil : dnsRedirect
     }
 
     /// Builds the ruleset for a desired state.
@@ -60,8 +65,10 @@ public struct NFTablesRuleset: Sendable, Equatable {
     ///   - resolved: the addresses known for a name (as given by `namesToResolve`).
     ///   - doh: DoH endpoints; blocked whenever anything is blocked.
     ///   - nameservers: the resolvers the daemon uses.
+    ///   - dnsRedirect: the DNS filter to send the machine's DNS to during the block, if any.
     public init(table: String = defaultTable, desired: DesiredBlock,
-                resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork]) {
+                resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork],
+                dnsRedirect: DNSRedirect? = nil) {
         guard desired.blocksNetwork else {
             self.init(table: table, mode: .off)
             return
@@ -77,7 +84,8 @@ public struct NFTablesRuleset: Sendable, Equatable {
             resolvers: AddressIntervals(nameservers),
             block: AddressIntervals(desired.addresses + lookUp(desired.domains)),
             doh: AddressIntervals(doh.addresses + lookUp(doh.names)),
-            allow: AddressIntervals((desired.allowOnly?.addresses ?? []) + lookUp(desired.allowOnly?.domains ?? [])))
+            allow: AddressIntervals((desired.allowOnly?.addresses ?? []) + lookUp(desired.allowOnly?.domains ?? [])),
+            dnsRedirect: dnsRedirect)
     }
 
     /// Every name whose addresses the ruleset for `desired` needs: blocked and allowed domains
@@ -180,9 +188,14 @@ public struct NFTablesRuleset: Sendable, Equatable {
         \t}
         \tchain enforce {
         \t}
-        }
 
         """
+        // A NAT hook makes the kernel track every connection, so the chain exists only when a
+        // redirect is wanted. Priority -100 is `dstnat`, a name nft 1.0.6 refuses for inet output.
+        if dnsRedirect != nil {
+            out += "\tchain dnsredirect {\n\t\ttype nat hook output priority -100; policy accept;\n\t}\n"
+        }
+        out += "}\n"
         return out
     }
 
@@ -214,6 +227,11 @@ public struct NFTablesRuleset: Sendable, Equatable {
         // when the machine's own address lies in a blocked range (connects would then hang
         // instead of failing at once).
         out += "\t\toifname \"lo\" accept\n"
+        if dnsRedirect != nil {
+            // Plain DNS goes to the filter; DNS over TLS (and QUIC) would walk past it.
+            out += "\t\tmeta l4proto tcp th dport 853 reject with tcp reset\n"
+            out += "\t\tmeta l4proto udp th dport 853 reject with icmpx admin-prohibited\n"
+        }
         // DNS to the daemon's own resolvers next, so no set can cut off name resolution
         // (a blocked domain sharing an address with the resolver, or 8.8.8.8 in the DoH list).
         out += "\t\tip daddr @resolvers4 meta l4proto { tcp, udp } th dport { 53, 853 } accept\n"
@@ -244,6 +262,18 @@ public struct NFTablesRuleset: Sendable, Equatable {
 
             """
         }
-        out += "\t}\n}\n"
+        out += "\t}\n"
+        if let dnsRedirect {
+            out += "\tchain dnsredirect {\n"
+            // The filter's own upstream queries, and DNS to this machine's own addresses (its
+            // stub resolver, the filter itself), go where they were sent.
+            if let mark = dnsRedirect.mark { out += "\t\tmeta mark \(Self.hex(mark)) return\n" }
+            out += "\t\tfib daddr type local return\n"
+            out += "\t\tmeta l4proto { tcp, udp } th dport 53 redirect to :\(dnsRedirect.port)\n"
+            out += "\t}\n"
+        }
+        out += "}\n"
     }
+
+    private static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16) }
 }

@@ -25,7 +25,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
-    public static let knownEnforcers: Set<String> = ["hosts", "nftables"]
+    public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns"]
     static let keys: Set<String> = ["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
                                     "schedule_warning", PomodoroSection.name]
     /// The longest `max_session` that may be configured.

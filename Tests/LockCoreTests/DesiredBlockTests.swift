@@ -37,6 +37,62 @@ import Testing
         let plain = try JSONEncoder().encode(DesiredBlock(domains: ["a.com"]))
         #expect(!String(decoding: plain, as: UTF8.self).contains("allowOnly"))
     }
+
+    @Test func verdictFollowsEachSessionsRules() {
+        let social = BlockRules(block: DomainSet(["reddit.com", "youtube.com"]), allow: DomainSet(["music.youtube.com"]))
+        let news = BlockRules(block: DomainSet(["news.example", "music.youtube.com"]))
+        let block = SessionSet.desiredBlock(of: [social])
+        #expect(block.verdict(for: "reddit.com") == "reddit.com")
+        #expect(block.verdict(for: "a.b.Reddit.COM.") == "reddit.com")
+        #expect(block.verdict(for: "m.youtube.com") == "youtube.com")
+        #expect(block.verdict(for: "music.youtube.com") == nil, "the session's own exception")
+        #expect(block.verdict(for: "x.music.youtube.com") == nil)
+        #expect(block.verdict(for: "example.org") == nil)
+        #expect(block.verdict(for: "") == nil)
+        // Another session's exception never unblocks what this one blocks.
+        let both = SessionSet.desiredBlock(of: [social, news])
+        #expect(both.verdict(for: "music.youtube.com") == "music.youtube.com")
+        #expect(both.rules.count == 2)
+    }
+
+    @Test func verdictInAllowlistMode() {
+        let work = BlockRules(block: DomainSet(["docs.example", "mail.example"]), mode: .allowlist)
+        let narrower = BlockRules(block: DomainSet(["docs.example"]), mode: .allowlist)
+        let one = SessionSet.desiredBlock(of: [work])
+        #expect(one.verdict(for: "docs.example") == nil)
+        #expect(one.verdict(for: "api.mail.example") == nil)
+        #expect(one.verdict(for: "reddit.com") == BlockRules.notAllowed)
+        let two = SessionSet.desiredBlock(of: [work, narrower])
+        #expect(two.verdict(for: "docs.example") == nil)
+        #expect(two.verdict(for: "mail.example") == BlockRules.notAllowed, "a name must be on every allowlist")
+    }
+
+    @Test func verdictOfAHandBuiltStateIsExact() {
+        let block = DesiredBlock(domains: ["a.example", "c.example"])
+        #expect(block.verdict(for: "A.example.") == "a.example")
+        #expect(block.verdict(for: "b.example") == nil)
+        #expect(block.verdict(for: "x.a.example") == nil)
+        #expect(!block.isEmpty)
+        #expect(DesiredBlock(rules: [BlockRules(block: DomainSet([]))]).isEmpty)
+    }
+
+    @Test func rulesRoundTripAndOldStateDecodes() throws {
+        let block = SessionSet.desiredBlock(of: [BlockRules(block: DomainSet(["a.com"]), allow: DomainSet(["b.a.com"]))])
+        let decoded = try JSONDecoder().decode(DesiredBlock.self, from: try JSONEncoder().encode(block))
+        #expect(decoded == block)
+        #expect(decoded.verdict(for: "x.a.com") == "a.com")
+    }
+}
+
+extension SessionSet {
+    /// The desired block of sessions with these rules.
+    static func desiredBlock(of rules: [BlockRules]) -> DesiredBlock {
+        let now = ClockReading(wall: Date(timeIntervalSince1970: 1_700_000_000), boot: BootTime(seconds: 100), bootID: "boot")
+        return SessionSet(rules.enumerated().map { index, rules in
+            Session(id: "s\(index)", profile: "p\(index)", origin: .manual, strict: false, rules: rules,
+                    duration: .seconds(600), now: now)
+        }).desiredBlock
+    }
 }
 
 @Suite struct DesiredBlockAppsTests {

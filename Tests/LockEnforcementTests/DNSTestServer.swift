@@ -27,6 +27,8 @@ final class DNSTestServer: Sendable {
         var udpQueries = 0
         var tcpQueries = 0
         var names: [String] = []
+        var queries: [[UInt8]] = []
+        var replies: [[UInt8]] = []
     }
 
     let port: UInt16
@@ -38,6 +40,11 @@ final class DNSTestServer: Sendable {
     init(handler: @escaping @Sendable (String, UInt16) -> Behaviour) throws {
         self.handler = handler
         udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        // Room for a burst of a thousand queries (FORCE passes rmem_max as root).
+        var size: Int32 = 8 << 20
+        if setsockopt(udp, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            setsockopt(udp, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -73,6 +80,10 @@ final class DNSTestServer: Sendable {
     var udpQueries: Int { state.withLock { $0.udpQueries } }
     var tcpQueries: Int { state.withLock { $0.tcpQueries } }
     var names: [String] { state.withLock { $0.names } }
+    /// Every query received, as received.
+    var queries: [[UInt8]] { state.withLock { $0.queries } }
+    /// Every reply sent, as sent (TCP ones without their length).
+    var replies: [[UInt8]] { state.withLock { $0.replies } }
 
     /// A configuration pointing at this server.
     func configuration(timeout: Duration = .milliseconds(300), attempts: Int = 2) -> ResolverConfiguration {
@@ -126,6 +137,13 @@ final class DNSTestServer: Sendable {
     }
 
     private func respond(_ query: [UInt8], overTCP: Bool) -> [UInt8]? {
+        let reply = makeReply(query, overTCP: overTCP)
+        if let reply { state.withLock { $0.replies.append(reply) } }
+        return reply
+    }
+
+    private func makeReply(_ query: [UInt8], overTCP: Bool) -> [UInt8]? {
+        state.withLock { $0.queries.append(query) }
         guard let message = DNSMessage(bytes: query) else { return nil }
         let hasEDNS = query[10] != 0 || query[11] != 0
         state.withLock {

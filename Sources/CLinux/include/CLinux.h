@@ -6,6 +6,8 @@
 #include <sys/inotify.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <malloc.h>
+#include <sys/random.h>
 
 // mkostemp needs _GNU_SOURCE, which cannot be set for the Glibc module itself.
 int clinux_mkostemp(char *template_path, int flags);

@@ -19,7 +19,7 @@ struct EnforcerFactory {
     static let dohCanary = "use-application-dns.net"
 
     /// Enforcers that change the whole machine, not files under the root.
-    static let machineWide: Set<String> = ["nftables"]
+    static let machineWide: Set<String> = ["nftables", "dns"]
 
     struct Built {
         var enforcers: [any Enforcer]
@@ -50,17 +50,30 @@ struct EnforcerFactory {
         } else {
             names = ["hosts"]
             decisions.append(("hosts", true, "always"))
-            if scratchRoot {
-                decisions.append(("nftables", false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
-            } else if let reason = EnforcerFactory.firewallUnavailable() {
-                decisions.append(("nftables", false, "not usable here: \(reason)"))
-            } else {
-                names.append("nftables")
-                decisions.append(("nftables", true, "available on this machine"))
+            // The firewall, and the DNS filter the firewall sends the machine's DNS to.
+            for name in ["nftables", "dns"] {
+                if scratchRoot {
+                    decisions.append((name, false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
+                } else if let reason = EnforcerFactory.firewallUnavailable() {
+                    decisions.append((name, false, "nftables is not usable here: \(reason)"))
+                } else {
+                    names.append(name)
+                    decisions.append((name, true, "nftables is available on this machine"))
+                }
             }
         }
         var enforcers: [any Enforcer] = []
         var firewall: NFTablesEnforcer?
+        let servers: DNSResolver.Servers
+        if configuration.resolvers.isEmpty {
+            servers = .resolvConf(path: paths.resolvConf)
+        } else {
+            servers = .configured(ResolverConfiguration(
+                servers: configuration.resolvers.compactMap { try? ResolverConfiguration.Server(parsing: $0) }))
+        }
+        // The DNS filter applies before nftables, so that its forwarder listens by the time the
+        // firewall's first commit asks where to redirect DNS.
+        let dns = names.contains("dns") ? DNSFilterEnforcer(servers: servers, logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
@@ -73,16 +86,19 @@ struct EnforcerFactory {
                     problems.append("\(listPath): \(error); DNS-over-HTTPS endpoints are not blocked")
                     doh = DoHList(names: [], addresses: [])
                 }
-                let servers: DNSResolver.Servers
-                if configuration.resolvers.isEmpty {
-                    servers = .resolvConf(path: paths.resolvConf)
-                } else {
-                    servers = .configured(ResolverConfiguration(
-                        servers: configuration.resolvers.compactMap { try? ResolverConfiguration.Server(parsing: $0) }))
-                }
-                let enforcer = NFTablesEnforcer(resolver: DNSResolver(servers: servers, logger: logger), doh: doh, logger: logger)
+                var redirect: (@Sendable () -> DNSRedirect?)?
+                if let dns { redirect = { dns.redirect } }
+                // Its queries carry the filter's mark, so that they reach the real servers.
+                let resolver = DNSResolver(servers: servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, logger: logger)
+                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect, logger: logger)
+                if let dns { enforcers.append(dns) }
                 enforcers.append(enforcer)
                 firewall = enforcer
+            case "dns":
+                if !names.contains("nftables") {
+                    enforcers.append(dns!)
+                    problems.append("the dns enforcer needs the nftables enforcer to send the machine's DNS through it")
+                }
             default:
                 problems.append("unknown enforcer \(name)")
             }

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# The dns enforcer (filtering forwarder + nftables redirect) through the real simplylockd and
+# lockctl, in private network and mount namespaces.
+#
+#   Tests/Scripts/netns-dns-test.sh BIN_DIR DATA_DIR      (as root)
+#
+# Nothing outside the namespaces is touched: the machine's ruleset and /etc/resolv.conf stay
+# as they are (/etc/resolv.conf is bind-mounted in the private mount namespace only).
+#
+#   test namespace (simplylockd, the programs)     veth0 198.18.0.1/24
+#        |
+#   peer namespace ("the internet's DNS")          veth1 198.18.0.2   dnsmasq on :53
+#                                                  answers *.blocked.test → 198.18.0.3 fd00:18::3,
+#                                                  *.allowed.test → 198.18.0.4 fd00:18::4,
+#                                                  HTTPS (type 65) records for both
+#
+# Programs and the daemon both use nameserver 198.18.0.2. During a block of blocked.test
+# (exception ok.blocked.test), getent, Python's getaddrinfo and dig must get no real address
+# for blocked.test, its subdomains, BLOCKED.test. and type HTTPS; allowed.test and the exception
+# resolve; the daemon's own upstream queries reach the peer; DoT is refused. After the block no
+# redirect is left and the names resolve again. Prints "ok - …" / "not ok - …" and "N passed,
+# M failed"; exits 0 only when all passed, 77 after "SKIP: reason" when the machine cannot run it.
+set -u
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bin="${1:?usage: $0 BIN_DIR DATA_DIR}"
+data="${2:?usage: $0 BIN_DIR DATA_DIR}"
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+if [ "${NETNS_INNER:-}" != 1 ]; then
+    [ "$(id -u)" = 0 ] || skip "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN for namespaces)"
+    for tool in unshare nsenter ip nft dnsmasq python3 timeout dig getent; do
+        command -v "$tool" >/dev/null 2>&1 || skip "$tool not found (apt-get install nftables dnsmasq iproute2 util-linux python3 dnsutils)"
+    done
+    [ -x "$bin/simplylockd" ] && [ -x "$bin/lockctl" ] || skip "simplylockd and lockctl are not built in $bin"
+    unshare -n -m true 2>/dev/null || skip "unshare -n -m is not permitted here"
+    unshare -n nft list ruleset >/dev/null 2>&1 || skip "nft cannot talk to the kernel in a new network namespace"
+    exec timeout --kill-after=10 300 unshare -n -m env NETNS_INNER=1 bash "${BASH_SOURCE[0]}" "$bin" "$data"
+fi
+
+# ---- inside the namespaces ------------------------------------------------------------------
+
+work="$(mktemp -d /tmp/netns-dns-test.XXXXXX)"
+root="$work/root"
+pids=()
+daemon_pid=
+passed=0
+failed=0
+
+cleanup() {
+    [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+    sleep 0.2
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
+expect() { # expect DESCRIPTION command...
+    local description="$1"; shift
+    local output status
+    output="$("$@" 2>&1)"
+    status=$?
+    output="$(printf '%s' "$output" | tr '\n\t' '  ' | cut -c1-200)"
+    if [ $status = 0 ]; then ok "$description ($output)"; else not_ok "$description ($output)"; fi
+}
+lockctl() { "$bin/lockctl" --root "$root" "$@"; }
+peer() { nsenter -t "$peer_pid" -n "$@"; }
+wait_for_file() { # wait_for_file PATH SECONDS
+    local deadline=$((SECONDS + $2))
+    while [ ! -e "$1" ]; do
+        [ $SECONDS -ge $deadline ] && return 1
+        sleep 0.05
+    done
+}
+# Milliseconds until "$@" succeeds, polling every 5 ms; fails after $1 ms.
+time_until() {
+    local limit_ms="$1"; shift
+    local start now
+    start=$(date +%s%3N)
+    while true; do
+        if "$@" >/dev/null 2>&1; then now=$(date +%s%3N); echo $((now - start)); return 0; fi
+        now=$(date +%s%3N)
+        [ $((now - start)) -ge "$limit_ms" ] && { echo "more than $limit_ms"; return 1; }
+        sleep 0.005
+    done
+}
+start_daemon() {
+    "$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts,nftables,dns --log-level debug \
+        >>"$work/daemon.log" 2>&1 &
+    daemon_pid=$!
+    for _ in $(seq 200); do lockctl status >/dev/null 2>&1 && return 0; sleep 0.05; done
+    echo "simplylockd did not answer"; tail -20 "$work/daemon.log"; return 1
+}
+stop_daemon() { kill -TERM "$daemon_pid"; wait "$daemon_pid"; local status=$?; daemon_pid=; return $status; }
+
+ip link set lo up
+unshare -n sleep 600 &
+peer_pid=$!
+pids+=("$peer_pid")
+for _ in $(seq 100); do
+    [ "$(readlink /proc/$peer_pid/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+    sleep 0.02
+done
+ip link add veth0 type veth peer name veth1 netns "$peer_pid"
+ip addr add 198.18.0.1/24 dev veth0
+ip -6 addr add fd00:18::1/64 dev veth0 nodad
+ip link set veth0 up
+peer ip link set lo up
+peer ip addr add 198.18.0.2/24 dev veth1
+peer ip -6 addr add fd00:18::2/64 dev veth1 nodad
+peer ip link set veth1 up
+
+nsenter -t "$peer_pid" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+    --listen-address=198.18.0.2 --port=53 --user=root --group=root --pid-file="$work/peer-dnsmasq.pid" \
+    --log-queries=extra --log-facility="$work/peer-dnsmasq.log" --local-ttl=60 \
+    --address=/blocked.test/198.18.0.3 --address=/blocked.test/fd00:18::3 \
+    --address=/allowed.test/198.18.0.4 --address=/allowed.test/fd00:18::4 \
+    --dns-rr=blocked.test,65,000100 --dns-rr=allowed.test,65,000100 &
+pids+=("$!")
+# A stand-in DoT server, so that a refused connection is the firewall's doing, not the peer's.
+nsenter -t "$peer_pid" -n python3 -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("198.18.0.2", 853)); s.listen(8)
+open("'"$work"'/dot.ready", "w").close()
+while True: s.accept()[0].close()' &
+pids+=("$!")
+wait_for_file "$work/dot.ready" 10 || { echo "DoT stand-in did not start"; exit 1; }
+for _ in $(seq 100); do dig +time=1 +tries=1 @198.18.0.2 allowed.test >/dev/null 2>&1 && break; sleep 0.05; done
+
+mkdir -p "$root/etc/simplylock/profiles.d"
+printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
+printf 'nameserver 198.18.0.2\noptions timeout:2 attempts:2\n' >"$root/etc/resolv.conf"
+printf 'checkpoint_interval = "1s"\n' >"$root/etc/simplylock/simplylockd.toml"
+# Programs in this namespace resolve through the peer too; the bind mount exists only here.
+mount --bind "$root/etc/resolv.conf" /etc/resolv.conf
+
+real_blocked='198\.18\.0\.3|fd00:18::3'
+# Answered, and with nothing but the unspecified addresses.
+sinkholed() { # sinkholed COMMAND...: output has 0.0.0.0 or ::, and no real address
+    local output
+    output="$("$@" 2>&1)"
+    echo "$output" | tr '\n' ' '
+    echo "$output" | grep -qE '(^|[^0-9.])0\.0\.0\.0|(^| |\x27)::($| |\x27)' && ! echo "$output" | grep -qE "$real_blocked"
+}
+getaddrinfo() {
+    python3 -c 'import socket, sys; print(" ".join(sorted({a[4][0] for a in socket.getaddrinfo(sys.argv[1], 80, proto=socket.IPPROTO_TCP)})))' "$1"
+}
+resolves_to() { # resolves_to NAME ADDRESS
+    local got
+    got="$(dig +short +time=2 +tries=1 "$1" | tr '\n' ' ')"
+    echo "$got"
+    [ "$got" = "$2 " ]
+}
+https_empty() { # NOERROR and no answer for type HTTPS
+    local output
+    output="$(dig +time=2 +tries=1 -t TYPE65 "$1")"
+    echo "$output" | grep -q 'status: NOERROR' && echo "$output" | grep -q 'ANSWER: 0,'
+}
+table_exists() { nft list table inet simplylock >/dev/null 2>&1; }
+
+echo "# before the block"
+start_daemon || exit 1
+expect "profile with an exception created" lockctl profiles create site --domain blocked.test
+expect "exception added" lockctl profiles add-allow site ok.blocked.test
+expect "the daemon runs the dns enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dns +(ok|pending)'"
+expect "no table, so no redirect, while nothing is blocked" sh -c '! nft list table inet simplylock 2>/dev/null && echo none'
+expect "blocked.test resolves before the block" resolves_to m.blocked.test 198.18.0.3
+expect "type HTTPS of blocked.test answered by the peer before the block" sh -c "dig +short -t TYPE65 blocked.test | grep -q ."
+
+echo "# lockctl start site 10m"
+# Starts the block, then asks for m.blocked.test (over UDP, as a stub resolver would) until the
+# answer is 0.0.0.0; prints the milliseconds from lockctl returning to that answer.
+blocked_after_start() {
+    python3 - "$bin/lockctl" "$root" <<'PY'
+import socket, struct, subprocess, sys, time
+subprocess.run([sys.argv[1], "--root", sys.argv[2], "start", "site", "10m"], check=True, stdout=subprocess.DEVNULL)
+returned = time.monotonic()
+query = struct.pack(">HHHHHH", 0x5151, 0x0100, 1, 0, 0, 0) + b"\x01m\x07blocked\x04test\x00" + struct.pack(">HH", 1, 1)
+while time.monotonic() - returned < 2:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(0.5)
+        s.sendto(query, ("198.18.0.2", 53))
+        try:
+            answer = s.recv(512)
+        except socket.timeout:
+            continue
+    if answer[-4:] == b"\x00\x00\x00\x00":
+        print(round((time.monotonic() - returned) * 1000, 1))
+        sys.exit(0)
+print("not blocked within 2 s"); sys.exit(1)
+PY
+}
+expect "m.blocked.test answered 0.0.0.0 this soon after lockctl start returned (ms)" blocked_after_start
+expect "the redirect rule is in the daemon's table" sh -c 'nft list chain inet simplylock dnsredirect | grep -E "redirect to :[0-9]+"'
+for name in blocked.test m.blocked.test a.b.blocked.test BLOCKED.test.; do
+    expect "getent ahosts $name: no real address" sinkholed getent ahosts "$name"
+    expect "getaddrinfo $name: no real address" sinkholed getaddrinfo "$name"
+    expect "dig A $name: 0.0.0.0" resolves_to "$name" 0.0.0.0
+    expect "dig AAAA $name: ::" sh -c "[ \"\$(dig +short AAAA '$name')\" = '::' ]"
+    expect "dig type HTTPS $name: empty NOERROR" https_empty "$name"
+done
+expect "dig over TCP m.blocked.test: 0.0.0.0" sh -c '[ "$(dig +tcp +short m.blocked.test)" = 0.0.0.0 ]'
+expect "allowed.test resolves normally" resolves_to allowed.test 198.18.0.4
+expect "allowed.test over TCP resolves normally" sh -c '[ "$(dig +tcp +short allowed.test)" = 198.18.0.4 ]'
+expect "getent ahosts allowed.test resolves normally" sh -c 'getent ahosts allowed.test | grep -q 198.18.0.4'
+expect "type HTTPS of allowed.test is the peer's answer" sh -c "dig +short -t TYPE65 allowed.test | grep -q ."
+expect "the exception ok.blocked.test resolves normally" resolves_to ok.blocked.test 198.18.0.3
+expect "the firewall resolved blocked.test's real address (its queries are not redirected)" \
+    time_until 5000 sh -c 'nft list set inet simplylock block4 | grep -q 198.18.0.3'
+expect "the daemon's own upstream queries reach the peer, not itself" sh -c "[ \$(grep -c 'query\[A\] allowed.test from 198.18.0.1' '$work/peer-dnsmasq.log') -ge 1 ]"
+expect "no upstream failures or timeouts in the DNS filter" sh -c "'$bin/lockctl' --root '$root' status --json | python3 -c '
+import json, sys
+dns = [e for e in json.load(sys.stdin)[\"enforcers\"] if e[\"name\"] == \"dns\"][0][\"details\"]
+print(dns[\"failed\"], dns[\"upstreamTimeouts\"], dns[\"blocked\"])
+sys.exit(0 if dns[\"failed\"] == \"0\" and dns[\"upstreamTimeouts\"] == \"0\" and int(dns[\"blocked\"]) > 0 else 1)'"
+expect "blocked names never reached the peer during the block" sh -c "! grep -E 'query\[[A-Z0-9]+\] (a\.b\.|BLOCKED\.)' '$work/peer-dnsmasq.log'"
+expect "DNS over TLS refused" python3 -c '
+import socket
+try:
+    socket.create_connection(("198.18.0.2", 853), timeout=2); raise SystemExit("connected")
+except ConnectionRefusedError:
+    print("refused")'
+
+echo "# lockctl stop site"
+expect "lockctl stop" lockctl stop site
+expect "the table and its redirect are gone" sh -c '! nft list table inet simplylock 2>/dev/null && echo none'
+expect "m.blocked.test resolves again within the TTL (ms)" time_until 10000 resolves_to m.blocked.test 198.18.0.3
+expect "getent ahosts blocked.test resolves again" sh -c 'getent ahosts blocked.test | grep -q 198.18.0.3'
+expect "DoT reachable again" python3 -c 'import socket; socket.create_connection(("198.18.0.2", 853), timeout=2); print("open")'
+stop_daemon
+status=$?
+expect "the daemon stops cleanly (exit status)" test "$status" = 0
+expect "nothing of the daemon left in the ruleset" sh -c '[ -z "$(nft list ruleset)" ] && echo empty'
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] || { echo "--- daemon log (last 40 lines)"; tail -40 "$work/daemon.log"; }
+[ "$failed" = 0 ]
