@@ -217,7 +217,7 @@ expect "no upstream failures or timeouts in the DNS filter" sh -c "'$bin/lockctl
 import json, sys
 dns = [e for e in json.load(sys.stdin)[\"enforcers\"] if e[\"name\"] == \"dns\"][0][\"details\"]
 print(dns[\"failed\"], dns[\"upstreamTimeouts\"], dns[\"blocked\"])
-sys.exit(0 if dns[\"failed\"] == \"0\" and dns[\"upstreamTimeouts\"] == \"0\" and int(dns[\"blocked\"]) > 0 else 1)'"
+sys.exit(0 if int(dns[\"failed\"]) == 0 and int(dns[\"upstreamTimeouts\"]) == 0 and int(dns[\"blocked\"]) > 0 else 1)'"
 expect "blocked names never reached the peer during the block" sh -c "! grep -E 'query\[[A-Z0-9]+\] (a\.b\.|BLOCKED\.)' '$work/peer-dnsmasq.log'"
 expect "DNS over TLS refused" python3 -c '
 import socket
