@@ -4,13 +4,16 @@
 /// or disappear while it runs.
 public struct BlockRules: Sendable, Equatable, Codable {
     /// Blocked domains (each with its subdomains); in allowlist mode, the allowed ones.
-    public var block: DomainSet
+    public let block: DomainSet
     /// Exceptions (each with its subdomains); unused in allowlist mode.
-    public var allow: DomainSet
+    public let allow: DomainSet
     /// Blocked addresses and networks; in allowlist mode, the allowed ones.
-    public var addresses: [IPNetwork]
+    public let addresses: [IPNetwork]
     /// Blocklist or allowlist.
-    public var mode: ProfileMode
+    public let mode: ProfileMode
+    /// How many names `exactNames` lists, counted once: status and history show it for every
+    /// session, and listing 100 000 names to count them would make every status call cost that.
+    public let exactNameCount: Int
 
     /// The rule name `check` reports for a name an allowlist leaves out.
     public static let notAllowed = "(not on the allowlist)"
@@ -21,6 +24,35 @@ public struct BlockRules: Sendable, Equatable, Codable {
         self.allow = allow
         self.addresses = Array(Set(addresses)).sorted()
         self.mode = mode
+        exactNameCount = Self.countExactNames(block: block, allow: allow, mode: mode)
+    }
+
+        public static func == (a: BlockRules, b: BlockRules) -> Bool {
+        a.mode == b.mode && a.exactNameCount == b.exactNameCount && a.addresses == b.addresses && a.block == b.block && a.allow == b.allow
+    }
+
+    private static func countExactNames(block: DomainSet, allow: DomainSet, mode: ProfileMode) -> Int {
+        guard mode == .blocklist else { return 0 }
+        var count = 0
+        let probe = BlockRules.probe(block: block, allow: allow)
+        block.forEach { rule in
+            if allow.isEmpty {
+                count += rule.hasPrefix("www.") ? 1 : 2
+            } else if probe(rule) != nil {
+                count += 1
+                if let twin = DomainName(normalized: rule).wwwTwin, probe(twin) != nil { count += 1 }
+            }
+        }
+        return count
+    }
+
+    /// `blockingRule(for:)` for rules not built yet.
+    private static func probe(block: DomainSet, allow: DomainSet) -> (String) -> String? {
+        { name in
+            guard let blocked = block.match(name) else { return nil }
+            if let allowed = allow.match(name), allowed.count >= blocked.count { return nil }
+            return blocked
+        }
     }
 
     private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode }

@@ -29,6 +29,9 @@ public struct DomainSuffixSet: Sendable {
     /// Number of names in the set.
     public var count: Int { storage.count }
 
+    /// True when both share one storage (copies of one set): equal without comparing names.
+    public func isSameStorage(as other: DomainSuffixSet) -> Bool { storage === other.storage }
+
     /// True when the set holds no name.
     public var isEmpty: Bool { storage.count == 0 }
 

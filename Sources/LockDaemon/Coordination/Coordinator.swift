@@ -97,7 +97,7 @@ public actor Coordinator {
             await scheduler.profilesChanged()
             for problem in problems { logger.warning("configuration problem", metadata: ["problem": "\(problem)"]) }
             events.publish(.profilesChanged(profile: nil, change: .reloaded, at: clock().wall))
-            return ReloadOutcome(profiles: await profiles.all().count, problems: problems)
+            return ReloadOutcome(profiles: await profiles.count, problems: problems)
         }
     }
 }

@@ -6,8 +6,13 @@ import Logging
 /// every change to them. Changes that reach running sessions or schedules go through the
 /// `Coordinator`, which calls this service first.
 public actor ProfileService: ProfileCatalog {
-    private var store: ProfileStore
+    private var store: ProfileStore {
+        didSet { expansions.removeAll() }
+    }
     private let logger: Logger
+    /// Each profile's rules, expanded once and shared: sessions started from a profile, the
+    /// enforcers and the API all hold the same compact storage, and comparing them is free.
+    private var expansions: [String: ProfileExpansion] = [:]
 
     /// A service over `store` as loaded.
     public init(store: ProfileStore, logger: Logger) {
@@ -21,7 +26,11 @@ public actor ProfileService: ProfileCatalog {
     public func profile(_ name: String) -> Profile? { store.profile(name) }
 
     public func expansion(of name: String) -> ProfileExpansion? {
-        store.profile(name).map { ProfileExpansion(profile: $0, rules: store.rules(for: $0)) }
+        if let cached = expansions[name] { return cached }
+        guard let profile = store.profile(name) else { return nil }
+        let expansion = ProfileExpansion(profile: profile, rules: store.rules(for: profile))
+        expansions[name] = expansion
+        return expansion
     }
 
     public func exists(_ name: String) -> Bool { store.profile(name) != nil }
@@ -30,8 +39,11 @@ public actor ProfileService: ProfileCatalog {
 
     /// Every profile with its rules, system ones first, then by name.
     public func all() -> [ProfileExpansion] {
-        store.sorted.map { ProfileExpansion(profile: $0, rules: store.rules(for: $0)) }
+        store.sorted.compactMap { expansion(of: $0.name) }
     }
+
+    /// How many profiles there are.
+    public var count: Int { store.profiles.count }
 
     /// Files that could not be loaded, from the last reload.
     public var problems: [FileProblem] { store.problems }

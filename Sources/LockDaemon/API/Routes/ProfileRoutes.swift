@@ -36,7 +36,8 @@ struct ProfileRoutes {
                                   addresses: try InputParsing.networks(request.addresses ?? [], field: "addresses"), mode: mode,
                                   strict: request.strict, kind: .custom)
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
-            return ProfileInfo(created, rules: await profiles.catalog.rules(for: created), includeExpansion: true)
+            guard let expansion = await profiles.expansion(of: created.name) else { throw context.errors.map(ProfileError.notFound(created.name)) }
+            return ProfileInfo(expansion, includeExpansion: true)
         }
         router.add(Endpoints.updateProfile) { context throws(APIError) in
             let request = context.body
@@ -54,7 +55,8 @@ struct ProfileRoutes {
             edit.strict = request.strict
             let name = context.parameter("name")
             let updated = try await context.call { () async throws(ProfileError) in try await coordinator.updateProfile(name, edit) }
-            return ProfileInfo(updated, rules: await profiles.catalog.rules(for: updated), includeExpansion: true)
+            guard let expansion = await profiles.expansion(of: updated.name) else { throw context.errors.map(ProfileError.notFound(updated.name)) }
+            return ProfileInfo(expansion, includeExpansion: true)
         }
         router.add(Endpoints.deleteProfile) { context throws(APIError) in
             let name = context.parameter("name")
