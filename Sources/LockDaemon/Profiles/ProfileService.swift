@@ -1,17 +1,20 @@
 import LockCore
+import LockPlatform
 import LockStore
 import Logging
 
-/// The profiles: shipped system ones and custom files, the service catalog they refer to, and
-/// every change to them. Changes that reach running sessions or schedules go through the
-/// `Coordinator`, which calls this service first.
+/// The profiles: shipped system ones and custom files, the service catalog and the installed
+/// apps they refer to, and every change to them. Changes that reach running sessions or
+/// schedules go through the `Coordinator`, which calls this service first.
 public actor ProfileService: ProfileCatalog {
     private var store: ProfileStore
+    private let apps: AppCatalogService
     private let logger: Logger
 
-    /// A service over `store` as loaded.
-    public init(store: ProfileStore, logger: Logger) {
+    /// A service over `store` as loaded, resolving apps through `apps`.
+    public init(store: ProfileStore, apps: AppCatalogService, logger: Logger) {
         self.store = store
+        self.apps = apps
         self.logger = logger
     }
 
@@ -20,8 +23,19 @@ public actor ProfileService: ProfileCatalog {
     /// The profile called `name`.
     public func profile(_ name: String) -> Profile? { store.profile(name) }
 
-    public func expansion(of name: String) -> ProfileExpansion? {
-        store.profile(name).map { ProfileExpansion(profile: $0, rules: store.rules(for: $0)) }
+    public func expansion(of name: String) async -> ProfileExpansion? {
+        guard let profile = store.profile(name) else { return nil }
+        return await expansion(profile)
+    }
+
+    /// `profile` with its rules: domains through the service catalog, apps and app categories
+    /// through the app catalog as it is now.
+    public func expansion(_ profile: Profile) async -> ProfileExpansion {
+        var rules = store.rules(for: profile)
+        let resolution = await apps.resolve(profile)
+        rules.apps = resolution.apps
+        rules.missingApps = resolution.missing
+        return ProfileExpansion(profile: profile, rules: rules)
     }
 
     public func exists(_ name: String) -> Bool { store.profile(name) != nil }
@@ -29,9 +43,14 @@ public actor ProfileService: ProfileCatalog {
     public func strictDefaults() -> [String: Bool] { store.profiles.mapValues(\.strict) }
 
     /// Every profile with its rules, system ones first, then by name.
-    public func all() -> [ProfileExpansion] {
-        store.sorted.map { ProfileExpansion(profile: $0, rules: store.rules(for: $0)) }
+    public func all() async -> [ProfileExpansion] {
+        var result: [ProfileExpansion] = []
+        for profile in store.sorted { result.append(await expansion(profile)) }
+        return result
     }
+
+    /// How many profiles there are.
+    public var count: Int { store.profiles.count }
 
     /// Files that could not be loaded, from the last reload.
     public var problems: [FileProblem] { store.problems }
@@ -41,23 +60,39 @@ public actor ProfileService: ProfileCatalog {
 
     // MARK: - Changes
 
-    /// Adds a custom profile and writes its file.
-    public func create(_ profile: Profile) throws(ProfileError) -> Profile {
+    /// Adds a custom profile and writes its file. Every app it names must be installed.
+    public func create(_ profile: Profile) async throws(ProfileError) -> Profile {
+        try await requireInstalled(profile.apps)
         do throws(ProfileStore.Failure) { try store.create(profile) } catch { throw ProfileError(error) }
         logger.info("profile created", metadata: ["profile": "\(profile.name)"])
         return store.profile(profile.name) ?? profile
     }
 
-    /// Changes a custom profile and rewrites its file; returns it before and after.
-    public func update(_ name: String, _ edit: ProfileEdit) throws(ProfileError) -> (old: Profile, new: Profile) {
+    /// Changes a custom profile and rewrites its file; returns it before and after. Apps added
+    /// must be installed.
+    public func update(_ name: String, _ edit: ProfileEdit) async throws(ProfileError) -> (old: Profile, new: Profile) {
         guard let current = store.profile(name) else { throw .notFound(name) }
         guard current.kind == .custom else { throw .system(name) }
         let edited = try edit.applied(to: current)
+        // Changes come one at a time through the coordinator's gate, so nothing else changes
+        // the profile while the catalog is asked.
+        try await requireInstalled(edit.addApps.filter { !current.apps.contains($0) })
         do throws(ProfileStore.Failure) { _ = try store.update(name) { (profile: inout Profile) throws(FieldError) in profile = edited } } catch {
             throw ProfileError(error)
         }
         logger.info("profile updated", metadata: ["profile": "\(name)"])
         return (current, store.profile(name) ?? edited)
+    }
+
+    /// Refuses names that are malformed or that no installed app answers to, with the closest
+    /// known names.
+    private func requireInstalled(_ names: [String]) async throws(ProfileError) {
+        for name in names {
+            do throws(FieldError) { try AppName.validate(name) } catch { throw .invalid(error) }
+            do throws(AppLookupError) { _ = try await apps.lookup(name) } catch {
+                throw .invalid(FieldError(field: "apps", value: name, reason: error.description))
+            }
+        }
     }
 
     /// Writes back an earlier version of a custom profile (undoing an update that could not
