@@ -47,6 +47,12 @@ struct ProfilesCommand: AsyncParsableCommand {
             if !profile.categories.isEmpty { rows.append(["Categories:", profile.categories.joined(separator: " ")]) }
             if !profile.allow.isEmpty { rows.append(["Exceptions:", profile.allow.joined(separator: " ")]) }
             if !profile.addresses.isEmpty { rows.append(["Addresses:", profile.addresses.joined(separator: " ")]) }
+            if profile.mode == "allowlist" {
+                rows.append(["Mode:", "allowlist: only these domains and addresses are reachable (firewall enforcer)"])
+                rows.append(["Allows:", "\(profile.domainCount) domains and their subdomains"])
+            } else {
+                rows.append(["Blocks:", "\(profile.domainCount) domains and their subdomains"])
+            }
             if !profile.apps.isEmpty { rows.append(["Apps:", profile.apps.joined(separator: " ")]) }
             if !profile.appCategories.isEmpty { rows.append(["App categories:", profile.appCategories.joined(separator: " ")]) }
             if !profile.apps.isEmpty || !profile.appCategories.isEmpty {
@@ -57,12 +63,6 @@ struct ProfilesCommand: AsyncParsableCommand {
                 if let missing = profile.missingApps, !missing.isEmpty {
                     rows.append(["Not installed:", missing.joined(separator: " ")])
                 }
-            }
-            if profile.mode == "allowlist" {
-                rows.append(["Mode:", "allowlist: only these domains and addresses are reachable (firewall enforcer)"])
-                rows.append(["Allows:", "\(profile.domainCount) domains and their subdomains"])
-            } else {
-                rows.append(["Blocks:", "\(profile.domainCount) domains and their subdomains"])
             }
             var text = TextFormat.table(rows)
             if let expanded = profile.expandedDomains, !expanded.isEmpty {
