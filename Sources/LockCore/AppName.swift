@@ -9,20 +9,27 @@ public enum AppName {
     /// The longest path (Linux's `PATH_MAX`).
     public static let maximumPathLength = 4096
 
-    /// Checks one name.
-    ///
-    /// - Throws: `FieldError` for `field` naming the problem: empty, too long, control
-    ///   characters, spaces or `/` in an id, or a relative path.
-    public static func validate(_ name: String, field: String = "apps") throws(FieldError) {
+    /// Checks what a person typed to name an app, before the catalog is asked (which also
+    /// knows display names such as `Fake Game`): not empty, no control characters, not longer
+    /// than a path may be.
+    public static func validateTyped(_ name: String, field: String = "apps") throws(FieldError) {
         guard !name.isEmpty else { throw FieldError(field: field, value: name, reason: "an app name cannot be empty") }
         if let control = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
             throw FieldError(field: field, value: name,
                              reason: "\"\(name.debugDescription.dropFirst().dropLast())\" contains the control character U+\(String(control.value, radix: 16, uppercase: true))")
         }
+        guard name.utf8.count <= maximumPathLength else {
+            throw FieldError(field: field, value: name, reason: "the name is longer than \(maximumPathLength) bytes")
+        }
+    }
+
+    /// Checks one name as a profile keeps it.
+    ///
+    /// - Throws: `FieldError` for `field` naming the problem: empty, too long, control
+    ///   characters, spaces or `/` in an id, or a relative path.
+    public static func validate(_ name: String, field: String = "apps") throws(FieldError) {
+        try validateTyped(name, field: field)
         if name.hasPrefix("/") {
-            guard name.utf8.count <= maximumPathLength else {
-                throw FieldError(field: field, value: name, reason: "the path is longer than \(maximumPathLength) bytes")
-            }
             guard !name.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) else {
                 throw FieldError(field: field, value: name, reason: "\"\(name)\" contains . or .. components; give the program's real path")
             }

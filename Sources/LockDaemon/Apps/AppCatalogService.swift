@@ -56,6 +56,9 @@ public actor AppCatalogService {
         return scanned
     }
 
+    /// Scans now: a profile edit names what is installed at this moment.
+    public func rescan() { _ = current(fresh: true) }
+
     /// The app `name` names; a name not found is looked for again in a fresh scan.
     ///
     /// - Throws: `AppLookupError` with the closest known names.

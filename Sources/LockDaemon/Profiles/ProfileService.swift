@@ -62,7 +62,9 @@ public actor ProfileService: ProfileCatalog {
 
     /// Adds a custom profile and writes its file. Every app it names must be installed.
     public func create(_ profile: Profile) async throws(ProfileError) -> Profile {
-        try await requireInstalled(profile.apps)
+        if !profile.apps.isEmpty || !profile.appCategories.isEmpty { await apps.rescan() }
+        var profile = profile
+        profile.apps = try await installed(profile.apps)
         do throws(ProfileStore.Failure) { try store.create(profile) } catch { throw ProfileError(error) }
         logger.info("profile created", metadata: ["profile": "\(profile.name)"])
         return store.profile(profile.name) ?? profile
@@ -73,10 +75,12 @@ public actor ProfileService: ProfileCatalog {
     public func update(_ name: String, _ edit: ProfileEdit) async throws(ProfileError) -> (old: Profile, new: Profile) {
         guard let current = store.profile(name) else { throw .notFound(name) }
         guard current.kind == .custom else { throw .system(name) }
-        let edited = try edit.applied(to: current)
+        if !edit.addApps.isEmpty || !edit.addAppCategories.isEmpty { await apps.rescan() }
         // Changes come one at a time through the coordinator's gate, so nothing else changes
         // the profile while the catalog is asked.
-        try await requireInstalled(edit.addApps.filter { !current.apps.contains($0) })
+        var edit = edit
+        edit.addApps = try await installed(edit.addApps)
+        let edited = try edit.applied(to: current)
         do throws(ProfileStore.Failure) { _ = try store.update(name) { (profile: inout Profile) throws(FieldError) in profile = edited } } catch {
             throw ProfileError(error)
         }
@@ -84,15 +88,21 @@ public actor ProfileService: ProfileCatalog {
         return (current, store.profile(name) ?? edited)
     }
 
-    /// Refuses names that are malformed or that no installed app answers to, with the closest
-    /// known names.
-    private func requireInstalled(_ names: [String]) async throws(ProfileError) {
+    /// The names to keep for apps people named: each must be installed (refused with the
+    /// closest known names otherwise). A desktop id, flatpak id, snap name or path is kept as
+    /// typed; a display name (`Fake Game`) or an id in another case becomes the app's id.
+    private func installed(_ names: [String]) async throws(ProfileError) -> [String] {
+        var kept: [String] = []
         for name in names {
-            do throws(FieldError) { try AppName.validate(name) } catch { throw .invalid(error) }
-            do throws(AppLookupError) { _ = try await apps.lookup(name) } catch {
+            do throws(FieldError) { try AppName.validateTyped(name) } catch { throw .invalid(error) }
+            let app: InstalledApp
+            do throws(AppLookupError) { app = try await apps.lookup(name) } catch {
                 throw .invalid(FieldError(field: "apps", value: name, reason: error.description))
             }
+            let exact = app.id == name || app.flatpakID == name || app.snapName == name || name.hasPrefix("/")
+            kept.append(exact ? name : app.id)
         }
+        return kept
     }
 
     /// Writes back an earlier version of a custom profile (undoing an update that could not

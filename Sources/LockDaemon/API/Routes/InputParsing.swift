@@ -22,11 +22,13 @@ enum InputParsing {
         return result
     }
 
-    /// App names as typed: their shape only (whether they are installed is the profile
-    /// service's question).
+    /// App names as typed (ids, paths or display names): what can never name an app is
+    /// refused here; whether one is installed is the profile service's question.
     static func apps(_ values: [String], field: String) throws(APIError) -> [String] {
         for value in values {
-            do throws(FieldError) { try AppName.validate(value, field: field) } catch { throw APIError(.invalidArgument, error.description) }
+            do throws(FieldError) { try AppName.validateTyped(value, field: field) } catch {
+                throw APIError(.invalidArgument, error.description)
+            }
         }
         return values
     }
