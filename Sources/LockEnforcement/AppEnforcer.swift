@@ -239,7 +239,7 @@ public actor AppEnforcer: Enforcer {
     /// instances can be stopped.
     public func diagnose() async -> [Finding] {
         var findings: [Finding] = []
-        let fix = "run simplylockd as root with CAP_SYS_ADMIN and CAP_KILL, outside a container (the shipped unit grants both)"
+        let fix = "run simplylockd as root with CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_KILL and CAP_DAC_READ_SEARCH, outside a container (the shipped unit grants them)"
         if let statistics {
             switch statistics.mode {
             case .fanotify:
@@ -258,8 +258,12 @@ public actor AppEnforcer: Enforcer {
                 findings.append(Finding("apps", .problem, "app blocks cannot be enforced here: \(reason ?? "no mechanism")", fix: fix))
             }
         }
-        if !ProcessCapabilities.has(ProcessCapabilities.kill) {
-            findings.append(Finding("apps: running instances", .warning, "without CAP_KILL, blocked apps that other users already run cannot be stopped", fix: fix))
+        let lacking = ProcessCapabilities.missing([ProcessCapabilities.sysPtrace, ProcessCapabilities.kill])
+        if !lacking.isEmpty {
+            findings.append(Finding("apps: running instances", .warning, "without \(lacking.joined(separator: " and ")), blocked apps that other users already run (or start through an interpreter) are not stopped", fix: fix))
+        }
+        if !ProcessCapabilities.has(ProcessCapabilities.dacReadSearch) {
+            findings.append(Finding("apps: users' own apps", .warning, "without CAP_DAC_READ_SEARCH, apps installed in private home directories (~/.local/share/applications, flatpak --user) are not found", fix: fix))
         }
         if freezer == nil {
             findings.append(Finding("apps: freezing", .warning, "no cgroup v2 hierarchy: profiles with running = \"freeze\" terminate instead"))

@@ -107,7 +107,12 @@ public final class ExecGuard: Sendable {
         } else {
             fanotifyReason = "the proc connector was asked for"
         }
-        if let reason = procConnectorUnavailableReason() {
+        // Without these it would see other users' programs start but could neither tell which
+        // program runs (/proc/PID/exe) nor stop it: a block that blocks nothing.
+        let lacking = ProcessCapabilities.missing([ProcessCapabilities.sysPtrace, ProcessCapabilities.kill])
+        let reason = lacking.isEmpty ? procConnectorUnavailableReason()
+            : "the proc connector needs \(lacking.joined(separator: " and ")) to stop other users' programs"
+        if let reason {
             return (nil, [fanotifyReason, reason].compactMap { $0 }.joined(separator: "; "))
         }
         return (.procConnector, fanotifyReason)
