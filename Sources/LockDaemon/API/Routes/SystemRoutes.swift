@@ -15,6 +15,9 @@ struct SystemRoutes {
         router.add(Endpoints.check) { context throws(APIError) in
             switch (context.query.text("name"), context.query.text("app")) {
             case (nil, let app?):
+                do throws(FieldError) { try AppName.validateTyped(app, field: "app") } catch {
+                    throw APIError(.invalidArgument, error.description)
+                }
                 let found = try await context.call { () async throws(AppLookupError) in try await reporter.checkApp(app) }
                 return CheckResponse(name: found.id, displayName: found.name, matches: found.blockers.map {
                     CheckResponse.Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue,
