@@ -15,8 +15,11 @@ public enum AppName {
     public static func validateTyped(_ name: String, field: String = "apps") throws(FieldError) {
         guard !name.isEmpty else { throw FieldError(field: field, value: name, reason: "an app name cannot be empty") }
         if let control = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-            throw FieldError(field: field, value: name,
-                             reason: "\"\(name.debugDescription.dropFirst().dropLast())\" contains the control character U+\(String(control.value, radix: 16, uppercase: true))")
+            throw FieldError(
+                field: field, value: name,
+                reason:
+                    "\"\(name.debugDescription.dropFirst().dropLast())\" contains the control character U+\(String(control.value, radix: 16, uppercase: true))"
+            )
         }
         guard name.utf8.count <= maximumPathLength else {
             throw FieldError(field: field, value: name, reason: "the name is longer than \(maximumPathLength) bytes")
@@ -36,15 +39,17 @@ public enum AppName {
             return
         }
         if name.contains("/") {
-            throw FieldError(field: field, value: name,
-                             reason: "\"\(name)\" is a relative path; give a desktop id, flatpak id, snap name or an absolute path")
+            throw FieldError(
+                field: field, value: name,
+                reason: "\"\(name)\" is a relative path; give a desktop id, flatpak id, snap name or an absolute path")
         }
         guard name.utf8.count <= maximumIDLength else {
             throw FieldError(field: field, value: name, reason: "an app id is at most \(maximumIDLength) bytes")
         }
         if name.contains(where: \.isWhitespace) {
-            throw FieldError(field: field, value: name,
-                             reason: "\"\(name)\" contains spaces; app ids have none (see `lockctl apps list` for the ids)")
+            throw FieldError(
+                field: field, value: name,
+                reason: "\"\(name)\" contains spaces; app ids have none (see `lockctl apps list` for the ids)")
         }
     }
 }

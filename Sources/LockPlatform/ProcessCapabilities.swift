@@ -16,8 +16,10 @@ public enum ProcessCapabilities {
 
     /// Names of the capabilities in `list` this process lacks (`CAP_KILL`), in order.
     public static func missing(_ list: [Int], status: String = "/proc/self/status") -> [String] {
-        let names = [dacReadSearch: "CAP_DAC_READ_SEARCH", kill: "CAP_KILL", netAdmin: "CAP_NET_ADMIN", sysPtrace: "CAP_SYS_PTRACE",
-                     sysAdmin: "CAP_SYS_ADMIN"]
+        let names = [
+            dacReadSearch: "CAP_DAC_READ_SEARCH", kill: "CAP_KILL", netAdmin: "CAP_NET_ADMIN", sysPtrace: "CAP_SYS_PTRACE",
+            sysAdmin: "CAP_SYS_ADMIN",
+        ]
         return list.filter { !has($0, status: status) }.map { names[$0] ?? "capability \($0)" }
     }
 

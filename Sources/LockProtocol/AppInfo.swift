@@ -18,8 +18,10 @@ public struct AppInfo: Sendable, Equatable, Codable {
     public var desktopFiles: [String]
 
     /// Creates an entry.
-    public init(id: String, name: String, categories: [String], executables: [String], flatpakID: String? = nil,
-                snapName: String? = nil, hidden: Bool = false, desktopFiles: [String] = []) {
+    public init(
+        id: String, name: String, categories: [String], executables: [String], flatpakID: String? = nil,
+        snapName: String? = nil, hidden: Bool = false, desktopFiles: [String] = []
+    ) {
         self.id = id
         self.name = name
         self.categories = categories

@@ -50,8 +50,10 @@ public enum AppsSection {
             do { try body() } catch { problems.append(error) }
         }
         for key in (document.table(name)?.keys ?? []).sorted() where !keys.contains(key) {
-            problems.append(document.problem(key, section: name,
-                                             "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
+            problems.append(
+                document.problem(
+                    key, section: name,
+                    "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
         }
         func absolutePaths(_ key: String) throws(FileProblem) -> [String] {
             let paths = try document.strings(key, section: name)
@@ -68,8 +70,9 @@ public enum AppsSection {
         check { () throws(FileProblem) in
             guard let text = try document.string("mechanism", section: name) else { return }
             guard let mechanism = Settings.Mechanism(rawValue: text) else {
-                throw document.problem("mechanism", value: text, section: name,
-                                       "\"\(text)\" is not a mechanism (automatic, fanotify or proc-connector)")
+                throw document.problem(
+                    "mechanism", value: text, section: name,
+                    "\"\(text)\" is not a mechanism (automatic, fanotify or proc-connector)")
             }
             settings.mechanism = mechanism
         }

@@ -16,13 +16,18 @@ import Testing
         return FakeGame.fanotifyUnavailableReason.map { "fanotify permission events are not available here: \($0)" }
     }()
 
-    @Test("apps are blocked at exec through the daemon: denied during a block, a running instance terminated, allowed after stop, never hanging after SIGKILL; the proc connector where asked",
-          .enabled(if: unavailableReason == nil, Comment(rawValue: unavailableReason ?? "")))
+    @Test(
+        "apps are blocked at exec through the daemon: denied during a block, a running instance terminated, allowed after stop, never hanging after SIGKILL; the proc connector where asked",
+        .enabled(if: unavailableReason == nil, Comment(rawValue: unavailableReason ?? "")))
     func blocksAppsThroughTheDaemon() throws {
         let root = try TestRoot()
         let game = try #require(FakeGame.binary)
-        let result = try ProcessRunner.run("/usr/bin/unshare", ["-m", TestTools.repository + "/Tests/Scripts/apps-daemon.sh", root.path,
-                                                                 Binaries.directory, Binaries.dataDirectory, game], timeout: 240)
+        let result = try ProcessRunner.run(
+            "/usr/bin/unshare",
+            [
+                "-m", TestTools.repository + "/Tests/Scripts/apps-daemon.sh", root.path,
+                Binaries.directory, Binaries.dataDirectory, game,
+            ], timeout: 240)
         let lines = result.stdout.split(separator: "\n")
         let failures = lines.filter { $0.hasPrefix("not ok") }
         let log = (try? String(contentsOfFile: root.path + "/daemon.log", encoding: .utf8)) ?? ""

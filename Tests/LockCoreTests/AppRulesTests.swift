@@ -6,18 +6,23 @@ import Testing
 struct AppRulesTests {
     let now = ClockReading(wall: Date(timeIntervalSince1970: 1_800_000_000), boot: BootTime(seconds: 100), bootID: "b")
 
-    func session(_ id: String, strict: Bool = false, apps: [BlockedApp], missing: [String] = [],
-                 mode: ProfileMode = .blocklist) -> Session {
-        Session(id: id, profile: id, origin: .manual, strict: strict,
-                rules: BlockRules(block: DomainSet(["a.com"]), mode: mode, apps: apps, missingApps: missing),
-                duration: .seconds(600), now: now)
+    func session(
+        _ id: String, strict: Bool = false, apps: [BlockedApp], missing: [String] = [],
+        mode: ProfileMode = .blocklist
+    ) -> Session {
+        Session(
+            id: id, profile: id, origin: .manual, strict: strict,
+            rules: BlockRules(block: DomainSet(["a.com"]), mode: mode, apps: apps, missingApps: missing),
+            duration: .seconds(600), now: now)
     }
 
     @Test(arguments: ["steam", "org.telegram.desktop", "kde4-kate", "/opt/game/game", "/opt/My Games/game", "Discord"])
     func acceptsAppNames(name: String) throws { try AppName.validate(name) }
 
-    @Test(arguments: ["", "game/bin", "./game", "steam deck", "a\u{7}b", "/opt/../bin/sh", "/opt/./x",
-                      String(repeating: "a", count: 256), "/" + String(repeating: "a", count: 4096)])
+    @Test(arguments: [
+        "", "game/bin", "./game", "steam deck", "a\u{7}b", "/opt/../bin/sh", "/opt/./x",
+        String(repeating: "a", count: 256), "/" + String(repeating: "a", count: 4096),
+    ])
     func refusesAppNames(name: String) {
         #expect(throws: FieldError.self) { try AppName.validate(name) }
     }
@@ -62,8 +67,9 @@ struct AppRulesTests {
 
     @Test func onlyAppsIsStillABlockButNotANetworkBlock() {
         let game = BlockedApp(id: "game", executables: ["/opt/game"])
-        let appsOnly = Session(id: "s", profile: "p", origin: .manual, strict: false,
-                               rules: BlockRules(block: DomainSet([]), apps: [game]), duration: .seconds(60), now: now)
+        let appsOnly = Session(
+            id: "s", profile: "p", origin: .manual, strict: false,
+            rules: BlockRules(block: DomainSet([]), apps: [game]), duration: .seconds(60), now: now)
         let desired = SessionSet([appsOnly]).desiredBlock
         #expect(!desired.isEmpty)
         #expect(!desired.blocksNetwork)
@@ -94,8 +100,9 @@ struct AppRulesTests {
     }
 
     @Test func rulesWithAppsSurviveEncodingAndOldRulesStillLoad() throws {
-        let rules = BlockRules(block: DomainSet(["a.com"]), apps: [BlockedApp(id: "g", name: "G", executables: ["/g"], running: .freeze)],
-                               missingApps: ["x"])
+        let rules = BlockRules(
+            block: DomainSet(["a.com"]), apps: [BlockedApp(id: "g", name: "G", executables: ["/g"], running: .freeze)],
+            missingApps: ["x"])
         let data = try JSONEncoder().encode(rules)
         #expect(try JSONDecoder().decode(BlockRules.self, from: data) == rules)
         // Rules without apps are written as before apps existed, and such rules still load.

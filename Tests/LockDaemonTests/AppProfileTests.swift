@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockPlatform
 import LockProtocol
 import LockStore
 import Testing
+
+@testable import LockDaemon
 
 @Suite("Profiles that hold apps: files, configuration, the catalog, sessions and the API")
 struct AppProfileTests {
@@ -27,7 +28,9 @@ struct AppProfileTests {
         let program = scratch.path + "/opt/\(id)/\(id)"
         try scratch.write("opt/\(id)/\(id)", "#!/bin/sh\necho \(id)\n")
         chmod(program, 0o755)
-        try scratch.write("usr/share/applications/\(id).desktop", """
+        try scratch.write(
+            "usr/share/applications/\(id).desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=\(name)
@@ -48,7 +51,9 @@ struct AppProfileTests {
     // MARK: - Files
 
     @Test func profileFilesHoldAppsCategoriesAndTheRunningPolicy() throws {
-        try scratch.write("etc/simplylock/profiles.d/play.toml", """
+        try scratch.write(
+            "etc/simplylock/profiles.d/play.toml",
+            """
             name = "play"
             apps = ["steam", "org.telegram.desktop", "/opt/game/game"]
             app_categories = ["game", "CHAT", "X-Custom"]
@@ -73,7 +78,9 @@ struct AppProfileTests {
     }
 
     @Test func badAppFieldsAreReportedWithFileLineAndField() throws {
-        try scratch.write("etc/simplylock/profiles.d/cats.toml", """
+        try scratch.write(
+            "etc/simplylock/profiles.d/cats.toml",
+            """
             name = "cats"
             app_categories = [
                 "Game",
@@ -89,7 +96,8 @@ struct AppProfileTests {
         #expect(text.contains("profiles.d/cats.toml:4: app_categories: unknown app category \"Gmae\"; did you mean Game?"), "\(text)")
         #expect(text.contains("profiles.d/names.toml:4: apps: \"two words\" contains spaces"), "\(text)")
         #expect(text.contains("profiles.d/relative.toml:2: apps: \"bin/game\" is a relative path"), "\(text)")
-        #expect(text.contains("profiles.d/policy.toml:3: running: \"pause\" is not a policy for running apps (terminate or freeze)"), "\(text)")
+        #expect(
+            text.contains("profiles.d/policy.toml:3: running: \"pause\" is not a policy for running apps (terminate or freeze)"), "\(text)")
         #expect(text.contains("profiles.d/typed.toml:2: apps: must be an array of strings"), "\(text)")
         #expect(["cats", "names", "relative", "policy", "typed"].allSatisfy { profiles.profile($0) == nil })
     }
@@ -99,7 +107,8 @@ struct AppProfileTests {
         #expect(profiles.reload().isEmpty)
         let gaming = try #require(profiles.profile("gaming"))
         #expect(gaming.appCategories.map(\.name) == ["Game"])
-        #expect(gaming.apps.contains("steam") && gaming.apps.contains("com.valvesoftware.Steam") && gaming.apps.contains("net.lutris.Lutris"))
+        #expect(
+            gaming.apps.contains("steam") && gaming.apps.contains("com.valvesoftware.Steam") && gaming.apps.contains("net.lutris.Lutris"))
         let social = try #require(profiles.profile("social"))
         for app in ["discord", "com.discordapp.Discord", "org.telegram.desktop", "slack", "org.signal.Signal", "im.riot.Riot"] {
             #expect(social.apps.contains(app), "\(app)")
@@ -110,7 +119,9 @@ struct AppProfileTests {
     }
 
     @Test func theAppsSectionOfTheConfiguration() throws {
-        try scratch.write("c.toml", """
+        try scratch.write(
+            "c.toml",
+            """
             [apps]
             data_dirs = ["/srv/apps/share"]
             user_writable = ["/home", "/scratch"]
@@ -123,7 +134,8 @@ struct AppProfileTests {
         #expect(configuration.apps.mechanism == .procConnector)
         #expect(configuration.apps.terminateGrace == .seconds(2))
         #expect(DaemonConfiguration.knownEnforcers.contains("apps"))
-        try scratch.write("c.toml", "enforcers = [\"hosts\", \"apps\"]\n\n[apps]\ndata_dirs = [\"relative/share\"]\nmechanism = \"ptrace\"\ncolour = 1\n")
+        try scratch.write(
+            "c.toml", "enforcers = [\"hosts\", \"apps\"]\n\n[apps]\ndata_dirs = [\"relative/share\"]\nmechanism = \"ptrace\"\ncolour = 1\n")
         let loaded = DaemonConfiguration.load(scratch.path + "/c.toml")
         let text = loaded.problems.map(\.description).joined(separator: "\n")
         #expect(loaded.configuration.enforcers == ["hosts", "apps"])
@@ -142,7 +154,8 @@ struct AppProfileTests {
             Issue.record("an unknown app was accepted")
         } catch {
             #expect(error.code == .invalidArgument)
-            #expect(error.message.contains("unknown app \"fakegme\"") && error.message.contains("did you mean fakegame?"), "\(error.message)")
+            #expect(
+                error.message.contains("unknown app \"fakegme\"") && error.message.contains("did you mean fakegame?"), "\(error.message)")
         }
         await #expect(throws: APIError.self) {
             try await daemon.api.createProfile(CreateProfileRequest(name: "play", appCategories: ["Gmae"]))

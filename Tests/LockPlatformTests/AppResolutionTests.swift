@@ -12,28 +12,36 @@ struct AppResolutionTests {
         try fake.write("opt/chess/chess", bytes: AppCatalogTests.elf, executable: true)
         try fake.write("opt/chat/chat", bytes: AppCatalogTests.elf, executable: true)
         try fake.write("opt/helper/handler", bytes: AppCatalogTests.elf, executable: true)
-        try fake.write("usr/share/applications/fakegame.desktop", """
+        try fake.write(
+            "usr/share/applications/fakegame.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Fake Game
             Exec=\(fake.path("opt/game/game")) %U
             Categories=ActionGame;
             """)
-        try fake.write("usr/share/applications/chess.desktop", """
+        try fake.write(
+            "usr/share/applications/chess.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Chess
             Exec=\(fake.path("opt/chess/chess"))
             Categories=Game;BoardGame;
             """)
-        try fake.write("usr/share/applications/chat.desktop", """
+        try fake.write(
+            "usr/share/applications/chat.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Chat
             Exec=\(fake.path("opt/chat/chat"))
             Categories=Network;Chat;
             """)
-        try fake.write("usr/share/applications/game-handler.desktop", """
+        try fake.write(
+            "usr/share/applications/game-handler.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Game URL handler
@@ -41,7 +49,9 @@ struct AppResolutionTests {
             Exec=\(fake.path("opt/helper/handler")) %u
             Categories=Game;
             """)
-        try fake.write("usr/share/applications/gone.desktop", """
+        try fake.write(
+            "usr/share/applications/gone.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Gone
@@ -54,8 +64,9 @@ struct AppResolutionTests {
     @Test func namesAndCategoriesBecomeBlockedAppsAndTheRestIsMissing() throws {
         let fake = try installation()
         let catalog = AppCatalog(roots: fake.roots)
-        let resolution = catalog.resolve(apps: ["chat", "steam-not-here", "com.example.Nothing", fake.path("opt/game/game")],
-                                         categories: [try AppCategory(parsing: "game")], running: .freeze)
+        let resolution = catalog.resolve(
+            apps: ["chat", "steam-not-here", "com.example.Nothing", fake.path("opt/game/game")],
+            categories: [try AppCategory(parsing: "game")], running: .freeze)
         // ActionGame counts as Game; the NoDisplay handler and the entry without a program do not.
         #expect(resolution.apps.map(\.id) == ["chat", "chess", "fakegame"])
         #expect(resolution.apps.allSatisfy { $0.running == .freeze && !$0.strict })

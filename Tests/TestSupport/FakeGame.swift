@@ -31,8 +31,9 @@ public enum FakeGame {
             """
         defer { unlink(source) }
         guard access("/usr/bin/gcc", X_OK) == 0, (try? program.write(toFile: source, atomically: true, encoding: .utf8)) != nil,
-              let result = try? ProcessRunner.run("/usr/bin/gcc", ["-static", "-O2", "-o", built, source]),
-              result.status == 0 else { return nil }
+            let result = try? ProcessRunner.run("/usr/bin/gcc", ["-static", "-O2", "-o", built, source]),
+            result.status == 0
+        else { return nil }
         // Atomic: test processes building at the same time never see half a binary.
         guard rename(built, binary) == 0 else { return nil }
         return binary

@@ -1,8 +1,6 @@
 import Foundation
-import Glibc
 import LockCore
 import LockPlatform
-import LockStore
 
 /// The installed applications as the daemon knows them: the app catalog, scanned again when
 /// it is asked for after `maximumAge`, or at once when a name is not found (an app installed a
@@ -34,10 +32,11 @@ public actor AppCatalogService {
         let homes = ((try? String(contentsOfFile: passwd, encoding: .utf8)).map { SystemUsers.homes(passwdText: $0) } ?? [])
             .map { Paths.join(root, String($0.dropFirst())) }
         func under(_ path: String) -> String { Paths.join(root, String(path.drop { $0 == "/" })) }
-        return AppCatalog.Roots(dataDirectories: extraDataDirectories + standard.dataDirectories.map(under),
-                                flatpakInstallations: standard.flatpakInstallations.map(under),
-                                snapDirectory: under(standard.snapDirectory), searchPath: standard.searchPath.map(under),
-                                homes: homes, passwd: passwd)
+        return AppCatalog.Roots(
+            dataDirectories: extraDataDirectories + standard.dataDirectories.map(under),
+            flatpakInstallations: standard.flatpakInstallations.map(under),
+            snapDirectory: under(standard.snapDirectory), searchPath: standard.searchPath.map(under),
+            homes: homes, passwd: passwd)
     }
 
     /// Looks in `roots` from now on, and scans again at the next question (a reload).

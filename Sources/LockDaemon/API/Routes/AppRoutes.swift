@@ -13,7 +13,9 @@ struct AppRoutes {
             var listed = catalog.apps
             if let text = context.query.text("category") {
                 let category: AppCategory
-                do throws(FieldError) { category = try AppCategory(parsing: text) } catch { throw APIError(.invalidArgument, "category: \(error.reason)") }
+                do throws(FieldError) { category = try AppCategory(parsing: text) } catch {
+                    throw APIError(.invalidArgument, "category: \(error.reason)")
+                }
                 listed = catalog.apps(in: category)
             }
             return AppList(apps: listed.map(AppInfo.init), problems: catalog.problems)
