@@ -52,13 +52,20 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public var addresses: [String]?
     /// `blocklist` (default) or `allowlist`.
     public var mode: String?
+    /// Apps: desktop ids, flatpak ids, snap names or paths; each must be installed.
+    public var apps: [String]?
+    /// Freedesktop app categories (any case).
+    public var appCategories: [String]?
+    /// `terminate` (default) or `freeze`.
+    public var running: String?
     /// Default strictness.
     public var strict: Bool
 
     /// Creates a request.
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
                 color: String? = nil, domains: [String] = [], services: [String] = [], categories: [String] = [],
-                allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, strict: Bool = false) {
+                allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, apps: [String]? = nil,
+                appCategories: [String]? = nil, running: String? = nil, strict: Bool = false) {
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -70,6 +77,9 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
         self.allow = allow
         self.addresses = addresses
         self.mode = mode
+        self.apps = apps
+        self.appCategories = appCategories
+        self.running = running
         self.strict = strict
     }
 }
@@ -92,6 +102,16 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var addAddresses: [String]?
     /// Addresses or networks to remove.
     public var removeAddresses: [String]?
+    /// Apps to add; each must be installed.
+    public var addApps: [String]?
+    /// Apps to remove, as the profile names them.
+    public var removeApps: [String]?
+    /// App categories to add.
+    public var addAppCategories: [String]?
+    /// App categories to remove.
+    public var removeAppCategories: [String]?
+    /// `terminate` or `freeze`.
+    public var running: String?
     /// New title.
     public var displayName: String?
     /// New description.
@@ -102,8 +122,9 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     /// Creates a request.
     public init(addDomains: [String]? = nil, removeDomains: [String]? = nil, addServices: [String]? = nil,
                 removeServices: [String]? = nil, addAllow: [String]? = nil, removeAllow: [String]? = nil,
-                addAddresses: [String]? = nil, removeAddresses: [String]? = nil,
-                displayName: String? = nil, description: String? = nil, strict: Bool? = nil) {
+                addAddresses: [String]? = nil, removeAddresses: [String]? = nil, addApps: [String]? = nil,
+                removeApps: [String]? = nil, addAppCategories: [String]? = nil, removeAppCategories: [String]? = nil,
+                running: String? = nil, displayName: String? = nil, description: String? = nil, strict: Bool? = nil) {
         self.addDomains = addDomains
         self.removeDomains = removeDomains
         self.addServices = addServices
@@ -112,6 +133,11 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
         self.removeAllow = removeAllow
         self.addAddresses = addAddresses
         self.removeAddresses = removeAddresses
+        self.addApps = addApps
+        self.removeApps = removeApps
+        self.addAppCategories = addAppCategories
+        self.removeAppCategories = removeAppCategories
+        self.running = running
         self.displayName = displayName
         self.description = description
         self.strict = strict

@@ -57,18 +57,24 @@ struct StoredRules: Codable {
     var allow: [String]
     var addresses: [String]
     var mode: String
+    /// Absent in rows written before apps could be blocked.
+    var apps: [BlockedApp]?
+    var missingApps: [String]?
 
     init(_ rules: BlockRules) {
         block = rules.block.sorted
         allow = rules.allow.sorted
         addresses = rules.addresses.map(\.description)
         mode = rules.mode.rawValue
+        apps = rules.apps.isEmpty ? nil : rules.apps
+        missingApps = rules.missingApps.isEmpty ? nil : rules.missingApps
     }
 
     func rules() throws -> BlockRules {
         var networks: [IPNetwork] = []
         for text in addresses { networks.append(try IPNetwork(parsing: text)) }
         guard let mode = ProfileMode(rawValue: mode) else { throw DatabaseError(message: "unknown profile mode \"\(mode)\"") }
-        return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode)
+        return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode, apps: apps ?? [],
+                          missingApps: missingApps ?? [])
     }
 }

@@ -32,6 +32,8 @@ public struct DaemonCore: Sendable {
     public let names: DomainNameParser
     /// Profiles and the service catalog.
     public let profiles: ProfileService
+    /// The installed applications.
+    public let apps: AppCatalogService
     /// The active sessions.
     public let sessions: SessionService
     /// Schedules.
@@ -58,12 +60,14 @@ public struct DaemonCore: Sendable {
     public static func start(paths: Paths, configuration: DaemonConfiguration.Loaded, profiles profileStore: ProfileStore,
                              enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
                              clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
-                             makeID: (@Sendable () -> String)? = nil,
+                             makeID: (@Sendable () -> String)? = nil, apps: AppCatalogService? = nil,
                              firewallUnavailable: @escaping @Sendable () -> String? = { nil }) async throws -> DaemonCore {
         let settings = configuration.configuration
         let events = EventBus()
         let enforcement = Enforcement(enforcers: enforcers, logger: logger)
-        let profiles = ProfileService(store: profileStore, logger: logger)
+        let apps = apps ?? AppCatalogService(roots: AppCatalogService.roots(paths: paths,
+                                                                           extraDataDirectories: settings.apps.dataDirectories))
+        let profiles = ProfileService(store: profileStore, apps: apps, logger: logger)
         let makeID = makeID ?? { SessionService.randomID() }
         let sessions = SessionService(profiles: profiles, store: store, enforcement: enforcement, events: events,
                                       timer: timers.sessions, maxSession: settings.maxSession, logger: logger, clock: clock,
@@ -77,12 +81,11 @@ public struct DaemonCore: Sendable {
                                   systemZone: zone, defaultWarning: settings.scheduleWarning)
         await scheduler.start()
         let coordinator = Coordinator(profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, events: events,
-                                      configuration: configuration, configurationPath: paths.configFile, logger: logger,
-                                      clock: clock)
+                                      apps: apps, configuration: configuration, paths: paths, logger: logger, clock: clock)
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
-                                profiles: profiles, coordinator: coordinator, store: store, paths: paths,
+                                profiles: profiles, apps: apps, coordinator: coordinator, store: store, paths: paths,
                                 firewallUnavailable: firewallUnavailable, clock: clock)
-        return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
+        return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, apps: apps, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
                           clock: clock, zone: zone)
     }
@@ -97,6 +100,7 @@ public struct DaemonCore: Sendable {
         ScheduleRoutes(core: self).register(in: &router)
         PomodoroRoutes(core: self).register(in: &router)
         SystemRoutes(core: self).register(in: &router)
+        AppRoutes(core: self).register(in: &router)
         return router
     }
 }
