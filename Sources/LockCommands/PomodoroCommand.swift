@@ -33,6 +33,8 @@ struct PomodoroCommand: AsyncParsableCommand {
         @Flag(inversion: .prefixedNo, help: "Wait for `lockctl pomodoro next` at the end of each phase (default: simplylockd.toml, else no).") var manual: Bool?
         @Flag(inversion: .prefixedNo, help: "Focus phases cannot be skipped or stopped, and pausing keeps the block (default: the profile's setting).")
         var strict: Bool?
+        @Option(name: .customLong("for"), help: "Where focus phases block: device groups from [lan], lan, local (the default); comma-separated or repeated.")
+        var targets: [String] = []
 
         func validate() throws {
             _ = try Start.seconds(focus, field: "focus")
@@ -55,7 +57,8 @@ struct PomodoroCommand: AsyncParsableCommand {
                 profile: profile, focusSeconds: try Start.seconds(focus, field: "focus"),
                 shortBreakSeconds: try Start.seconds(shortBreak, field: "short-break"),
                 longBreakSeconds: try Start.seconds(longBreak, field: "long-break"),
-                longEvery: longEvery, cycles: cycles, manual: manual, strict: strict)
+                longEvery: longEvery, cycles: cycles, manual: manual, strict: strict,
+                target: TargetArgument.names(targets))
             let info = try await global.call { try await $0.startPomodoro(request) }
             if try global.printJSON(info) { return }
             print("Pomodoro started for \(info.profile ?? profile): \(info.summary)")

@@ -35,6 +35,8 @@ struct SchedulesCommand: AsyncParsableCommand {
         @Option(help: "Time zone such as Europe/Berlin (default: the system's, followed when it changes).") var tz: String?
         @Flag(inversion: .prefixedNo, help: "A strict block cannot be stopped early (default: the profile's setting).") var strict: Bool?
         @Option(help: "Warn this long before each start and end (5m, or off; default: schedule_warning, 5m).") var warn: String?
+        @Option(help: "Where its blocks apply: device groups from [lan] in simplylockd.toml, lan, local (the default); comma-separated or repeated.")
+        var target: [String] = []
 
         func run() async throws {
             // Checked here too, so mistakes are reported the same way without a round trip.
@@ -45,7 +47,8 @@ struct SchedulesCommand: AsyncParsableCommand {
                              timeZoneName: tz, strict: strict, warning: lead)
             }
             let request = CreateScheduleRequest(name: name, profile: profile, days: days, from: from, to: to, on: on, cron: cron,
-                                                seconds: length?.seconds, tz: tz, strict: strict, warnSeconds: lead?.seconds)
+                                                seconds: length?.seconds, tz: tz, strict: strict, warnSeconds: lead?.seconds,
+                                                target: TargetArgument.names(target))
             let schedule = try await global.call { try await $0.createSchedule(request) }
             if try global.printJSON(schedule) { return }
             print("schedule \(schedule.name) added: \(schedule.profile), \(schedule.summary)")

@@ -23,6 +23,9 @@ struct StartCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "A strict block cannot be stopped before it ends (default: the profile's setting).")
     var strict: Bool?
 
+    @Option(name: .customLong("for"), help: "Where to block: device groups from [lan] in simplylockd.toml, lan (every device), local (this machine, the default); comma-separated or repeated.")
+    var targets: [String] = []
+
     func validate() throws {
         switch (duration, until) {
         case (nil, nil): throw ValidationError("give a duration (e.g. 45m) or --until TIME")
@@ -33,12 +36,13 @@ struct StartCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var request = StartRequest(profile: profile, strict: strict)
+        var request = StartRequest(profile: profile, strict: strict, target: TargetArgument.names(targets))
         if let duration { request.seconds = try DurationArgument.validate(duration, option: "duration").seconds }
         if let until { request.until = try TimeArgument.parse(until) }
         let session = try await global.call { try await $0.start(request) }
         if try global.printJSON(session) { return }
         let strictNote = session.strict ? ", strict" : ""
-        print("\(session.profile) blocked until \(TextFormat.clock(session.endsAt)) (\(TextFormat.duration(seconds: session.remainingSeconds))\(strictNote)); session \(session.id)")
+        let targetNote = session.target == ["local"] ? "" : " for \(session.target.joined(separator: ", "))"
+        print("\(session.profile) blocked\(targetNote) until \(TextFormat.clock(session.endsAt)) (\(TextFormat.duration(seconds: session.remainingSeconds))\(strictNote)); session \(session.id)")
     }
 }

@@ -24,7 +24,7 @@ struct StatusCommand: AsyncParsableCommand {
             let count = status.sessions.count
             lines.append("● \(count) block\(count == 1 ? "" : "s") active, \(status.blockedNames) names blocked")
             lines.append(TextFormat.table(status.sessions.map { session in
-                ["", session.profile, session.origin, "ends \(TextFormat.clock(session.endsAt, now: status.now))",
+                ["", session.profile, session.origin, session.target == ["local"] ? "" : "for " + session.target.joined(separator: ","), "ends \(TextFormat.clock(session.endsAt, now: status.now))",
                  "\(TextFormat.duration(seconds: session.remainingSeconds)) left", session.strict ? "strict" : "", session.id]
             }, indent: " "))
             for session in status.sessions where !session.apps.isEmpty || !session.missingApps.isEmpty {

@@ -1,5 +1,9 @@
 /// Everything that must be blocked right now: the union of all active sessions.
 ///
+/// The fields but `lan` are what this machine's enforcers act on: the sessions that target
+/// this machine (`BlockTarget.local`). `lan` holds, per LAN target, what the LAN enforcers
+/// act on.
+///
 /// Enforcers are always handed the whole desired state, never incremental changes, so that a
 /// missed or repeated call cannot make them drift from the truth.
 ///
@@ -30,21 +34,26 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// `verdict(for:)` reads.
     public var rules: [BlockRules]
 
+    /// What the LAN enforcers block, per device group; empty when no session targets the LAN.
+    public var lan: LANBlock
+
     /// Creates a desired state; domains and addresses are sorted and de-duplicated, apps merged
     /// by id.
     public init(domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
-                allowOnly: AllowList? = nil, rules: [BlockRules] = [], apps: some Sequence<BlockedApp> = [BlockedApp]()) {
+                allowOnly: AllowList? = nil, rules: [BlockRules] = [], apps: some Sequence<BlockedApp> = [BlockedApp](),
+                lan: LANBlock = .empty) {
         self.domains = Array(Set(domains)).sorted()
         self.addresses = Array(Set(addresses)).sorted()
         self.allowOnly = allowOnly
         self.rules = rules
         self.apps = BlockedApp.union(apps)
+        self.lan = lan
     }
 
     /// Nothing blocked: enforcers remove every trace of themselves.
     public static let empty = DesiredBlock()
 
-    /// True when nothing is to be blocked.
+    /// True when nothing is to be blocked on this machine (`lan` aside: the LAN enforcers read it).
     public var isEmpty: Bool { !blocksNetwork && apps.isEmpty }
 
     /// True when something is to be blocked on the network (the state without its apps is not empty).
@@ -76,7 +85,7 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case domains, addresses, allowOnly, rules, apps
+        case domains, addresses, allowOnly, rules, apps, lan
     }
 
     // State written before `addresses`, `allowOnly` and `apps` existed has only `domains`; it
@@ -88,7 +97,8 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
             addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
             allowOnly: try container.decodeIfPresent(AllowList.self, forKey: .allowOnly),
             rules: try container.decodeIfPresent([BlockRules].self, forKey: .rules) ?? [],
-            apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [])
+            apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [],
+            lan: try container.decodeIfPresent(LANBlock.self, forKey: .lan) ?? .empty)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -98,5 +108,6 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         try container.encodeIfPresent(allowOnly, forKey: .allowOnly)
         if !apps.isEmpty { try container.encode(apps, forKey: .apps) }
         if !rules.isEmpty { try container.encode(rules, forKey: .rules) }
+        if lan != .empty { try container.encode(lan, forKey: .lan) }
     }
 }

@@ -7,11 +7,14 @@ public struct OwnedSession: Sendable, Equatable {
     public var remaining: Duration
     /// Whether a user may stop it early.
     public var strict: Bool
+    /// Where it blocks.
+    public var target: BlockTarget
 
     /// Creates a desired owned session.
-    public init(profile: String, remaining: Duration, strict: Bool) {
+    public init(profile: String, remaining: Duration, strict: Bool, target: BlockTarget = .thisMachine) {
         self.profile = profile
         self.remaining = remaining
         self.strict = strict
+        self.target = target
     }
 }

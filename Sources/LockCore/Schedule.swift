@@ -22,13 +22,16 @@ public struct Schedule: Sendable, Equatable, Codable {
     public var warning: Duration?
     /// A disabled schedule blocks nothing and ends the session it owns.
     public var enabled: Bool
+    /// Where its blocks apply: this machine (the default), the LAN, device groups.
+    public var target: BlockTarget
 
     /// The longest warning lead accepted.
     public static let maximumWarning = Duration.seconds(86_400)
 
     /// Creates a schedule from values that are already valid.
     public init(name: String, profile: String, rule: ScheduleRule, timeZoneName: String? = nil, strict: Bool? = nil,
-                warning: Duration? = nil, enabled: Bool = true) {
+                warning: Duration? = nil, enabled: Bool = true, target: BlockTarget = .thisMachine) {
+        self.target = target
         self.name = name
         self.profile = profile
         self.rule = rule
@@ -44,7 +47,8 @@ public struct Schedule: Sendable, Equatable, Codable {
     /// `cron`+`for`), an optional zone and warning lead.
     public init(name: String, profile: String, days: String? = nil, from: String? = nil, to: String? = nil,
                 on: String? = nil, cron: String? = nil, duration: Duration? = nil, timeZoneName: String? = nil,
-                strict: Bool? = nil, warning: Duration? = nil, enabled: Bool = true) throws(FieldError) {
+                strict: Bool? = nil, warning: Duration? = nil, enabled: Bool = true,
+                target: BlockTarget = .thisMachine) throws(FieldError) {
         try Schedule.validateName(name)
         guard !profile.isEmpty else { throw FieldError(field: "profile", reason: "a schedule needs a profile to block") }
         let weekly = days != nil || from != nil || to != nil
@@ -105,6 +109,22 @@ public struct Schedule: Sendable, Equatable, Codable {
         self.strict = strict
         self.warning = warning
         self.enabled = enabled
+        self.target = target
+    }
+
+    private enum CodingKeys: String, CodingKey { case name, profile, rule, timeZoneName, strict, warning, enabled, target }
+
+    // Schedules saved before targets existed block this machine.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        profile = try container.decode(String.self, forKey: .profile)
+        rule = try container.decode(ScheduleRule.self, forKey: .rule)
+        timeZoneName = try container.decodeIfPresent(String.self, forKey: .timeZoneName)
+        strict = try container.decodeIfPresent(Bool.self, forKey: .strict)
+        warning = try container.decodeIfPresent(Duration.self, forKey: .warning)
+        enabled = try container.decode(Bool.self, forKey: .enabled)
+        target = try container.decodeIfPresent(BlockTarget.self, forKey: .target) ?? .thisMachine
     }
 
     /// Checks a schedule name: 1–40 characters of a-z, 0-9 and '-', not starting with '-' (it

@@ -73,7 +73,7 @@ public struct SchedulePlanner: Sendable {
                 newRecord = ScheduleRecord(intervalStart: block.latestStart, stoppedByHand: true)
             } else {
                 newRecord = ScheduleRecord(intervalStart: block.latestStart)
-                let wanted = ScheduledBlock(profile: schedule.profile, end: block.end, strict: strict)
+                let wanted = ScheduledBlock(profile: schedule.profile, end: block.end, strict: strict, target: schedule.target)
                 action = Self.running(wanted, over: session, at: now)
             }
         } else {
@@ -103,6 +103,8 @@ public struct SchedulePlanner: Sendable {
     /// What to do with an existing session when the schedule wants `wanted` in force.
     private static func running(_ wanted: ScheduledBlock, over session: OwnedSession?, at now: Date) -> ScheduleDecision.Action {
         guard let session, session.profile == wanted.profile else { return .run(wanted) }
+        // A new target is put in force at once (in place: nothing is lifted in between).
+        guard session.target == wanted.target else { return .run(wanted) }
         let sessionEnd = now + session.remaining.seconds
         if session.strict, sessionEnd >= wanted.end - endTolerance {
             // A strict block is never shortened or softened, whatever happened to the clock.

@@ -9,11 +9,14 @@ public struct ScheduledBlock: Sendable, Equatable {
     public var end: Date
     /// Whether a user may stop it.
     public var strict: Bool
+    /// Where it blocks.
+    public var target: BlockTarget
 
     /// Creates a block.
-    public init(profile: String, end: Date, strict: Bool) {
+    public init(profile: String, end: Date, strict: Bool, target: BlockTarget = .thisMachine) {
         self.profile = profile
         self.end = end
         self.strict = strict
+        self.target = target
     }
 }

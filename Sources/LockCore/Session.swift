@@ -20,6 +20,8 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
     public var origin: SessionOrigin
     /// A strict session cannot be stopped before its end, only extended.
     public var strict: Bool
+    /// Where it blocks: this machine (the default), the LAN, device groups.
+    public var target: BlockTarget
     /// The profile's rules as they were when it started (updated when the profile gains rules).
     public var rules: BlockRules
     /// Wall-clock start, for display and history.
@@ -52,17 +54,39 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
 
     /// Starts a session of `duration` at `now`.
     public init(id: String, profile: String, origin: SessionOrigin, strict: Bool, rules: BlockRules,
-                duration: Duration, now: ClockReading) {
+                duration: Duration, now: ClockReading, target: BlockTarget = .thisMachine) {
         self.id = id
         self.profile = profile
         self.origin = origin
         self.strict = strict
+        self.target = target
         self.rules = rules
         self.startedAt = now.wall
         self.endBoot = now.boot + duration
         self.bootID = now.bootID
         self.checkpointRemaining = duration
         self.checkpointWall = now.wall
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, profile, origin, strict, target, rules, startedAt, endBoot, bootID, checkpointRemaining, checkpointWall, pendingOffTime
+    }
+
+    // Sessions written before targets existed block this machine.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        profile = try container.decode(String.self, forKey: .profile)
+        origin = try container.decode(SessionOrigin.self, forKey: .origin)
+        strict = try container.decode(Bool.self, forKey: .strict)
+        target = try container.decodeIfPresent(BlockTarget.self, forKey: .target) ?? .thisMachine
+        rules = try container.decode(BlockRules.self, forKey: .rules)
+        startedAt = try container.decode(Date.self, forKey: .startedAt)
+        endBoot = try container.decode(BootTime.self, forKey: .endBoot)
+        bootID = try container.decode(String.self, forKey: .bootID)
+        checkpointRemaining = try container.decode(Duration.self, forKey: .checkpointRemaining)
+        checkpointWall = try container.decode(Date.self, forKey: .checkpointWall)
+        pendingOffTime = try container.decodeIfPresent(PendingOffTime.self, forKey: .pendingOffTime)
     }
 
     /// Time left at `now` (zero once it has ended). Across a reboot this is the checkpoint

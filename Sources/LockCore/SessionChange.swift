@@ -51,9 +51,10 @@ public struct SessionChange: Sendable, Equatable {
     /// True when nothing changes.
     public var isEmpty: Bool { started.isEmpty && ended.isEmpty && updated.isEmpty }
 
-    /// True when what must be blocked changes (not only ends, checkpoints or strictness).
+    /// True when what must be blocked changes (not only ends, checkpoints or strictness): a
+    /// session starts or ends, or its rules or its target change.
     public var changesRules: Bool {
-        !started.isEmpty || !ended.isEmpty || updated.contains { $0.old.rules != $0.new.rules }
+        !started.isEmpty || !ended.isEmpty || updated.contains { $0.old.rules != $0.new.rules || $0.old.target != $0.new.target }
     }
 
     /// `set` with this change made.

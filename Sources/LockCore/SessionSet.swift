@@ -44,14 +44,17 @@ public struct SessionSet: Sendable, Equatable {
     /// The earliest end among the sessions, on the boot clock: when the daemon must wake.
     public var nextDeadline: BootTime? { sessions.map(\.endBoot).min() }
 
-    /// The union of every session's rules, as enforcers need it.
+    /// The union of every session's rules, as enforcers need it: the sessions that target this
+    /// machine for its enforcers, and per LAN target the rules of the sessions that target it
+    /// (`groups`: the configured device groups, handed on to the LAN enforcers).
     /// Blocklists unite; allowlists intersect (a second allowlist can only narrow what is
     /// reachable); blocklists still apply on top of an allowlist. Apps of every session unite,
     /// whatever its mode; an app is matched by content (`BlockedApp.strict`) when a strict
     /// session blocks it.
-    public var desiredBlock: DesiredBlock {
-        let blocking = sessions.filter { $0.rules.mode == .blocklist }
-        let allowing = sessions.filter { $0.rules.mode == .allowlist }
+    public func desiredBlock(groups: [DeviceGroup]) -> DesiredBlock {
+        let local = sessions.filter(\.target.includesLocal)
+        let blocking = local.filter { $0.rules.mode == .blocklist }
+        let allowing = local.filter { $0.rules.mode == .allowlist }
         var allowOnly: AllowList?
         if let first = allowing.first {
             var names = Set(first.rules.allowedNames)
@@ -62,16 +65,24 @@ public struct SessionSet: Sendable, Equatable {
             }
             allowOnly = AllowList(domains: names, addresses: addresses)
         }
-        let apps = sessions.flatMap { session in
+        let apps = local.flatMap { session in
             session.rules.apps.map { app in
                 var app = app
                 app.strict = session.strict
                 return app
             }
         }
+        var targets: [String: [BlockRules]] = [:]
+        for session in sessions {
+            for target in session.target.lanTargets { targets[target, default: []].append(session.rules) }
+        }
         return DesiredBlock(domains: blocking.flatMap(\.rules.exactNames), addresses: blocking.flatMap(\.rules.addresses),
-                            allowOnly: allowOnly, rules: sessions.map(\.rules), apps: apps)
+                            allowOnly: allowOnly, rules: local.map(\.rules), apps: apps,
+                            lan: LANBlock(groups: groups, targets: targets))
     }
+
+    /// `desiredBlock(groups:)` without configured device groups.
+    public var desiredBlock: DesiredBlock { desiredBlock(groups: []) }
 
     /// Which sessions block the app `id` with these executables, each with the id of the
     /// blocked app that matches (the same id, or another name for one of its programs).
@@ -79,8 +90,18 @@ public struct SessionSet: Sendable, Equatable {
         sessions.compactMap { session in session.rules.blockedApp(id: id, executables: executables).map { (session, $0.id) } }
     }
 
-    /// Which sessions block `name` (normalised), each with the rule that matches.
-    public func blockers(of name: String) -> [(session: Session, rule: String)] {
-        sessions.compactMap { session in session.rules.blockingRule(for: name).map { (session, $0) } }
+    /// Which sessions block `name` (normalised), each with the rule that matches; with
+    /// `target`, only the sessions that target it (`local`, `lan` or a device group; a
+    /// group's clients are also refused what `lan` sessions block).
+    public func blockers(of name: String, target: String? = nil) -> [(session: Session, rule: String)] {
+        sessions.compactMap { session in
+            if let target {
+                let names = session.target.names
+                guard names.contains(target) || (target != BlockTarget.localName && names.contains(BlockTarget.lanName)) else {
+                    return nil
+                }
+            }
+            return session.rules.blockingRule(for: name).map { (session, $0) }
+        }
     }
 }

@@ -23,11 +23,14 @@ public struct CreateScheduleRequest: Sendable, Equatable, Codable {
     public var strict: Bool?
     /// Seconds before each start and end to warn; absent: the daemon's default, 0: none.
     public var warnSeconds: Double?
+    /// Where its blocks apply (`local`, `lan`, device groups); absent: this machine.
+    public var target: [String]?
 
     /// Creates a request.
     public init(name: String, profile: String, days: String? = nil, from: String? = nil, to: String? = nil,
                 on: String? = nil, cron: String? = nil, seconds: Double? = nil, tz: String? = nil, strict: Bool? = nil,
-                warnSeconds: Double? = nil) {
+                warnSeconds: Double? = nil, target: [String]? = nil) {
+        self.target = target
         self.name = name
         self.profile = profile
         self.days = days

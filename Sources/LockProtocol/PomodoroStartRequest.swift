@@ -19,11 +19,14 @@ public struct PomodoroStartRequest: Sendable, Equatable, Codable {
     /// Focus phases cannot be skipped or stopped, and pausing one keeps the block. Absent: the
     /// profile's default.
     public var strict: Bool?
+    /// Where focus phases block (`local`, `lan`, device groups); absent: this machine.
+    public var target: [String]?
 
     /// Creates a request.
     public init(profile: String, focusSeconds: Double? = nil, shortBreakSeconds: Double? = nil,
                 longBreakSeconds: Double? = nil, longEvery: Int? = nil, cycles: Int? = nil,
-                manual: Bool? = nil, strict: Bool? = nil) {
+                manual: Bool? = nil, strict: Bool? = nil, target: [String]? = nil) {
+        self.target = target
         self.profile = profile
         self.focusSeconds = focusSeconds
         self.shortBreakSeconds = shortBreakSeconds

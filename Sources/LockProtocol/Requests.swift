@@ -10,13 +10,17 @@ public struct StartRequest: Sendable, Equatable, Codable {
     public var until: Date?
     /// Strict or not; nil takes the profile's default.
     public var strict: Bool?
+    /// Where to block: `local` (this machine), `lan` (every device the LAN DNS server
+    /// answers), device groups from `[lan]`; nil is this machine.
+    public var target: [String]?
 
     /// Creates a request.
-    public init(profile: String, seconds: Double? = nil, until: Date? = nil, strict: Bool? = nil) {
+    public init(profile: String, seconds: Double? = nil, until: Date? = nil, strict: Bool? = nil, target: [String]? = nil) {
         self.profile = profile
         self.seconds = seconds
         self.until = until
         self.strict = strict
+        self.target = target
     }
 }
 

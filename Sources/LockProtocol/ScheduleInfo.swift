@@ -35,6 +35,8 @@ public struct ScheduleInfo: Sendable, Equatable, Codable {
     public var warnSeconds: Int
     /// Disabled schedules block nothing.
     public var enabled: Bool
+    /// Where its blocks apply: `local` (this machine), `lan`, device groups; sorted.
+    public var target: [String]
     /// An interval of it contains now.
     public var active: Bool
     /// Active, but its block was stopped by hand; it blocks again at its next interval.
@@ -74,6 +76,7 @@ public struct ScheduleInfo: Sendable, Equatable, Codable {
         strict = status.strict
         warnSeconds = Int(status.warning.seconds)
         enabled = schedule.enabled
+        target = schedule.target.names
         active = status.active
         stoppedByHand = status.stoppedByHand
         blockEnd = status.blockEnd

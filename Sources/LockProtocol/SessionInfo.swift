@@ -11,6 +11,8 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     public var origin: String
     /// Whether it can be stopped early.
     public var strict: Bool
+    /// Where it blocks: `local` (this machine), `lan`, device groups; sorted.
+    public var target: [String]
     /// When it started (RFC 3339).
     public var startedAt: Date
     /// When it ends, seen from the daemon's clock now (RFC 3339).
@@ -31,6 +33,7 @@ public struct SessionInfo: Sendable, Equatable, Codable {
         profile = session.profile
         origin = session.origin.rawValue
         strict = session.strict
+        target = session.target.names
         startedAt = session.startedAt
         let remaining = session.remaining(at: now)
         remainingSeconds = Int(remaining.seconds.rounded(.up))

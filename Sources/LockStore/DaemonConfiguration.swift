@@ -24,12 +24,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var scheduleWarning: Duration = .seconds(300)
     /// The app catalog's extra places and the app enforcer's settings (the `[apps]` section).
     public var apps = AppsSection.Settings()
+    /// Device groups and the LAN DNS servers (`[lan]`, `[unbound]`, `[dnsmasq]`).
+    public var lan = LANSection.Settings()
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
-    public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "apps"]
-    static let keys: Set<String> = ["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                                    "schedule_warning", PomodoroSection.name, AppsSection.name]
+    public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "apps", "unbound", "dnsmasq"]
+    static let keys = Set(["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
+                           "schedule_warning", PomodoroSection.name, AppsSection.name] + LANSection.names)
     /// The longest `max_session` that may be configured.
     public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
@@ -102,6 +104,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard names.contains("hosts") else {
                 throw document.problem("enforcers", "\"hosts\" is required: the firewall alone does not stop name lookups")
             }
+            if names.contains("unbound"), names.contains("dnsmasq") {
+                throw document.problem("enforcers", "use either \"unbound\" or \"dnsmasq\" for the LAN, not both")
+            }
             configuration.enforcers = names
         }
         check { () throws(FileProblem) in
@@ -136,6 +141,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let apps = AppsSection.parse(document)
         configuration.apps = apps.settings
         problems += apps.problems
+        let lan = LANSection.parse(document)
+        configuration.lan = lan.settings
+        problems += lan.problems
         check { () throws(FileProblem) in
             guard let text = try document.string("schedule_warning") else { return }
             do throws(FieldError) { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {

@@ -12,13 +12,15 @@ import LockCore
 /// strict = true             # optional; default: the profile's setting
 /// warn = "5m"               # optional; default: schedule_warning in simplylockd.toml; "off"
 /// enabled = true
+/// target = ["kids"]         # optional; default: this machine ("local"); "lan" or [lan] groups
 /// ```
 public enum ScheduleFile {
-    static let fields: Set<String> = ["name", "profile", "days", "from", "to", "on", "cron", "for", "tz", "strict", "warn", "enabled"]
+    static let fields: Set<String> = ["name", "profile", "days", "from", "to", "on", "cron", "for", "tz", "strict", "warn", "enabled", "target"]
 
     /// Parses and validates the schedule at `path`; the file must be named after the schedule.
     /// With `profiles`, the profile must be one of them.
-    public static func load(_ path: String, profiles: Set<String>?) throws(FileProblem) -> Schedule {
+    /// With `targets`, its target must be one this daemon can enforce.
+    public static func load(_ path: String, profiles: Set<String>?, targets: TargetPolicy? = nil) throws(FileProblem) -> Schedule {
         let document = try TOMLDocument(contentsOf: path, trust: .daemonOnly)
         try document.requireOnly(fields)
         let name = try document.requiredString("name")
@@ -40,9 +42,18 @@ public enum ScheduleFile {
         let duration = try document.duration("for")
         let strict = try document.bool("strict")
         let enabled = try document.bool("enabled") ?? true
+        let targetNames = try document.strings("target")
+        let target: BlockTarget
+        do throws(FieldError) { target = try BlockTarget(parsing: targetNames) } catch {
+            throw document.problem(error)
+        }
+        if let targets, let problem = targets.problem(with: target) {
+            throw document.problem("target", value: target.description, problem.description)
+        }
         do {
             return try Schedule(name: name, profile: profile, days: days, from: from, to: to, on: on, cron: cron,
-                                duration: duration, timeZoneName: tz, strict: strict, warning: warning, enabled: enabled)
+                                duration: duration, timeZoneName: tz, strict: strict, warning: warning, enabled: enabled,
+                                target: target)
         } catch {
             throw document.problem(error)
         }
@@ -70,6 +81,7 @@ public enum ScheduleFile {
         if let strict = schedule.strict { writer.bool("strict", strict) }
         if let warning = schedule.warning { writer.string("warn", warning == .zero ? "off" : DurationParser.formatExact(warning)) }
         writer.bool("enabled", schedule.enabled)
+        if !schedule.target.isThisMachine { writer.strings("target", schedule.target.names) }
         return writer.output
     }
 }

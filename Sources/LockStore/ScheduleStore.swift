@@ -28,17 +28,17 @@ public struct ScheduleStore: Sendable {
     /// Creates an empty store; call `reload(profiles:)` to read the files.
     public init(directory: String) { self.directory = directory }
 
-    /// Reads every schedule file again; with `profiles`, a schedule must name one of them.
-    /// Returns the problems found.
+    /// Reads every schedule file again; with `profiles`, a schedule must name one of them, and
+    /// with `targets` its target must be one the daemon can enforce. Returns the problems found.
     @discardableResult
-    public mutating func reload(profiles: Set<String>?) -> [FileProblem] {
+    public mutating func reload(profiles: Set<String>?, targets: TargetPolicy? = nil) -> [FileProblem] {
         var found: [FileProblem] = []
         var loaded: [String: Schedule] = [:]
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted()
         for file in names {
             do {
-                let schedule = try ScheduleFile.load(directory + "/" + file, profiles: profiles)
+                let schedule = try ScheduleFile.load(directory + "/" + file, profiles: profiles, targets: targets)
                 loaded[schedule.name] = schedule
             } catch {
                 found.append(error)

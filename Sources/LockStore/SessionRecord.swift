@@ -10,6 +10,8 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
     var profile: String
     var origin: String
     var strict: Bool
+    /// The target's names joined by commas (`local`, `kids,office`).
+    var target: String
     var startedAt: Date
     var endBoot: Int64
     var bootID: String
@@ -24,6 +26,7 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
         profile = session.profile
         origin = session.origin.rawValue
         strict = session.strict
+        target = session.target.description
         startedAt = session.startedAt
         endBoot = session.endBoot.nanoseconds
         bootID = session.bootID
@@ -39,9 +42,13 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
             throw DatabaseError(message: "session \(id) has an unknown origin \"\(self.origin)\"")
         }
         let rules = try StateStore.decoder.decode(StoredRules.self, from: rules).rules()
+        let target: BlockTarget
+        do { target = try BlockTarget(parsing: self.target.split(separator: ",").map(String.init)) } catch {
+            throw DatabaseError(message: "session \(id) has an invalid target \"\(self.target)\": \(error)")
+        }
         var session = Session(id: id, profile: profile, origin: origin, strict: strict, rules: rules,
                               duration: .nanoseconds(checkpointRemaining),
-                              now: ClockReading(wall: checkpointWall, boot: BootTime(nanoseconds: 0), bootID: bootID))
+                              now: ClockReading(wall: checkpointWall, boot: BootTime(nanoseconds: 0), bootID: bootID), target: target)
         session.startedAt = startedAt
         session.endBoot = BootTime(nanoseconds: endBoot)
         if let since = pendingOffSince, let resumedAt = pendingResumedAt {

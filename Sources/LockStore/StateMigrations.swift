@@ -63,9 +63,21 @@ enum StateMigrations {
             }
             for row in try Row.fetchAll(db, sql: "SELECT data FROM session ORDER BY rowid") {
                 let session = try LegacySessionBlob.decode(row["data"] as Data)
-                try SessionRecord(session).insert(db)
+                // The columns of this version only: `SessionRecord` has gained some since.
+                let record = try SessionRecord(session)
+                try db.execute(sql: """
+                    INSERT INTO activeSession (id, profile, origin, strict, startedAt, endBoot, bootID, checkpointRemaining,
+                                               checkpointWall, pendingOffSince, pendingResumedAt, rules)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [record.id, record.profile, record.origin, record.strict, record.startedAt, record.endBoot,
+                                     record.bootID, record.checkpointRemaining, record.checkpointWall, record.pendingOffSince,
+                                     record.pendingResumedAt, record.rules])
             }
             try db.drop(table: "session")
+        }
+        migrator.registerMigration("v5") { db in
+            // Where a session blocks (`local,kids`); rows from before are this machine's.
+            try db.alter(table: "activeSession") { t in t.add(column: "target", .text).notNull().defaults(to: BlockTarget.localName) }
         }
         return migrator
     }

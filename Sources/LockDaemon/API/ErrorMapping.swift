@@ -38,6 +38,7 @@ struct ErrorMapping: Sendable {
             case .notInFuture(let date): APIError(.invalidArgument, "until: \(time(date)) is not in the future")
             case .notAnExtension: APIError(.invalidArgument, "seconds: an extension must be at least 1s (sessions can only be lengthened)")
             }
+        case .invalidTarget(let problem): APIError(.invalidArgument, "target: \(problem)")
         case .storage(let message): APIError(.internalError, "cannot save the change, nothing was changed: \(message)")
         case .enforcement(let message): APIError(.internalError, "cannot enforce the change, nothing was changed: \(message)")
         }
@@ -66,6 +67,7 @@ struct ErrorMapping: Sendable {
         case .exists(let name): APIError(.conflict, "schedule \(name) already exists (see `lockctl schedules show \(name)`)")
         case .invalid(let error): APIError(.invalidArgument, error.description)
         case .unknownProfile(let name): unknownProfile(name)
+        case .invalidTarget(let problem): APIError(.invalidArgument, "target: \(problem)")
         case .strictBlock(let schedule, let session, let verb):
             APIError(.refused, "\(schedule) is blocking now in strict mode until \(ends(session)); it can be \(verb) once that block ends")
         case .io(let message): APIError(.internalError, message)

@@ -71,6 +71,8 @@ public struct DaemonCore: Sendable {
         let makeID = makeID ?? { SessionService.randomID() }
         let sessions = SessionService(profiles: profiles, store: store, enforcement: enforcement, events: events,
                                       timer: timers.sessions, maxSession: settings.maxSession, logger: logger, clock: clock,
+                                      targets: TargetPolicy(configuration: settings, enforcers: enforcers.map(\.name),
+                                                            configFile: paths.configFile),
                                       makeID: makeID)
         try await sessions.restore()
         let pomodoro = PomodoroEngine(sessions: sessions, profiles: profiles, store: store, events: events, timer: timers.pomodoro,

@@ -100,6 +100,7 @@ public actor PomodoroEngine {
         try await gate.run { () async throws(PomodoroError) -> PomodoroView? in
             let now = clock()
             guard let profile = await profiles.expansion(of: request.profile)?.profile else { throw .unknownProfile(request.profile) }
+            if let problem = await sessions.checkTarget(request.target) { throw .session(.invalidTarget(problem)) }
             var config = defaults
             if let value = request.focus { config.focus = value }
             if let value = request.shortBreak { config.shortBreak = value }
@@ -116,7 +117,8 @@ public actor PomodoroEngine {
                 throw .alreadyRunning(profile: run.profile, status: "\(machine.status(at: now))")
             }
             let previous = (run, machine)
-            run = PomodoroRun(id: makeID(), profile: profile.name, startedAt: now.wall, snapshot: outcome.machine.snapshot)
+            run = PomodoroRun(id: makeID(), profile: profile.name, startedAt: now.wall, snapshot: outcome.machine.snapshot,
+                              target: request.target.isThisMachine ? nil : request.target)
             machine = outcome.machine
             try await commit(outcome, now: now, undoing: previous)
             logger.info("pomodoro started", metadata: ["profile": "\(profile.name)", "run": "\(run?.id ?? "")"])
@@ -226,9 +228,10 @@ public actor PomodoroEngine {
         if let machine, let run {
             switch machine.state {
             case .running(.focus, let deadline) where deadline > now.boot:
-                desired = OwnedSession(profile: run.profile, remaining: deadline - now.boot, strict: machine.config.strict)
+                desired = OwnedSession(profile: run.profile, remaining: deadline - now.boot, strict: machine.config.strict,
+                                       target: run.target ?? .thisMachine)
             case .paused(.focus, _) where machine.config.strict:
-                desired = OwnedSession(profile: run.profile, remaining: Self.pausedHorizon, strict: true)
+                desired = OwnedSession(profile: run.profile, remaining: Self.pausedHorizon, strict: true, target: run.target ?? .thisMachine)
             default:
                 break
             }

@@ -40,10 +40,14 @@ public struct PomodoroStart: Sendable, Equatable {
     public var manual: Bool?
     /// Strictness; nil: the profile's default.
     public var strict: Bool?
+    /// Where focus phases block.
+    public var target: BlockTarget
 
     /// Creates settings.
     public init(profile: String, focus: Duration? = nil, shortBreak: Duration? = nil, longBreak: Duration? = nil,
-                longEvery: Int? = nil, cycles: Int? = nil, manual: Bool? = nil, strict: Bool? = nil) {
+                longEvery: Int? = nil, cycles: Int? = nil, manual: Bool? = nil, strict: Bool? = nil,
+                target: BlockTarget = .thisMachine) {
+        self.target = target
         self.profile = profile
         self.focus = focus
         self.shortBreak = shortBreak

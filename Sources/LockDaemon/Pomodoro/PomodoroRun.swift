@@ -12,4 +12,6 @@ struct PomodoroRun: Sendable, Codable {
     var startedAt: Date
     /// The machine at the last change or checkpoint.
     var snapshot: PomodoroSnapshot
+    /// Where its focus phases block; nil (runs saved before targets existed): this machine.
+    var target: BlockTarget?
 }

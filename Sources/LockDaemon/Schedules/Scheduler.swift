@@ -60,7 +60,7 @@ public actor Scheduler {
             logger.error("cannot read the schedule records; blocks stopped by hand may start again", metadata: ["error": "\(error)"])
         }
         await refreshProfiles()
-        for problem in store.reload(profiles: Set(profileStrict.keys)) {
+        for problem in store.reload(profiles: Set(profileStrict.keys), targets: await sessions.targetPolicy) {
             logger.warning("schedule problem; the file is ignored", metadata: ["problem": "\(problem)"])
         }
         logger.info("schedules loaded", metadata: ["schedules": "\(store.schedules.count)"])
@@ -90,7 +90,7 @@ public actor Scheduler {
     public func reloadFiles(defaultWarning: Duration) async -> [FileProblem] {
         self.defaultWarning = defaultWarning
         await refreshProfiles()
-        let found = store.reload(profiles: Set(profileStrict.keys))
+        let found = store.reload(profiles: Set(profileStrict.keys), targets: await sessions.targetPolicy)
         for problem in found { logger.warning("schedule problem; the last good version stays in use", metadata: ["problem": "\(problem)"]) }
         return found
     }
@@ -123,6 +123,7 @@ public actor Scheduler {
     public func create(_ schedule: Schedule) async throws(SchedulingError) -> ScheduleView {
         try await gate.run { () async throws(SchedulingError) -> ScheduleView in
             guard await profiles.exists(schedule.profile) else { throw .unknownProfile(schedule.profile) }
+            if let problem = await sessions.checkTarget(schedule.target) { throw .invalidTarget(problem) }
             do throws(ScheduleStore.Failure) { try store.create(schedule) } catch { throw SchedulingError(error) }
             logger.info("schedule created", metadata: ["schedule": "\(schedule.name)", "when": "\(schedule.summary)"])
             await evaluateNow("schedule \(schedule.name) created")
@@ -189,7 +190,7 @@ public actor Scheduler {
                 guard remaining > 0 else { continue }
                 do {
                     try await sessions.reconcileOwned(.schedule(name), OwnedSession(profile: block.profile, remaining: .seconds(remaining),
-                                                                                   strict: block.strict))
+                                                                                   strict: block.strict, target: block.target))
                     problems[name] = nil
                 } catch {
                     succeeded = false
@@ -247,7 +248,8 @@ public actor Scheduler {
         var ids: [String: String] = [:]
         for session in await sessions.active {
             guard case .schedule(let name) = session.origin else { continue }
-            owned[name] = OwnedSession(profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict)
+            owned[name] = OwnedSession(profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict,
+                                       target: session.target)
             ids[name] = session.id
         }
         let planner = SchedulePlanner(systemZone: zone, defaultWarning: defaultWarning, profileStrict: profileStrict)

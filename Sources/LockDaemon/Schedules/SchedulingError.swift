@@ -11,6 +11,8 @@ public enum SchedulingError: Error, Equatable, Sendable {
     case invalid(FieldError)
     /// The schedule names a profile that does not exist.
     case unknownProfile(String)
+    /// The schedule's target cannot be enforced here (an unknown device group).
+    case invalidTarget(TargetProblem)
     /// The schedule's block is strict and running: it cannot be disabled or removed now.
     case strictBlock(schedule: String, session: Session, verb: String)
     /// The file could not be written or removed.

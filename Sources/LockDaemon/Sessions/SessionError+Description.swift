@@ -11,6 +11,7 @@ extension SessionError: CustomStringConvertible {
         case .ownedByPomodoro(let session): "\(session.profile) is blocked by the Pomodoro timer"
         case .notManual(let reference, let origin): "\(reference) was started by \(origin)"
         case .invalidLength(let problem): "invalid length: \(problem)"
+        case .invalidTarget(let problem): "target: \(problem)"
         case .storage(let message): "cannot save: \(message)"
         case .enforcement(let message): "cannot enforce: \(message)"
         }

@@ -17,6 +17,9 @@ public enum SessionError: Error, Equatable, Sendable {
     case notManual(reference: String, origin: SessionOrigin)
     /// The requested length is not allowed.
     case invalidLength(LengthProblem)
+    /// The target names a device group that is not configured, or one no LAN enforcer here
+    /// can block for.
+    case invalidTarget(TargetProblem)
     /// The change could not be saved.
     case storage(String)
     /// The change could not be enforced, so it was undone.

@@ -20,10 +20,16 @@ public actor SessionService {
         // What to block is worked out when the rules change, not at every status call and
         // checkpoint: for a 100 000-name block that is the difference between microseconds and
         // a tenth of a second.
-        didSet { if oldValue.sessions.map(\.rules) != sessions.sessions.map(\.rules) { desired = sessions.desiredBlock } }
+        didSet {
+            if oldValue.sessions.map(\.rules) != sessions.sessions.map(\.rules) || oldValue.sessions.map(\.target) != sessions.sessions.map(\.target) {
+                desired = sessions.desiredBlock(groups: targets.groups)
+            }
+        }
     }
-    /// `sessions.desiredBlock`, kept up to date.
+    /// `sessions.desiredBlock(groups:)`, kept up to date.
     private var desired = DesiredBlock.empty
+    /// Which targets can be enforced: the configured device groups and the LAN enforcers' reach.
+    private var targets: TargetPolicy
     private let profiles: any ProfileCatalog
     private let store: StateStore
     private let enforcement: Enforcement
@@ -45,8 +51,9 @@ public actor SessionService {
     /// Creates the service; call `restore()` before anything else.
     public init(profiles: any ProfileCatalog, store: StateStore, enforcement: Enforcement, events: EventBus,
                 timer: any DeadlineTimer, maxSession: Duration, logger: Logger,
-                clock: @escaping @Sendable () -> ClockReading,
+                clock: @escaping @Sendable () -> ClockReading, targets: TargetPolicy = .localOnly,
                 makeID: @escaping @Sendable () -> String = { SessionService.randomID() }) {
+        self.targets = targets
         self.profiles = profiles
         self.store = store
         self.enforcement = enforcement
@@ -73,6 +80,26 @@ public actor SessionService {
 
     /// The longest session that may be started or extended to.
     public func setMaxSession(_ limit: Duration) { maxSession = limit }
+
+    /// The targets that can be enforced now.
+    public var targetPolicy: TargetPolicy { targets }
+
+    /// Takes new device groups (after a reload) and puts them in force: the LAN enforcers are
+    /// told the new members at once. Sessions keep their targets; one whose group is gone is
+    /// reported by the LAN enforcers until it ends.
+    public func setTargetPolicy(_ policy: TargetPolicy) async {
+        await gate.run {
+            guard policy != targets else { return }
+            let groupsChanged = policy.groups != targets.groups
+            targets = policy
+            guard groupsChanged else { return }
+            desired = sessions.desiredBlock(groups: policy.groups)
+            await enforceAll(now: clock())
+        }
+    }
+
+    /// Why `target` cannot be enforced here, or nil.
+    public func checkTarget(_ target: BlockTarget) -> TargetProblem? { targets.problem(with: target) }
 
     // MARK: - Start-up and time
 
@@ -177,17 +204,20 @@ public actor SessionService {
 
     // MARK: - Requests
 
-    /// Starts blocking a profile by hand.
-    public func start(_ profile: String, for length: SessionLength, strict: Bool?) async throws(SessionError) -> Session {
+    /// Starts blocking a profile by hand, on `target` (this machine by default).
+    public func start(_ profile: String, for length: SessionLength, strict: Bool?,
+                      target: BlockTarget = .thisMachine) async throws(SessionError) -> Session {
         try await gate.run { () async throws(SessionError) -> Session in
             let now = clock()
+            if let problem = targets.problem(with: target) { throw .invalidTarget(problem) }
             guard let expansion = await profiles.expansion(of: profile) else { throw .unknownProfile(profile) }
             let duration = try validated(length, now: now)
-            if let running = sessions.sessions.first(where: { $0.profile == profile && $0.origin == .manual }) {
+            if let running = sessions.sessions.first(where: { $0.profile == profile && $0.origin == .manual && $0.target.overlaps(target) }) {
                 throw .alreadyActive(running)
             }
             let session = Session(id: makeID(), profile: expansion.profile.name, origin: .manual,
-                                  strict: strict ?? expansion.profile.strict, rules: expansion.rules, duration: duration, now: now)
+                                  strict: strict ?? expansion.profile.strict, rules: expansion.rules, duration: duration, now: now,
+                                  target: target)
             try await commit(SessionChange(started: [session]), at: now)
             logger.info("session started", metadata: metadata(session, ["duration": "\(DurationParser.format(duration))"]))
             return session
@@ -254,22 +284,25 @@ public actor SessionService {
                 guard desired.remaining > .zero, desired.remaining <= Duration.seconds(Int64(Int32.max)) else {
                     throw .invalidLength(.tooShort)
                 }
+                if let problem = targets.problem(with: desired.target) { throw .invalidTarget(problem) }
                 guard let expansion = await profiles.expansion(of: desired.profile) else { throw .unknownProfile(desired.profile) }
                 if let current = existing.first(where: { $0.profile == desired.profile }) {
                     let wantedEnd = now.boot + desired.remaining
                     let resumed = current.resumed(at: now)
                     let drift = abs((resumed.endBoot - wantedEnd).seconds)
-                    if drift >= 0.5 || current.strict != desired.strict || current.rules != expansion.rules {
+                    if drift >= 0.5 || current.strict != desired.strict || current.rules != expansion.rules
+                        || current.target != desired.target {
                         var adjusted = resumed
                         adjusted.endBoot = wantedEnd
                         adjusted.checkpointRemaining = desired.remaining
                         adjusted.strict = desired.strict
                         adjusted.rules = expansion.rules
+                        adjusted.target = desired.target
                         change.updated.append(.init(old: current, new: adjusted))
                     }
                 } else {
                     change.started.append(Session(id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
-                                                   rules: expansion.rules, duration: desired.remaining, now: now))
+                                                   rules: expansion.rules, duration: desired.remaining, now: now, target: desired.target))
                 }
             }
             guard !change.isEmpty else { return existing.first }
@@ -319,7 +352,7 @@ public actor SessionService {
                          metadata: ["error": "\(error)"])
         }
         if change.changesRules || needsEnforcement {
-            do { try await enforcement.apply(next.desiredBlock, previous: desired) } catch {
+            do { try await enforcement.apply(next.desiredBlock(groups: targets.groups), previous: desired) } catch {
                 if saved { do { try store.revert(change, at: now) } catch {
                     // The enforcers were put back; only the saved state disagrees, and the next
                     // start would restore the change that did not happen.
@@ -397,6 +430,7 @@ public actor SessionService {
 
     private func metadata(_ session: Session, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
         var result: Logger.Metadata = ["profile": "\(session.profile)", "session": "\(session.id)", "origin": "\(session.origin)"]
+        if !session.target.isThisMachine { result["target"] = "\(session.target)" }
         result.merge(extra) { _, new in new }
         return result
     }

@@ -16,10 +16,15 @@ struct PomodoroRoutes {
                 guard value.isFinite else { throw APIError(.invalidArgument, "\(field): \(value) is not a number of seconds") }
                 return Duration.checkedSeconds(min(max(value, -1e9), 1e9))
             }
+            let target: BlockTarget
+            do throws(FieldError) { target = try BlockTarget(parsing: request.target ?? []) } catch {
+                throw APIError(.invalidArgument, error.description)
+            }
             let start = PomodoroStart(profile: request.profile, focus: try phase(request.focusSeconds, "focus"),
                                       shortBreak: try phase(request.shortBreakSeconds, "short-break"),
                                       longBreak: try phase(request.longBreakSeconds, "long-break"), longEvery: request.longEvery,
-                                      cycles: request.cycles, manual: request.manual, strict: request.strict)
+                                      cycles: request.cycles, manual: request.manual, strict: request.strict,
+                                      target: target)
             return PomodoroInfo(try await context.call { () async throws(PomodoroError) in try await pomodoro.start(start) })
         }
         router.add(Endpoints.pomodoroHistory) { context throws(APIError) in

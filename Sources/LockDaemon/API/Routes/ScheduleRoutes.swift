@@ -21,9 +21,10 @@ struct ScheduleRoutes {
                 let warning = try request.warnSeconds.map { value throws(APIError) in
                     try InputParsing.seconds(value, field: "warnSeconds", minimum: -limit.seconds, maximum: limit)
                 }
+                let target = try BlockTarget(parsing: request.target ?? [])
                 schedule = try Schedule(name: request.name, profile: request.profile, days: request.days, from: request.from,
                                         to: request.to, on: request.on, cron: request.cron, duration: duration, timeZoneName: request.tz,
-                                        strict: request.strict, warning: warning)
+                                        strict: request.strict, warning: warning, target: target)
             } catch let error as APIError {
                 throw error
             } catch {

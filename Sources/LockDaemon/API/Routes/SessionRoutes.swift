@@ -19,8 +19,12 @@ struct SessionRoutes {
             case (nil, let until?): length = .until(until)
             default: throw APIError(.invalidArgument, "give exactly one of seconds and until")
             }
+            let target: BlockTarget
+            do throws(FieldError) { target = try BlockTarget(parsing: request.target ?? []) } catch {
+                throw APIError(.invalidArgument, error.description)
+            }
             let session = try await context.call { () async throws(SessionError) in
-                try await sessions.start(request.profile, for: length, strict: request.strict)
+                try await sessions.start(request.profile, for: length, strict: request.strict, target: target)
             }
             return SessionInfo(session, at: clock())
         }

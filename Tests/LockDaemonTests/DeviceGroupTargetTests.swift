@@ -1,0 +1,170 @@
+import Foundation
+import LockCore
+@testable import LockDaemon
+import LockEnforcement
+import LockProtocol
+import LockStore
+import Testing
+
+@Suite("Block targets: device groups from [lan], sessions, schedules and Pomodoro runs aimed at them")
+struct DeviceGroupTargetTests {
+    let scratch: Scratch
+    let clock = ManualClock()
+    let store: StateStore
+
+    init() throws {
+        scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
+        store = try StateStore(path: scratch.paths.stateDatabase)
+    }
+
+    static let kids = DeviceGroup(name: "kids", networks: [try! IPNetwork(parsing: "10.7.0.0/26")])
+    static let office = DeviceGroup(name: "office", networks: [try! IPNetwork(parsing: "10.7.0.100")])
+
+    func start(lanEnforcer: String = "unbound", groups: [DeviceGroup] = [kids, office]) async throws -> (TestDaemon, FakeEnforcer, FakeEnforcer) {
+        let local = FakeEnforcer(name: "hosts")
+        let lan = FakeEnforcer(name: lanEnforcer)
+        var configuration = DaemonConfiguration()
+        configuration.lan.groups = groups
+        let daemon = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [local, lan],
+                                                configuration: configuration)
+        return (daemon, local, lan)
+    }
+
+    @Test func aSessionForAGroupBlocksThereAndNotOnThisMachine() async throws {
+        let (daemon, local, lan) = try await start()
+        let info = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["kids"]))
+        #expect(info.target == ["kids"])
+        let desired = try #require(await lan.current)
+        #expect(desired.domains.isEmpty)
+        #expect(desired.lan.groups.map(\.name) == ["kids", "office"])
+        #expect(desired.lan.verdict(for: "m.news.ycombinator.com", target: "kids") != nil)
+        #expect(desired.lan.verdict(for: "news.ycombinator.com", target: "office") == nil)
+        #expect(await local.current?.domains.contains("news.ycombinator.com") != true)
+        // Another target of the same profile is another session; the same one is refused.
+        _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600))
+        #expect(await local.current?.domains.contains("news.ycombinator.com") == true)
+        await #expect(throws: APIError.self) { _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 60, target: ["kids", "lan"])) }
+        _ = try await daemon.api.stop(info.id)
+        #expect(await lan.current?.lan.isEmpty == true)
+    }
+
+    @Test func unknownGroupsAndGroupsThroughDnsmasqAreRefusedWithTheReason() async throws {
+        let (daemon, _, lan) = try await start()
+        do {
+            _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["kid"]))
+            Issue.record("an unknown group was accepted")
+        } catch {
+            #expect(error.message.contains("unknown device group \"kid\""))
+            #expect(error.message.contains("did you mean kids"))
+        }
+        #expect(await lan.current?.lan.isEmpty != false)
+        await #expect(throws: APIError.self) { _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["Bad Name"])) }
+        let scratch2 = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch2.paths.stateDirectory, withIntermediateDirectories: true)
+        let dnsmasq = try await TestDaemon.start(
+            scratch: scratch2, store: try StateStore(path: scratch2.paths.stateDatabase), clock: clock,
+            enforcers: [FakeEnforcer(name: "hosts"), FakeEnforcer(name: "dnsmasq")],
+            configuration: { var c = DaemonConfiguration(); c.lan.groups = [Self.kids]; return c }())
+        do {
+            _ = try await dnsmasq.api.start(StartRequest(profile: "news", seconds: 600, target: ["kids"]))
+            Issue.record("a device group was accepted through dnsmasq")
+        } catch {
+            #expect(error.message.contains("cannot be blocked through dnsmasq"))
+        }
+        let whole = try await dnsmasq.api.start(StartRequest(profile: "news", seconds: 600, target: ["lan"]))
+        #expect(whole.target == ["lan"])
+    }
+
+    @Test func withoutALANEnforcerOnlyThisMachineCanBeTargeted() async throws {
+        let daemon = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [FakeEnforcer(name: "hosts")])
+        do {
+            _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["lan"]))
+            Issue.record("lan was accepted without a LAN enforcer")
+        } catch {
+            #expect(error.message.contains("no LAN enforcer runs"))
+        }
+    }
+
+    @Test func targetsSurviveARestart() async throws {
+        do {
+            let (daemon, _, _) = try await start()
+            _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["kids", "office"]))
+        }
+        let (again, _, lan) = try await start()
+        let status = try await again.api.status()
+        #expect(status.sessions.map(\.target) == [["kids", "office"]])
+        #expect(await lan.current?.lan.blockedGroups == ["kids", "office"])
+    }
+
+    @Test func aScheduleFileTargetsItsGroup() async throws {
+        try scratch.write("etc/simplylock/schedules.d/evenings.toml", """
+            name = "evenings"
+            profile = "news"
+            days = "all"
+            from = "00:00"
+            to = "23:59"
+            target = ["kids"]
+            """)
+        try scratch.write("etc/simplylock/schedules.d/typo.toml", """
+            name = "typo"
+            profile = "news"
+            days = "all"
+            from = "00:00"
+            to = "23:59"
+            target = ["kisd"]
+            """)
+        let (daemon, local, lan) = try await start()
+        let schedules = try await daemon.api.schedules()
+        #expect(schedules.schedules.map(\.name) == ["evenings"])
+        #expect(schedules.schedules.first?.target == ["kids"])
+        #expect(await lan.current?.lan.blockedGroups == ["kids"])
+        #expect(await local.current?.domains.isEmpty != false)
+    }
+
+    @Test func aPomodoroForAGroupBlocksItsFocusPhasesThere() async throws {
+        let (daemon, _, lan) = try await start()
+        _ = try await daemon.api.startPomodoro(PomodoroStartRequest(profile: "news", focusSeconds: 1500, target: ["office"]))
+        #expect(await lan.current?.lan.blockedGroups == ["office"])
+        await #expect(throws: APIError.self) {
+            _ = try await daemon.api.startPomodoro(PomodoroStartRequest(profile: "social", target: ["nobody"]))
+        }
+    }
+}
+
+@Suite("[lan], [unbound] and [dnsmasq] in simplylockd.toml")
+struct LANConfigurationTests {
+    @Test func groupsAreReadAndBadOnesNamedWithTheirLine() throws {
+        let scratch = try Scratch()
+        try scratch.write("simplylockd.toml", """
+            enforcers = ["hosts", "unbound"]
+            [lan]
+            kids = ["192.168.1.0/26", "2001:db8::/64"]
+            office = ["192.168.1.100"]
+            lan = ["10.0.0.1"]
+            tv = ["192.168.1.300"]
+            twice = ["192.168.1.100"]
+            [unbound]
+            control = "/run/u.ctl"
+            answer = "maybe"
+            """)
+        let loaded = DaemonConfiguration.load(scratch.path + "/simplylockd.toml")
+        #expect(loaded.configuration.enforcers == ["hosts", "unbound"])
+        #expect(loaded.configuration.lan.groups.map(\.name) == ["kids", "office"])
+        #expect(loaded.configuration.lan.groups.first?.networks.count == 2)
+        #expect(loaded.configuration.lan.unbound.control == "/run/u.ctl")
+        #expect(loaded.configuration.lan.unbound.answerNull == false)
+        let problems = loaded.problems.map(\.description)
+        #expect(problems.contains { $0.contains(":5:") && $0.contains("lan.lan") && $0.contains("reserved") })
+        #expect(problems.contains { $0.contains(":6:") && $0.contains("192.168.1.300") })
+        #expect(problems.contains { $0.contains(":7:") && $0.contains("already in device group \"office\"") })
+        #expect(problems.contains { $0.contains("unbound.answer") && $0.contains("\"maybe\"") })
+        #expect(problems.count == 4)
+    }
+
+    @Test func unboundAndDnsmasqTogetherAreRefused() throws {
+        let scratch = try Scratch()
+        try scratch.write("simplylockd.toml", "enforcers = [\"hosts\", \"unbound\", \"dnsmasq\"]\n")
+        #expect(throws: FileProblem.self) { _ = try DaemonConfiguration.loadOrThrow(scratch.path + "/simplylockd.toml") }
+    }
+}
