@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.."
 # nodejs and python3-venv: the references of the domain name oracle test (WHATWG URL, Python idna);
 # musl: the hosts file is checked the way musl's resolver reads it; socat: schemathesis reaches the socket;
 # gcc, libc6-dev and make: the exec guard tests build a static program and a small C project;
-# dnsperf and dnsutils (dig): the DNS filter's benchmark and tests.
+# dnsperf and dnsutils (dig): the DNS filter's benchmark and tests; unbound: the LAN enforcer's tests.
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
           libicu-dev publicsuffix nodejs python3-venv socat musl musl-tools musl-dev gcc libc6-dev make
-          dnsperf dnsutils)
+          dnsperf dnsutils unbound)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -23,6 +23,11 @@ if ((${#missing[@]})); then
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        # The tests run their own Unbound in namespaces; the package's service must not take the
+        # machine's port 53 or rewrite its resolv.conf.
+        if [[ " ${missing[*]} " == *" unbound "* ]] && command -v systemctl >/dev/null && [[ -d /run/systemd/system ]]; then
+            systemctl disable --now unbound unbound-resolvconf >/dev/null 2>&1 || true
+        fi
     else
         echo "setup: missing Debian packages (install as root: apt-get install ${missing[*]}); tests that need them will be skipped" >&2
     fi

@@ -25,7 +25,7 @@ struct EnforcerFactory {
     static let dohCanary = "use-application-dns.net"
 
     /// Enforcers that change the whole machine, not files under the root.
-    static let machineWide: Set<String> = ["nftables", "dns", "apps"]
+    static let machineWide: Set<String> = ["nftables", "dns", "apps", "unbound", "dnsmasq"]
 
     /// Where the app enforcer records the scopes it froze, so that a restarted daemon thaws
     /// what a killed one froze.
@@ -127,6 +127,14 @@ struct EnforcerFactory {
                 let enforcer = AppEnforcer(settings: enforcerSettings, logger: logger, onDenial: onAppDenial)
                 enforcers.append(enforcer)
                 apps = enforcer
+            case "unbound":
+                let lan = configuration.lan.unbound
+                enforcers.append(UnboundEnforcer(settings: .init(controlPath: lan.control, includePath: lan.include,
+                                                                 answerNull: lan.answerNull, bulkThreshold: lan.bulkThreshold),
+                                                 logger: logger))
+            case "dnsmasq":
+                let lan = configuration.lan.dnsmasq
+                enforcers.append(DnsmasqEnforcer(settings: .init(serversFile: lan.serversFile, pidFile: lan.pidFile), logger: logger))
             default:
                 problems.append("unknown enforcer \(name)")
             }

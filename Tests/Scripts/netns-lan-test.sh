@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# The LAN enforcers (unbound, then dnsmasq) through the real simplylockd and lockctl, in
+# private network namespaces.
+#
+#   Tests/Scripts/netns-lan-test.sh BIN_DIR DATA_DIR      (as root)
+#
+#   kids client namespace   10.77.1.10 ──veth── 10.77.1.1  router namespace (this one):
+#   other client namespace  10.77.2.10 ──veth── 10.77.2.1  Unbound (or dnsmasq) on both addresses,
+#                                                           simplylockd driving it
+#   upstream namespace      198.19.0.2 ──veth── 198.19.0.1  dnsmasq answering *.test with 198.19.0.3
+#
+# simplylockd.toml names two device groups: kids = ["10.77.1.0/24"], other = ["10.77.2.10"].
+# With Unbound: a block for kids is NXDOMAIN for blocked.test and m.blocked.test from the kids
+# client and resolves from the other one; an exception resolves; a block for the whole lan
+# holds for both; blocks lift when their session ends; after Unbound restarts during a block
+# the block is back within 1 s of Unbound answering; a 20 000-name profile goes through the
+# include file. With dnsmasq: a device group is refused, a lan block holds for both clients and
+# lifts. Prints "ok - …" / "not ok - …", figures as "# …", and "N passed, M failed"; exits 0
+# only when all passed, 77 after "SKIP: reason" when the machine cannot run it.
+set -u
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bin="${1:?usage: $0 BIN_DIR DATA_DIR}"
+data="${2:?usage: $0 BIN_DIR DATA_DIR}"
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+if [ "${NETNS_INNER:-}" != 1 ]; then
+    [ "$(id -u)" = 0 ] || skip "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN for namespaces)"
+    for tool in unshare nsenter ip unbound dnsmasq python3 timeout dig; do
+        command -v "$tool" >/dev/null 2>&1 || skip "$tool not found (apt-get install unbound dnsmasq dnsutils iproute2 util-linux python3)"
+    done
+    [ -x "$bin/simplylockd" ] && [ -x "$bin/lockctl" ] || skip "simplylockd and lockctl are not built in $bin"
+    unshare -n -m true 2>/dev/null || skip "unshare -n -m is not permitted here"
+    exec timeout --kill-after=10 240 unshare -n -m env NETNS_INNER=1 bash "${BASH_SOURCE[0]}" "$bin" "$data"
+fi
+
+# ---- inside the router namespace ------------------------------------------------------------
+
+work="$(mktemp -d /tmp/netns-lan-test.XXXXXX)"
+root="$work/root"
+pids=()
+daemon_pid=
+server_pid=
+passed=0
+failed=0
+
+cleanup() {
+    [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
+    [ -n "$server_pid" ] && kill -KILL "$server_pid" 2>/dev/null
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+    sleep 0.2
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+    wait 2>/dev/null
+    [ "${KEEP_WORK:-}" = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
+expect() { # expect DESCRIPTION command...
+    local description="$1"; shift
+    local output status
+    output="$("$@" 2>&1)"
+    status=$?
+    # (The Swift runtime's loader warnings, when lockctl prints them, are not the answer.)
+    output="$(printf '%s' "$output" | grep -v '^warning: direct reference' | tr '\n\t' '  ' | cut -c1-240)"
+    if [ $status = 0 ]; then ok "$description ($output)"; else not_ok "$description ($output)"; fi
+}
+lockctl() { "$bin/lockctl" --root "$root" "$@"; }
+netns() { # netns VARIABLE: a process holding a new network namespace; its pid goes in VARIABLE
+    unshare -n sleep 600 >/dev/null 2>&1 &
+    local pid=$!
+    pids+=("$pid")
+    for _ in $(seq 100); do
+        [ "$(readlink /proc/$pid/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+        sleep 0.02
+    done
+    printf -v "$1" %s "$pid"
+}
+link() { # link PID LOCAL_IF LOCAL_ADDR PEER_IF PEER_ADDR
+    ip link add "$2" type veth peer name "$4" netns "$1"
+    ip addr add "$3/24" dev "$2"
+    ip link set "$2" up
+    nsenter -t "$1" -n ip link set lo up
+    nsenter -t "$1" -n ip addr add "$5/24" dev "$4"
+    nsenter -t "$1" -n ip link set "$4" up
+}
+
+ip link set lo up
+netns upstream
+netns kids
+netns other
+link "$upstream" up0 198.19.0.1 up1 198.19.0.2
+link "$kids" kid0 10.77.1.1 kid1 10.77.1.10
+link "$other" oth0 10.77.2.1 oth1 10.77.2.10
+
+nsenter -t "$upstream" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+    --listen-address=198.19.0.2 --port=53 --user=root --group=root --pid-file="$work/upstream.pid" \
+    --local-ttl=60 --address=/test/198.19.0.3 &
+pids+=("$!")
+for _ in $(seq 100); do dig +time=1 +tries=1 @198.19.0.2 x.test >/dev/null 2>&1 && break; sleep 0.05; done
+
+# dig from a client namespace: the status, and the address when there is one ("NXDOMAIN",
+# "NOERROR 198.19.0.3").
+ask() { # ask CLIENT_PID SERVER NAME
+    nsenter -t "$1" -n dig +time=1 +tries=1 @"$2" "$3" A | awk '
+        /status:/ { sub(",", "", $6); status = $6 }
+        /^[^;].*\tIN\tA\t/ { address = $NF }
+        END { print status (address ? " " address : "") }'
+}
+kids_get() { ask "$kids" 10.77.1.1 "$1"; }
+other_get() { ask "$other" 10.77.2.1 "$1"; }
+is_blocked() { # is_blocked CLIENT NAME: NXDOMAIN or 0.0.0.0
+    local answer; answer="$("$1"_get "$2")"; echo "$answer"
+    [ "$answer" = NXDOMAIN ] || [ "$answer" = "NOERROR 0.0.0.0" ]
+}
+resolves() { local answer; answer="$("$1"_get "$2")"; echo "$answer"; [ "$answer" = "NOERROR 198.19.0.3" ]; }
+
+# Starts the block with lockctl ARGS… from the client's namespace, then asks the server for
+# NAME over UDP until the answer is NXDOMAIN or 0.0.0.0; prints the milliseconds from lockctl
+# returning to that answer, and the longest time any query took meanwhile.
+blocked_after() { # blocked_after CLIENT_PID SERVER NAME lockctl-arguments…
+    local client="$1" server="$2" name="$3"; shift 3
+    nsenter -t "$client" -n python3 - "$server" "$name" "$bin/lockctl" --root "$root" "$@" <<'PY'
+import socket, struct, subprocess, sys, time
+server, name, command = sys.argv[1], sys.argv[2], sys.argv[3:]
+subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+returned = time.monotonic()
+labels = b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\x00"
+longest = 0.0
+while time.monotonic() - returned < 5:
+    query = struct.pack(">HHHHHH", 0x5151, 0x0100, 1, 0, 0, 0) + labels + struct.pack(">HH", 1, 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(2)
+        sent = time.monotonic()
+        s.sendto(query, (server, 53))
+        try:
+            answer = s.recv(512)
+        except socket.timeout:
+            continue
+        longest = max(longest, time.monotonic() - sent)
+    if answer[3] & 0x0F == 3 or answer[-4:] == b"\x00\x00\x00\x00":
+        print(f"{(time.monotonic() - returned) * 1000:.1f} ms; longest query {longest * 1000:.1f} ms")
+        sys.exit(0)
+    time.sleep(0.001)
+print("not blocked within 5 s"); sys.exit(1)
+PY
+}
+
+mkdir -p "$root/etc/simplylock/profiles.d"
+printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
+cat >"$root/etc/simplylock/simplylockd.toml" <<EOF
+checkpoint_interval = "1s"
+
+[lan]
+kids = ["10.77.1.0/24"]
+other = ["10.77.2.10"]
+
+[unbound]
+control = "$work/unbound.ctl"
+include = "$work/unbound.d/simplylock.conf"
+
+[dnsmasq]
+servers_file = "$work/dnsmasq.servers"
+pid_file = "$work/dnsmasq.pid"
+EOF
+python3 - "$root/etc/simplylock/profiles.d/big.toml" <<'PY'
+import sys
+names = ", ".join(f'"n{i}.big.test"' for i in range(20000))
+open(sys.argv[1], "w").write(f'name = "big"\ndomains = [{names}]\n')
+PY
+
+start_daemon() { # start_daemon ENFORCERS
+    "$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers "$1" --log-level debug >>"$work/daemon.log" 2>&1 &
+    daemon_pid=$!
+    for _ in $(seq 200); do lockctl status >/dev/null 2>&1 && return 0; sleep 0.05; done
+    echo "simplylockd did not answer"; tail -20 "$work/daemon.log"; return 1
+}
+stop_daemon() { kill -TERM "$daemon_pid"; wait "$daemon_pid"; local status=$?; daemon_pid=; return $status; }
+
+mkdir -p "$work/unbound.d"
+cat >"$work/unbound.conf" <<EOF
+server:
+    interface: 10.77.1.1
+    interface: 10.77.2.1
+    port: 53
+    access-control: 10.77.0.0/16 allow
+    do-daemonize: no
+    chroot: ""
+    username: ""
+    directory: "$work"
+    pidfile: ""
+    use-syslog: no
+    logfile: "$work/unbound.log"
+    verbosity: 1
+    num-threads: 1
+    module-config: "iterator"
+    do-not-query-localhost: no
+    local-zone: "test." nodefault
+    domain-insecure: "test"
+remote-control:
+    control-enable: yes
+    control-interface: "$work/unbound.ctl"
+    control-use-cert: no
+forward-zone:
+    name: "."
+    forward-addr: 198.19.0.2
+include-toplevel: "$work/unbound.d/*.conf"
+EOF
+start_unbound() {
+    unbound -d -c "$work/unbound.conf" >>"$work/unbound.out" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 200); do
+        [ "$(kids_get x.test)" = "NOERROR 198.19.0.3" ] && return 0
+        sleep 0.02
+    done
+    echo "Unbound did not answer"; tail -5 "$work/unbound.out" "$work/unbound.log"; return 1
+}
+stop_server() { kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null; server_pid=; }
+
+echo "# Unbound $(unbound -V | head -1 | cut -d' ' -f2)"
+start_unbound || exit 1
+start_daemon hosts,unbound || exit 1
+expect "profile created" lockctl profiles create site --domain blocked.test --allow ok.blocked.test
+expect "the unbound enforcer reports in status" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound +ok'"
+expect "doctor finds the control socket and the include file" sh -c "'$bin/lockctl' --root '$root' doctor | grep -E 'unbound include file' | grep -v problem"
+expect "blocked.test resolves for kids before the block" resolves kids m.blocked.test
+
+echo "# lockctl start site 10m --for kids"
+expect "kids get NXDOMAIN for m.blocked.test this soon after lockctl start returned" \
+    blocked_after "$kids" 10.77.1.1 m.blocked.test start site 10m --for kids
+for name in blocked.test m.blocked.test a.b.blocked.test BLOCKED.test.; do
+    expect "$name is blocked for kids" is_blocked kids "$name"
+done
+expect "the exception ok.blocked.test resolves for kids" resolves kids ok.blocked.test
+expect "blocked.test resolves for the other group" resolves other m.blocked.test
+expect "other.test resolves for kids" resolves kids other.test
+expect "status shows the session for kids" sh -c "'$bin/lockctl' --root '$root' status | grep -E 'site .*for kids'"
+expect "an unknown group is refused with the groups there are" \
+    sh -c "! '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 && '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 | grep 'unknown device group'"
+
+echo "# Unbound restarts during the block"
+stop_server
+restart_start=$(date +%s%3N)
+start_unbound || exit 1
+answering=$(date +%s%3N)
+restored() {
+    local deadline=$((answering + 3000)) now
+    while true; do
+        if is_blocked kids m.blocked.test >/dev/null; then
+            now=$(date +%s%3N); echo "$((now - answering)) ms after Unbound answered again ($((answering - restart_start)) ms to start)"
+            [ $((now - answering)) -le 1000 ]; return
+        fi
+        now=$(date +%s%3N); [ "$now" -ge "$deadline" ] && { echo "not restored within 3 s"; return 1; }
+        sleep 0.01
+    done
+}
+expect "the block is back within 1 s of Unbound answering again" restored
+expect "the other group still resolves after the restart" resolves other m.blocked.test
+
+echo "# lockctl stop"
+expect "stopped" lockctl stop site
+lifted() { for _ in $(seq 100); do resolves kids m.blocked.test >/dev/null && { resolves kids m.blocked.test; return 0; }; sleep 0.02; done; kids_get m.blocked.test; return 1; }
+expect "m.blocked.test resolves for kids again" lifted
+
+echo "# lockctl start site 10m --for lan"
+expect "both clients get NXDOMAIN once lockctl start returned" blocked_after "$other" 10.77.2.1 blocked.test start site 10m --for lan
+expect "blocked for kids" is_blocked kids m.blocked.test
+expect "blocked for the other group" is_blocked other m.blocked.test
+expect "stopped" lockctl stop site
+expect "lifted for the other group" sh -c "sleep 0.1; $(declare -f ask other_get resolves); kids=$kids other=$other; resolves other m.blocked.test"
+
+echo "# a 20 000-name profile for kids (through the include file and reload_keep_cache)"
+expect "kids get NXDOMAIN for n19999.big.test this soon after lockctl start returned" \
+    blocked_after "$kids" 10.77.1.1 n19999.big.test start big 10m --for kids
+expect "a subdomain of a listed name is blocked for kids" is_blocked kids x.n123.big.test
+expect "the other group resolves the listed names" resolves other n5.big.test
+expect "status says the include file carried it" sh -c "'$bin/lockctl' --root '$root' status --json | grep -q 'include file and reload_keep_cache' && echo include"
+expect "stopped" lockctl stop big
+expect "lifted for kids" sh -c "sleep 0.2; $(declare -f ask kids_get resolves); kids=$kids; resolves kids n19999.big.test"
+stop_daemon
+stop_server
+
+echo "# dnsmasq"
+: >"$work/dnsmasq.servers"
+dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+    --listen-address=10.77.1.1,10.77.2.1 --port=53 --user=root --group=root --pid-file="$work/dnsmasq.pid" \
+    --server=198.19.0.2 --servers-file="$work/dnsmasq.servers" --log-facility="$work/dnsmasq.log" &
+server_pid=$!
+for _ in $(seq 100); do [ "$(kids_get x.test)" = "NOERROR 198.19.0.3" ] && break; sleep 0.05; done
+start_daemon hosts,dnsmasq || exit 1
+expect "a device group is refused: dnsmasq answers every client alike" \
+    sh -c "! '$bin/lockctl' --root '$root' start site 5m --for kids 2>&1 && '$bin/lockctl' --root '$root' start site 5m --for kids 2>&1 | grep 'cannot be blocked through dnsmasq'"
+expect "m.blocked.test is NXDOMAIN from dnsmasq once lockctl start --for lan returned" \
+    blocked_after "$kids" 10.77.1.1 m.blocked.test start site 10m --for lan
+expect "blocked for the other client too" is_blocked other blocked.test
+expect "the exception resolves" resolves other ok.blocked.test
+expect "the servers-file holds the block" grep -x 'server=/blocked.test/' "$work/dnsmasq.servers"
+expect "stopped" lockctl stop site
+expect "lifted" sh -c "sleep 0.2; $(declare -f ask kids_get resolves); kids=$kids; resolves kids m.blocked.test"
+stop_daemon
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
