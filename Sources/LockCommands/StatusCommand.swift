@@ -64,6 +64,16 @@ struct StatusCommand: AsyncParsableCommand {
             if let denials = details["denials"], denials != "0" { parts.append("\(denials) refused") }
             if let terminated = details["terminated"], terminated != "0" { parts.append("\(terminated) stopped") }
             if let frozen = details["frozen"] { parts.append("frozen: \(frozen)") }
+        case "unbound":
+            // The LAN: what each target blocks, the device groups Unbound knows, and how.
+            parts.append("lan \(details["blocking"] ?? "nothing")")
+            if let groups = details["groups"], !groups.isEmpty { parts.append("groups: \(groups)") }
+            if let unknown = details["unknownGroups"] { parts.append("not in [lan]: \(unknown)") }
+            parts.append("\(report.elements) zones")
+            if let version = details["version"] { parts.append("Unbound \(version)") }
+        case "dnsmasq":
+            parts.append("lan: \(report.elements) names for every client")
+            if let path = details["serversFile"] { parts.append(path) }
         default:
             parts.append("\(report.elements) addresses")
             if let mode = details["mode"], mode != "off" { parts.append(mode) }

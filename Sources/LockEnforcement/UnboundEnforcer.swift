@@ -52,6 +52,8 @@ public actor UnboundEnforcer: Enforcer {
 
     /// The LAN part last put in force.
     private var applied: LANBlock?
+    /// The LAN part asked for while Unbound did not answer: put in force when it does.
+    private var waitingForUnbound: LANBlock?
     /// What Unbound holds now, as far as known; nil: unknown (start, or after a failure).
     private var running: UnboundZones?
     /// The groups and zones in the include file this daemon wrote; nil: not written yet.
@@ -76,14 +78,29 @@ public actor UnboundEnforcer: Enforcer {
 
     /// Puts the LAN part of `desired` in force; the rest of it is other enforcers' business.
     ///
-    /// - Throws: `UnboundControlError` when Unbound cannot be reached or refuses a change,
+    /// While Unbound does not answer on its control socket (stopped, restarting, not started
+    /// yet at boot) the state is kept and put in force by `watch()` as soon as it answers: a
+    /// DNS server that is down answers nobody, so nothing leaks meanwhile, and a session is not
+    /// refused for it. `status()` reports the wait.
+    ///
+    /// - Throws: `UnboundControlError.refused` when Unbound refuses a change,
     ///   `UnboundEnforcerError` when it does not read the include file; what Unbound held
     ///   before stays in force as far as it got (the next apply starts from a reload).
     public func apply(_ desired: DesiredBlock) async throws {
         await lock()
         defer { unlock() }
-        guard desired.lan != applied || running == nil else { return }
-        try await put(desired.lan, restoring: false)
+        guard desired.lan != applied || running == nil else {
+            waitingForUnbound = nil
+            return
+        }
+        do {
+            try await put(desired.lan, restoring: false)
+            waitingForUnbound = nil
+        } catch UnboundControlError.unreachable(let path, let reason) {
+            waitingForUnbound = desired.lan
+            lastError = "\(UnboundControlError.unreachable(path: path, reason: reason)); applied when Unbound answers"
+            logger.warning("Unbound does not answer; the LAN block is put in force when it does", metadata: ["reason": "\(reason)"])
+        }
     }
 
     /// Polls the sentinel zone; when Unbound restarted or reloaded, puts the last state back.
@@ -104,7 +121,7 @@ public actor UnboundEnforcer: Enforcer {
             "restores": .count(restores),
             "reloads": .count(reloads),
             "groups": .text((applied?.groups ?? []).map(\.name).joined(separator: " ")),
-            "blocking": .text(applied.map(Self.describe) ?? "nothing"),
+            "blocking": .text((waitingForUnbound ?? applied).map(Self.describe) ?? "nothing"),
             "covers": .text("each blocked name and every name under it, for the LAN clients of Unbound (per device group with views)"),
         ]
         if let version { details["version"] = .text(version) }
@@ -128,7 +145,7 @@ public actor UnboundEnforcer: Enforcer {
                 control-use-cert: no; then restart Unbound
                 """)]
         }
-        let version = status.split(separator: "\n").first { $0.hasPrefix("version:") }.map { $0.dropFirst(8).trimmingCharacters(in: .whitespaces) }
+        let version = Self.version(in: status)
         findings.append(Finding("unbound control socket", .ok, "\(settings.controlPath) answers (Unbound \(version ?? "of unknown version"))"))
         do {
             _ = try await Self.offPool { try control.run("view_list_local_zones \(UnboundZones.sentinelView)") }
@@ -219,7 +236,7 @@ public actor UnboundEnforcer: Enforcer {
         }
         file = (groups, zones)
         reloads += 1
-        version = nil
+        if let status = try? await Self.offPool({ try control.run("status") }) { version = Self.version(in: status) }
     }
 
     /// True when the sentinel zone is gone: Unbound restarted or reloaded since it was put.
@@ -236,19 +253,25 @@ public actor UnboundEnforcer: Enforcer {
     private static let sentinelCommand = "view_local_zone \(UnboundZones.sentinelView) \(UnboundZones.sentinelZone) always_nxdomain"
 
     private func check() async {
-        guard let applied else { return }
+        guard let wanted = waitingForUnbound ?? applied else { return }
         do {
             if running != nil {
                 guard try await sentinelMissing() else { return }
                 logger.notice("Unbound lost the zones (it restarted or reloaded); putting them back")
                 running = nil
             }
-            try await put(applied, restoring: true)
+            try await put(wanted, restoring: applied != nil)
+            if waitingForUnbound != nil { logger.notice("Unbound answers; the LAN block is in force") }
+            waitingForUnbound = nil
         } catch {
             // Unbound is down or restarting: the zones are put back when it answers again.
             running = nil
             lastError = "\(error)"
         }
+    }
+
+    private static func version(in status: String) -> String? {
+        status.split(separator: "\n").first { $0.hasPrefix("version:") }.map { $0.dropFirst(8).trimmingCharacters(in: .whitespaces) }
     }
 
     private static func describe(_ lan: LANBlock) -> String {

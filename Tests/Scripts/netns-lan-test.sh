@@ -237,6 +237,7 @@ expect "the exception ok.blocked.test resolves for kids" resolves kids ok.blocke
 expect "blocked.test resolves for the other group" resolves other m.blocked.test
 expect "other.test resolves for kids" resolves kids other.test
 expect "status shows the session for kids" sh -c "'$bin/lockctl' --root '$root' status | grep -E 'site .*for kids'"
+expect "status has the lan line of the unbound enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound +ok +lan kids: 1 names +groups: kids other'"
 expect "an unknown group is refused with the groups there are" \
     sh -c "! '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 && '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 | grep 'unknown device group'"
 
@@ -270,6 +271,15 @@ expect "blocked for kids" is_blocked kids m.blocked.test
 expect "blocked for the other group" is_blocked other m.blocked.test
 expect "stopped" lockctl stop site
 expect "lifted for the other group" sh -c "sleep 0.1; $(declare -f ask other_get resolves); kids=$kids other=$other; resolves other m.blocked.test"
+
+echo "# a block started while Unbound is down"
+stop_server
+expect "lockctl start --for lan succeeds while Unbound is down" lockctl start site 10m --for lan
+expect "status says the block waits for Unbound" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound .*applied when Unbound answers'"
+start_unbound || exit 1
+answering=$(date +%s%3N)
+expect "the block is in force within 1 s of Unbound answering" restored
+expect "stopped" lockctl stop site
 
 echo "# a 20 000-name profile for kids (through the include file and reload_keep_cache)"
 expect "kids get NXDOMAIN for n19999.big.test this soon after lockctl start returned" \

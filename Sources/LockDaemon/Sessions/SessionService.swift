@@ -54,6 +54,7 @@ public actor SessionService {
                 clock: @escaping @Sendable () -> ClockReading, targets: TargetPolicy = .localOnly,
                 makeID: @escaping @Sendable () -> String = { SessionService.randomID() }) {
         self.targets = targets
+        desired = DesiredBlock(lan: LANBlock(groups: targets.groups))
         self.profiles = profiles
         self.store = store
         self.enforcement = enforcement
