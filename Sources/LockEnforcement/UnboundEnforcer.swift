@@ -210,6 +210,8 @@ public actor UnboundEnforcer: Enforcer {
         try await Self.offPool {
             for step in steps {
                 if let view = step.view {
+                    // Unbound has no bulk command for views: one connection per zone (several at a
+                    // time were no faster: Unbound serves its control socket on one thread).
                     for name in step.remove { _ = try control.run("view_local_zone_remove \(view) \(name)") }
                     for (name, type) in step.add { _ = try control.run("view_local_zone \(view) \(name) \(type)") }
                 } else {
