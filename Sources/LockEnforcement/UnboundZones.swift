@@ -84,4 +84,9 @@ public struct UnboundZones: Sendable, Equatable {
     public func changeCount(to target: UnboundZones) -> Int {
         changes(to: target).reduce(0) { $0 + $1.remove.count + $1.add.count }
     }
+
+    /// The number of view zones `changes(to:)` touches.
+    public func viewChangeCount(to target: UnboundZones) -> Int {
+        changes(to: target).filter { $0.view != nil }.reduce(0) { $0 + $1.remove.count + $1.add.count }
+    }
 }

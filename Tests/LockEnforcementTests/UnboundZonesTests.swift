@@ -41,6 +41,7 @@ struct UnboundZonesTests {
         #expect(steps[1].view == "simplylock-kids" && steps[1].remove == ["c.test"] && steps[1].add.isEmpty)
         #expect(steps[2].view == "simplylock-office" && steps[2].add.map(\.0) == ["e.test"])
         #expect(before.changeCount(to: after) == 5)
+        #expect(before.viewChangeCount(to: after) == 2)
         #expect(after.changes(to: after).isEmpty)
     }
 

@@ -281,6 +281,31 @@ answering=$(date +%s%3N)
 expect "the block is in force within 1 s of Unbound answering" restored
 expect "stopped" lockctl stop site
 
+echo "# a schedule file aimed at kids, starting in 3 s for 3 s"
+start_at=$(( $(date +%s) + 3 ))
+mkdir -p "$root/etc/simplylock/schedules.d"
+printf 'name = "kids-now"\nprofile = "site"\non = "@%s"\nfor = "3s"\nwarn = "off"\ntarget = ["kids"]\n' "$start_at" \
+    >"$root/etc/simplylock/schedules.d/kids-now.toml"
+expect "the schedule is read" sh -c "'$bin/lockctl' --root '$root' reload && '$bin/lockctl' --root '$root' schedules list | grep kids-now"
+on_time() { # on_time EDGE_SECONDS CHECK...: waits for CHECK; prints how late it was after the edge (at most 2 s: a loaded machine runs late)
+    local edge=$(( $1 * 1000 )) now; shift
+    while true; do
+        if "$@" >/dev/null 2>&1; then
+            now=$(date +%s%3N)
+            echo "$((now - edge)) ms after the edge"
+            [ $((now - edge)) -ge -50 ] && [ $((now - edge)) -le 2000 ]; return
+        fi
+        now=$(date +%s%3N)
+        [ "$now" -ge $((edge + 3000)) ] && { echo "not within 3 s of the edge"; return 1; }
+        sleep 0.01
+    done
+}
+expect "the scheduled block is in force for kids on time" on_time "$start_at" is_blocked kids m.blocked.test
+expect "and not for the other group" resolves other m.blocked.test
+expect "the scheduled block ends on time" on_time $((start_at + 3)) resolves kids m.blocked.test
+rm "$root/etc/simplylock/schedules.d/kids-now.toml"
+lockctl reload >/dev/null
+
 echo "# a 20 000-name profile for kids (through the include file and reload_keep_cache)"
 expect "kids get NXDOMAIN for n19999.big.test this soon after lockctl start returned" \
     blocked_after "$kids" 10.77.1.1 n19999.big.test start big 10m --for kids
