@@ -66,15 +66,23 @@ public actor DnsmasqEnforcer: Enforcer {
         return (text, zones.count)
     }
 
-    /// Writes the servers-file for the LAN part of `desired` and makes dnsmasq read it.
+    /// Writes the servers-file for the LAN part of `desired` and makes dnsmasq read it. When
+    /// dnsmasq does not run, the file is written all the same (dnsmasq reads it when it
+    /// starts) and `status()` says so: a router's DNS server being down refuses no session.
     ///
-    /// - Throws: `SystemError` when the file cannot be written, `DnsmasqError` when dnsmasq
-    ///   cannot be signalled; the file then holds the new state, read at dnsmasq's next start.
+    /// - Throws: `SystemError` when the file cannot be written, `DnsmasqError.signal` when
+    ///   dnsmasq runs but cannot be signalled.
     public func apply(_ desired: DesiredBlock) async throws {
         guard desired.lan != applied || lastError != nil else { return }
         let (text, count) = Self.render(desired.lan)
         do {
-            try await write(text)
+            do { try await write(text) } catch let error as DnsmasqError {
+                guard case .notRunning = error else { throw error }
+                applied = desired.lan
+                names = count
+                lastError = "\(error); the servers-file is read when dnsmasq starts"
+                return
+            }
             applied = desired.lan
             names = count
             lastApplied = Date()
@@ -136,7 +144,7 @@ public actor DnsmasqEnforcer: Enforcer {
         try Self.signal(pid)
         // dnsmasq reads the file on its next turn of the main loop; reading moves its access
         // time past the write (relatime updates it when it is not newer than the change).
-        let deadline = ContinuousClock.now + .seconds(1)
+        let deadline = ContinuousClock.now + .milliseconds(300)
         while ContinuousClock.now < deadline {
             var now = stat()
             if stat(path, &now) == 0, Self.time(now.st_atim) > Self.time(before.st_mtim) { break }
@@ -149,8 +157,8 @@ public actor DnsmasqEnforcer: Enforcer {
     private static func time(_ spec: timespec) -> Int { spec.tv_sec * 1_000_000_000 + spec.tv_nsec }
 
     static func pid(_ file: String) throws(DnsmasqError) -> pid_t {
-        guard let data = FileManager.default.contents(atPath: file),
-              let pid = pid_t(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
+        guard let data = FileManager.default.contents(atPath: file) else { throw .notRunning(pidFile: file, reason: "it does not exist") }
+        guard let pid = pid_t(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
         else { throw .notRunning(pidFile: file, reason: "no process id in it") }
         guard kill(pid, 0) == 0 else { throw .notRunning(pidFile: file, reason: "process \(pid) does not run") }
         return pid

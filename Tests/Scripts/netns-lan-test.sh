@@ -325,6 +325,7 @@ dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind
 server_pid=$!
 for _ in $(seq 100); do [ "$(kids_get x.test)" = "NOERROR 198.19.0.3" ] && break; sleep 0.05; done
 start_daemon hosts,dnsmasq || exit 1
+expect "the dnsmasq enforcer reports in status" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dnsmasq +ok +lan: 0 names for every client'"
 expect "a device group is refused: dnsmasq answers every client alike" \
     sh -c "! '$bin/lockctl' --root '$root' start site 5m --for kids 2>&1 && '$bin/lockctl' --root '$root' start site 5m --for kids 2>&1 | grep 'cannot be blocked through dnsmasq'"
 expect "m.blocked.test is NXDOMAIN from dnsmasq once lockctl start --for lan returned" \
@@ -334,6 +335,10 @@ expect "the exception resolves" resolves other ok.blocked.test
 expect "the servers-file holds the block" grep -x 'server=/blocked.test/' "$work/dnsmasq.servers"
 expect "stopped" lockctl stop site
 expect "lifted" sh -c "sleep 0.2; $(declare -f ask kids_get resolves); kids=$kids; resolves kids m.blocked.test"
+stop_server
+expect "a lan block starts while dnsmasq is down; the servers-file has it" \
+    sh -c "'$bin/lockctl' --root '$root' start site 10m --for lan >/dev/null 2>&1 && grep -x 'server=/blocked.test/' '$work/dnsmasq.servers'"
+expect "status says dnsmasq reads it when it starts" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dnsmasq .*read when dnsmasq starts'"
 stop_daemon
 
 echo "$passed passed, $failed failed"
