@@ -63,7 +63,9 @@ public enum TargetProblem: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownGroup(let name, let known, let file):
             let closest = ClosestMatches.find(name, among: known)
             let hint = closest.isEmpty ? "" : "; did you mean \(closest.joined(separator: " or "))?"
-            let listed = known.isEmpty ? "no device groups are configured ([lan] in \(file))"
+            let listed =
+                known.isEmpty
+                ? "no device groups are configured ([lan] in \(file))"
                 : "[lan] in \(file) names \(known.joined(separator: ", ")); also local (this machine) and lan (every device)"
             return "unknown device group \"\(name)\"\(hint) (\(listed))"
         case .noLANEnforcer(let target, let file):

@@ -31,8 +31,10 @@ public actor DnsmasqEnforcer: Enforcer {
         public var pollInterval: Duration
 
         /// Creates settings.
-        public init(serversFile: String, pidFile: String, secondSignalDelay: Duration = .milliseconds(100),
-                    pollInterval: Duration = .seconds(2)) {
+        public init(
+            serversFile: String, pidFile: String, secondSignalDelay: Duration = .milliseconds(100),
+            pollInterval: Duration = .seconds(2)
+        ) {
             self.serversFile = serversFile
             self.pidFile = pidFile
             self.secondSignalDelay = secondSignalDelay
@@ -119,17 +121,28 @@ public actor DnsmasqEnforcer: Enforcer {
             "covers": .text("each blocked name and every name under it, for every client of dnsmasq alike (no device groups)"),
         ]
         if let pid = try? Self.pid(settings.pidFile) { details["pid"] = .count(Int(pid)) }
-        return EnforcerStatus(name: name, applied: applied != nil && lastError == nil, elements: names, lastApplied: lastApplied,
-                              lastError: lastError, details: details)
+        return EnforcerStatus(
+            name: name, applied: applied != nil && lastError == nil, elements: names, lastApplied: lastApplied,
+            lastError: lastError, details: details)
     }
 
     public func diagnose() async -> [Finding] {
         do {
             let pid = try Self.pid(settings.pidFile)
-            return [Finding("dnsmasq", .ok, "dnsmasq runs (pid \(pid)); it reads \(settings.serversFile) at each SIGHUP if its configuration says servers-file=\(settings.serversFile)"),
-                    Finding("dnsmasq device groups", .ok, "dnsmasq answers every client alike: block with --for lan; device groups need unbound")]
+            return [
+                Finding(
+                    "dnsmasq", .ok,
+                    "dnsmasq runs (pid \(pid)); it reads \(settings.serversFile) at each SIGHUP if its configuration says servers-file=\(settings.serversFile)"
+                ),
+                Finding(
+                    "dnsmasq device groups", .ok, "dnsmasq answers every client alike: block with --for lan; device groups need unbound"),
+            ]
         } catch {
-            return [Finding("dnsmasq", .problem, "\(error)", fix: "start dnsmasq with servers-file=\(settings.serversFile) and pid-file=\(settings.pidFile)")]
+            return [
+                Finding(
+                    "dnsmasq", .problem, "\(error)",
+                    fix: "start dnsmasq with servers-file=\(settings.serversFile) and pid-file=\(settings.pidFile)")
+            ]
         }
     }
 

@@ -39,8 +39,10 @@ public actor UnboundEnforcer: Enforcer {
         public var pollInterval: Duration
 
         /// Creates settings.
-        public init(controlPath: String, includePath: String, answerNull: Bool = false, bulkThreshold: Int = 5_000,
-                    viewBulkThreshold: Int = 300, pollInterval: Duration = .milliseconds(200)) {
+        public init(
+            controlPath: String, includePath: String, answerNull: Bool = false, bulkThreshold: Int = 5_000,
+            viewBulkThreshold: Int = 300, pollInterval: Duration = .milliseconds(200)
+        ) {
             self.viewBulkThreshold = viewBulkThreshold
             self.controlPath = controlPath
             self.includePath = includePath
@@ -133,8 +135,9 @@ public actor UnboundEnforcer: Enforcer {
         if let unknown = applied?.unknownGroups, !unknown.isEmpty {
             details["unknownGroups"] = .text(unknown.joined(separator: " "))
         }
-        return EnforcerStatus(name: name, applied: running != nil && lastError == nil, elements: running?.count ?? 0,
-                              lastApplied: lastApplied, lastError: lastError, details: details)
+        return EnforcerStatus(
+            name: name, applied: running != nil && lastError == nil, elements: running?.count ?? 0,
+            lastApplied: lastApplied, lastError: lastError, details: details)
     }
 
     public func diagnose() async -> [Finding] {
@@ -144,25 +147,35 @@ public actor UnboundEnforcer: Enforcer {
         do {
             status = try await Self.offPool { try control.run("status") }
         } catch {
-            return [Finding("unbound control socket", .problem, "\(error)", fix: """
-                in unbound.conf: remote-control: control-enable: yes, control-interface: \(settings.controlPath), \
-                control-use-cert: no; then restart Unbound
-                """)]
+            return [
+                Finding(
+                    "unbound control socket", .problem, "\(error)",
+                    fix: """
+                        in unbound.conf: remote-control: control-enable: yes, control-interface: \(settings.controlPath), \
+                        control-use-cert: no; then restart Unbound
+                        """)
+            ]
         }
         let version = Self.version(in: status)
-        findings.append(Finding("unbound control socket", .ok, "\(settings.controlPath) answers (Unbound \(version ?? "of unknown version"))"))
+        findings.append(
+            Finding("unbound control socket", .ok, "\(settings.controlPath) answers (Unbound \(version ?? "of unknown version"))"))
         do {
             _ = try await Self.offPool { try control.run("view_list_local_zones \(UnboundZones.sentinelView)") }
             findings.append(Finding("unbound include file", .ok, "Unbound reads \(settings.includePath) (its views are declared)"))
         } catch {
-            findings.append(Finding("unbound include file", .problem, "Unbound does not read \(settings.includePath): \(error)", fix: """
-                include it at top level of unbound.conf (include-toplevel: "\(settings.includePath)", or Debian's \
-                include-toplevel of /etc/unbound/unbound.conf.d/*.conf), then restart Unbound
-                """))
+            findings.append(
+                Finding(
+                    "unbound include file", .problem, "Unbound does not read \(settings.includePath): \(error)",
+                    fix: """
+                        include it at top level of unbound.conf (include-toplevel: "\(settings.includePath)", or Debian's \
+                        include-toplevel of /etc/unbound/unbound.conf.d/*.conf), then restart Unbound
+                        """))
         }
         if let unknown = applied?.unknownGroups, !unknown.isEmpty {
-            findings.append(Finding("device groups", .warning, "sessions target groups no longer in [lan]: \(unknown.joined(separator: ", "))",
-                                    fix: "add them back to [lan] in simplylockd.toml, or stop those sessions"))
+            findings.append(
+                Finding(
+                    "device groups", .warning, "sessions target groups no longer in [lan]: \(unknown.joined(separator: ", "))",
+                    fix: "add them back to [lan] in simplylockd.toml, or stop those sessions"))
         }
         return findings
     }
@@ -181,8 +194,9 @@ public actor UnboundEnforcer: Enforcer {
             }
             let current = running
             if let current, file?.groups == lan.groups, current.changeCount(to: target) <= settings.bulkThreshold,
-               current.viewChangeCount(to: target) <= min(settings.viewBulkThreshold, settings.bulkThreshold),
-               !(target.count == 0 && file?.zones.count != 0) {
+                current.viewChangeCount(to: target) <= min(settings.viewBulkThreshold, settings.bulkThreshold),
+                !(target.count == 0 && file?.zones.count != 0)
+            {
                 try await change(from: current, to: target)
                 if restarted {
                     let control = self.control
@@ -199,9 +213,11 @@ public actor UnboundEnforcer: Enforcer {
             lastApplied = Date()
             lastApplySeconds = (ContinuousClock.now - started).seconds
             if restoring { restores += 1 }
-            logger.debug("unbound zones applied", metadata: [
-                "zones": "\(target.count)", "method": "\(lastMethod)", "seconds": "\(lastApplySeconds ?? 0)",
-            ])
+            logger.debug(
+                "unbound zones applied",
+                metadata: [
+                    "zones": "\(target.count)", "method": "\(lastMethod)", "seconds": "\(lastApplySeconds ?? 0)",
+                ])
         } catch {
             running = nil
             lastError = "\(error)"

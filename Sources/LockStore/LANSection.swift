@@ -81,8 +81,9 @@ public enum LANSection {
                         throw document.problem(key, section: "lan", error.reason)
                     }
                     guard !BlockTarget.reserved.contains(key) else {
-                        throw document.problem(key, section: "lan",
-                                               "\"\(key)\" is reserved (local: this machine, lan: every device); choose another group name")
+                        throw document.problem(
+                            key, section: "lan",
+                            "\"\(key)\" is reserved (local: this machine, lan: every device); choose another group name")
                     }
                     let texts = try document.strings(key, section: "lan")
                     guard !texts.isEmpty else {
@@ -92,8 +93,9 @@ public enum LANSection {
                     for text in texts {
                         let network: IPNetwork
                         do throws(IPNetworkError) { network = try IPNetwork(parsing: text) } catch {
-                            throw document.problem(key, value: text, section: "lan",
-                                                   "\(error.description) (expected an address such as 192.168.1.7 or a network such as 192.168.1.0/26)")
+                            throw document.problem(
+                                key, value: text, section: "lan",
+                                "\(error.description) (expected an address such as 192.168.1.7 or a network such as 192.168.1.0/26)")
                         }
                         // Unbound picks one view per client: a client in two groups would get one of them.
                         if let owner = owners[network], owner != key {
@@ -109,8 +111,10 @@ public enum LANSection {
         }
         if document.table("unbound") != nil {
             for key in (document.table("unbound")?.keys ?? []).sorted() where !unboundKeys.contains(key) {
-                problems.append(document.problem(key, section: "unbound",
-                                                 "unknown field (expected one of: \(unboundKeys.sorted().joined(separator: ", ")))"))
+                problems.append(
+                    document.problem(
+                        key, section: "unbound",
+                        "unknown field (expected one of: \(unboundKeys.sorted().joined(separator: ", ")))"))
             }
             check { () throws(FileProblem) in
                 if let path = try absolutePath("control", section: "unbound", document) { settings.unbound.control = path }
@@ -121,8 +125,9 @@ public enum LANSection {
             check { () throws(FileProblem) in
                 guard let answer = try document.string("answer", section: "unbound") else { return }
                 guard answer == "nxdomain" || answer == "null" else {
-                    throw document.problem("answer", value: answer, section: "unbound",
-                                           "\"\(answer)\" is not an answer (nxdomain, or null for 0.0.0.0 and ::)")
+                    throw document.problem(
+                        "answer", value: answer, section: "unbound",
+                        "\"\(answer)\" is not an answer (nxdomain, or null for 0.0.0.0 and ::)")
                 }
                 settings.unbound.answerNull = answer == "null"
             }
@@ -136,8 +141,10 @@ public enum LANSection {
         }
         if document.table("dnsmasq") != nil {
             for key in (document.table("dnsmasq")?.keys ?? []).sorted() where !dnsmasqKeys.contains(key) {
-                problems.append(document.problem(key, section: "dnsmasq",
-                                                 "unknown field (expected one of: \(dnsmasqKeys.sorted().joined(separator: ", ")))"))
+                problems.append(
+                    document.problem(
+                        key, section: "dnsmasq",
+                        "unknown field (expected one of: \(dnsmasqKeys.sorted().joined(separator: ", ")))"))
             }
             check { () throws(FileProblem) in
                 if let path = try absolutePath("servers_file", section: "dnsmasq", document) { settings.dnsmasq.serversFile = path }

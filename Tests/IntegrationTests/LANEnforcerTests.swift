@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 @Suite("the LAN enforcers (Unbound, dnsmasq) through the real daemon, with clients of two device groups in network namespaces")
 struct LANEnforcerTests {
@@ -16,11 +16,13 @@ struct LANEnforcerTests {
         return nil
     }
 
-    @Test("a block for kids is NXDOMAIN for their client only, exceptions resolve, lan blocks everyone, blocks lift, an Unbound restart is repaired within 1 s, large profiles go through the include file; dnsmasq refuses groups and blocks the lan",
-          .enabled(if: missing == nil, "\(missing ?? "")"))
+    @Test(
+        "a block for kids is NXDOMAIN for their client only, exceptions resolve, lan blocks everyone, blocks lift, an Unbound restart is repaired within 1 s, large profiles go through the include file; dnsmasq refuses groups and blocks the lan",
+        .enabled(if: missing == nil, "\(missing ?? "")"))
     func namespaceScenario() throws {
-        let result = try ProcessRunner.run(TestTools.repository + "/Tests/Scripts/netns-lan-test.sh",
-                                           [Binaries.directory, Binaries.dataDirectory], timeout: 300)
+        let result = try ProcessRunner.run(
+            TestTools.repository + "/Tests/Scripts/netns-lan-test.sh",
+            [Binaries.directory, Binaries.dataDirectory], timeout: 300)
         let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }
         #expect(result.status == 0, "\(result)")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")

@@ -1,10 +1,11 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockProtocol
 import LockStore
 import Testing
+
+@testable import LockDaemon
 
 @Suite("Block targets: device groups from [lan], sessions, schedules and Pomodoro runs aimed at them")
 struct DeviceGroupTargetTests {
@@ -21,13 +22,16 @@ struct DeviceGroupTargetTests {
     static let kids = DeviceGroup(name: "kids", networks: [try! IPNetwork(parsing: "10.7.0.0/26")])
     static let office = DeviceGroup(name: "office", networks: [try! IPNetwork(parsing: "10.7.0.100")])
 
-    func start(lanEnforcer: String = "unbound", groups: [DeviceGroup] = [kids, office]) async throws -> (TestDaemon, FakeEnforcer, FakeEnforcer) {
+    func start(lanEnforcer: String = "unbound", groups: [DeviceGroup] = [kids, office]) async throws -> (
+        TestDaemon, FakeEnforcer, FakeEnforcer
+    ) {
         let local = FakeEnforcer(name: "hosts")
         let lan = FakeEnforcer(name: lanEnforcer)
         var configuration = DaemonConfiguration()
         configuration.lan.groups = groups
-        let daemon = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [local, lan],
-                                                configuration: configuration)
+        let daemon = try await TestDaemon.start(
+            scratch: scratch, store: store, clock: clock, enforcers: [local, lan],
+            configuration: configuration)
         return (daemon, local, lan)
     }
 
@@ -44,7 +48,9 @@ struct DeviceGroupTargetTests {
         // Another target of the same profile is another session; the same one is refused.
         _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600))
         #expect(await local.current?.domains.contains("news.ycombinator.com") == true)
-        await #expect(throws: APIError.self) { _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 60, target: ["kids", "lan"])) }
+        await #expect(throws: APIError.self) {
+            _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 60, target: ["kids", "lan"]))
+        }
         _ = try await daemon.api.stop(info.id)
         #expect(await lan.current?.lan.isEmpty == true)
     }
@@ -59,13 +65,19 @@ struct DeviceGroupTargetTests {
             #expect(error.message.contains("did you mean kids"))
         }
         #expect(await lan.current?.lan.isEmpty != false)
-        await #expect(throws: APIError.self) { _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["Bad Name"])) }
+        await #expect(throws: APIError.self) {
+            _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["Bad Name"]))
+        }
         let scratch2 = try Scratch()
         try FileManager.default.createDirectory(atPath: scratch2.paths.stateDirectory, withIntermediateDirectories: true)
         let dnsmasq = try await TestDaemon.start(
             scratch: scratch2, store: try StateStore(path: scratch2.paths.stateDatabase), clock: clock,
             enforcers: [FakeEnforcer(name: "hosts"), FakeEnforcer(name: "dnsmasq")],
-            configuration: { var c = DaemonConfiguration(); c.lan.groups = [Self.kids]; return c }())
+            configuration: {
+                var c = DaemonConfiguration()
+                c.lan.groups = [Self.kids]
+                return c
+            }())
         do {
             _ = try await dnsmasq.api.start(StartRequest(profile: "news", seconds: 600, target: ["kids"]))
             Issue.record("a device group was accepted through dnsmasq")
@@ -98,7 +110,9 @@ struct DeviceGroupTargetTests {
     }
 
     @Test func aScheduleFileTargetsItsGroup() async throws {
-        try scratch.write("etc/simplylock/schedules.d/evenings.toml", """
+        try scratch.write(
+            "etc/simplylock/schedules.d/evenings.toml",
+            """
             name = "evenings"
             profile = "news"
             days = "all"
@@ -106,7 +120,9 @@ struct DeviceGroupTargetTests {
             to = "23:59"
             target = ["kids"]
             """)
-        try scratch.write("etc/simplylock/schedules.d/typo.toml", """
+        try scratch.write(
+            "etc/simplylock/schedules.d/typo.toml",
+            """
             name = "typo"
             profile = "news"
             days = "all"
@@ -136,7 +152,9 @@ struct DeviceGroupTargetTests {
 struct LANConfigurationTests {
     @Test func groupsAreReadAndBadOnesNamedWithTheirLine() throws {
         let scratch = try Scratch()
-        try scratch.write("simplylockd.toml", """
+        try scratch.write(
+            "simplylockd.toml",
+            """
             enforcers = ["hosts", "unbound"]
             [lan]
             kids = ["192.168.1.0/26", "2001:db8::/64"]

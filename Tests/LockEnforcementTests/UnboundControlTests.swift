@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import LockEnforcement
 import Testing
+
+@testable import LockEnforcement
 
 @Suite("Unbound's control protocol over a Unix socket, against a stand-in that records what it is sent")
 struct UnboundControlTests {
@@ -11,7 +12,11 @@ struct UnboundControlTests {
         private let fd: Int32
         private let lock = NSLock()
         private var requests: [String] = []
-        var received: [String] { lock.lock(); defer { lock.unlock() }; return requests }
+        var received: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return requests
+        }
 
         init(answer: String, connections: Int) throws {
             fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -40,7 +45,9 @@ struct UnboundControlTests {
                         let bulk = text.hasPrefix("UBCT1 local_zones")
                         if bulk ? text.hasSuffix("\u{4}\n") : text.hasSuffix("\n") { break }
                     }
-                    lock.lock(); requests.append(String(decoding: bytes, as: UTF8.self)); lock.unlock()
+                    lock.lock()
+                    requests.append(String(decoding: bytes, as: UTF8.self))
+                    lock.unlock()
                     _ = answer.withCString { send(client, $0, strlen($0), 0) }
                     close(client)
                 }
@@ -79,7 +86,10 @@ struct UnboundControlTests {
             _ = try control.run("status")
             Issue.record("a missing socket was reached")
         } catch {
-            guard case .unreachable(let path, _) = error else { Issue.record("\(error)"); return }
+            guard case .unreachable(let path, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(path == "/nonexistent/unbound.ctl")
             #expect(error.description.contains("control-interface: /nonexistent/unbound.ctl"))
         }

@@ -1,11 +1,13 @@
 import Foundation
 import LockCore
-@testable import LockEnforcement
 import Testing
+
+@testable import LockEnforcement
 
 @Suite("Unbound zones, include file and dnsmasq servers-file from the LAN part of the desired state")
 struct UnboundZonesTests {
-    static let kids = DeviceGroup(name: "kids", networks: [try! IPNetwork(parsing: "192.168.1.0/26"), try! IPNetwork(parsing: "2001:db8::/64")])
+    static let kids = DeviceGroup(
+        name: "kids", networks: [try! IPNetwork(parsing: "192.168.1.0/26"), try! IPNetwork(parsing: "2001:db8::/64")])
     static let office = DeviceGroup(name: "office", networks: [try! IPNetwork(parsing: "192.168.1.100")])
     static let reddit = BlockRules(block: DomainSet(["reddit.com"]), allow: DomainSet(["old.reddit.com"]))
     static let allReddit = BlockRules(block: DomainSet(["reddit.com"]))
@@ -30,10 +32,12 @@ struct UnboundZonesTests {
     }
 
     @Test func changesRemoveWhatIsGoneAndAddWhatIsNewOrRetyped() {
-        let before = UnboundZones(global: ["a.test": "always_nxdomain", "b.test": "always_nxdomain"],
-                                  views: ["simplylock-kids": ["c.test": "always_nxdomain"]])
-        let after = UnboundZones(global: ["b.test": "transparent", "d.test": "always_nxdomain"],
-                                 views: ["simplylock-kids": [:], "simplylock-office": ["e.test": "always_nxdomain"]])
+        let before = UnboundZones(
+            global: ["a.test": "always_nxdomain", "b.test": "always_nxdomain"],
+            views: ["simplylock-kids": ["c.test": "always_nxdomain"]])
+        let after = UnboundZones(
+            global: ["b.test": "transparent", "d.test": "always_nxdomain"],
+            views: ["simplylock-kids": [:], "simplylock-office": ["e.test": "always_nxdomain"]])
         let steps = before.changes(to: after)
         #expect(steps.count == 3)
         #expect(steps[0].view == nil && steps[0].remove == ["a.test"])
@@ -46,13 +50,16 @@ struct UnboundZonesTests {
     }
 
     @Test func theIncludeFileDeclaresEveryGroupAsAViewOfItsClients() {
-        let zones = UnboundZones(LANBlock(groups: [Self.kids, Self.office], targets: ["kids": [Self.reddit], "lan": [Self.video]]),
-                                 answerNull: false)
+        let zones = UnboundZones(
+            LANBlock(groups: [Self.kids, Self.office], targets: ["kids": [Self.reddit], "lan": [Self.video]]),
+            answerNull: false)
         let text = UnboundIncludeFile.render(groups: [Self.kids, Self.office], zones: zones)
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.contains("access-control-view: 192.168.1.0/26 simplylock-kids"))
         #expect(lines.contains("access-control-view: 2001:db8::/64 simplylock-kids"))
-        #expect(lines.contains("access-control-view: 192.168.1.100/32 simplylock-office") || lines.contains("access-control-view: 192.168.1.100 simplylock-office"))
+        #expect(
+            lines.contains("access-control-view: 192.168.1.100/32 simplylock-office")
+                || lines.contains("access-control-view: 192.168.1.100 simplylock-office"))
         #expect(lines.contains("local-zone: \"youtube.com.\" always_nxdomain"))
         #expect(lines.filter { $0 == "view:" }.count == 3)
         #expect(lines.filter { $0 == "view-first: yes" }.count == 3)

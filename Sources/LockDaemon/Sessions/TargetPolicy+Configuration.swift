@@ -6,9 +6,9 @@ extension TargetPolicy {
     /// Unbound tells clients apart (views), dnsmasq answers every client alike.
     init(configuration: DaemonConfiguration, enforcers: [String], configFile: String) {
         let reach: LANReach =
-            if enforcers.contains("unbound") { .perDevice }
-            else if enforcers.contains("dnsmasq") { .everyone(enforcer: "dnsmasq") }
-            else { .none }
+            if enforcers.contains("unbound") { .perDevice } else if enforcers.contains("dnsmasq") { .everyone(enforcer: "dnsmasq") } else {
+                .none
+            }
         self.init(groups: configuration.lan.groups, reach: reach, configFile: configFile)
     }
 }
