@@ -1,8 +1,9 @@
 import Foundation
+import GRDB
 import LockCore
 import LockEnforcement
 import LockProtocol
-import LockStore
+@testable import LockStore
 import Testing
 
 @testable import LockDaemon
@@ -184,5 +185,43 @@ struct LANConfigurationTests {
         let scratch = try Scratch()
         try scratch.write("simplylockd.toml", "enforcers = [\"hosts\", \"unbound\", \"dnsmasq\"]\n")
         #expect(throws: FileProblem.self) { _ = try DaemonConfiguration.loadOrThrow(scratch.path + "/simplylockd.toml") }
+    }
+}
+
+@Suite("State saved before block targets existed")
+struct TargetMigrationTests {
+    @Test func sessionsSavedBeforeTargetsBlockThisMachine() throws {
+        let scratch = try Scratch()
+        let path = scratch.path + "/state.sqlite"
+        let now = ClockReading(wall: Date(timeIntervalSince1970: 1_800_000_000), boot: BootTime(seconds: 50), bootID: "boot")
+        let session = Session(id: "old", profile: "news", origin: .manual, strict: false,
+                              rules: BlockRules(block: DomainSet(["news.test"])), duration: .seconds(600), now: now)
+        do {
+            // The schema as version 3 left it, and a row written then (no target column).
+            let queue = try DatabaseQueue(path: path)
+            try StateMigrations.migrator.migrate(queue, upTo: "v3")
+            let record = try SessionRecord(session)
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO activeSession (id, profile, origin, strict, startedAt, endBoot, bootID, checkpointRemaining,
+                                                   checkpointWall, pendingOffSince, pendingResumedAt, rules)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [record.id, record.profile, record.origin, record.strict, record.startedAt, record.endBoot,
+                                record.bootID, record.checkpointRemaining, record.checkpointWall, record.pendingOffSince,
+                                record.pendingResumedAt, record.rules])
+            }
+        }
+        let store = try StateStore(path: path)
+        let loaded = try store.activeSessions()
+        #expect(loaded.map(\.id) == ["old"])
+        #expect(loaded.first?.target == .thisMachine)
+        // And a target written now reads back.
+        var kids = session
+        kids.id = "new"
+        kids.target = try BlockTarget(parsing: ["kids", "lan"])
+        try store.commit(SessionChange(started: [kids]), at: now)
+        #expect(try store.activeSessions().first { $0.id == "new" }?.target.names == ["kids", "lan"])
     }
 }
