@@ -56,8 +56,10 @@ public struct LockClient: Sendable {
     }
 
     /// Whether a name is blocked now, and by which sessions.
-    public func check(_ name: String) async throws(ClientError) -> CheckResponse {
-        try call(Endpoints.check, query: ["name": name])
+    public func check(_ name: String, for target: String? = nil) async throws(ClientError) -> CheckResponse {
+        var query = ["name": name]
+        if let target { query["for"] = target }
+        return try call(Endpoints.check, query: query)
     }
 
     /// Whether an app is blocked now, and by which sessions.

@@ -14,16 +14,21 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: "An app instead of a site: desktop id, flatpak id, snap name or path (e.g. steam).")
     var app: String?
 
+    @Option(name: .customLong("for"), help: "Whom to answer for: local (this machine, the default), lan, or a device group from [lan].")
+    var target: String?
+
     func validate() throws {
         if (name == nil) == (app == nil) { throw ValidationError("give a domain or --app APP (one of the two)") }
+        if target != nil, app != nil { throw ValidationError("--for applies to domains; apps are blocked on this machine only") }
     }
 
     func run() async throws {
         let result = try await global.call { client in
-            if let app { try await client.check(app: app) } else { try await client.check(name ?? "") }
+            if let app { try await client.check(app: app) } else { try await client.check(name ?? "", for: target) }
         }
         if try !global.printJSON(result) {
-            let subject = app == nil ? result.name : result.displayName.map { "\($0) (\(result.name))" } ?? result.name
+            var subject = app == nil ? result.name : result.displayName.map { "\($0) (\(result.name))" } ?? result.name
+            if let target { subject += " (for \(target))" }
             if result.blocked {
                 for match in result.matches {
                     let rule = app == nil || match.rule != result.name ? "rule \(match.rule), " : ""

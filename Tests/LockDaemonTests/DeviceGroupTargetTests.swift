@@ -56,6 +56,23 @@ struct DeviceGroupTargetTests {
         #expect(await lan.current?.lan.isEmpty == true)
     }
 
+    @Test func checkAnswersForThisMachineUnlessAskedForAGroup() async throws {
+        let (daemon, _, _) = try await start()
+        _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["kids"]))
+        func check(_ target: String?) async throws(APIError) -> CheckResponse {
+            try await daemon.api.call(Endpoints.check, query: "name=news.ycombinator.com" + (target.map { "&for=" + $0 } ?? ""))
+        }
+        #expect(try await check(nil).blocked == false)
+        #expect(try await check("local").blocked == false)
+        #expect(try await check("kids").matches.map(\.profile) == ["news"])
+        #expect(try await check("office").blocked == false)
+        #expect(try await check("lan").blocked == false)
+        _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["lan"]))
+        // A group's devices are refused what the whole LAN's sessions block too.
+        #expect(try await check("office").blocked == true)
+        await #expect(throws: APIError.self) { _ = try await check("kid") }
+    }
+
     @Test func unknownGroupsAndGroupsThroughDnsmasqAreRefusedWithTheReason() async throws {
         let (daemon, _, lan) = try await start()
         do {

@@ -237,6 +237,8 @@ expect "the exception ok.blocked.test resolves for kids" resolves kids ok.blocke
 expect "blocked.test resolves for the other group" resolves other m.blocked.test
 expect "other.test resolves for kids" resolves kids other.test
 expect "status shows the session for kids" sh -c "'$bin/lockctl' --root '$root' status | grep -E 'site .*for kids'"
+expect "check answers blocked for kids, not for this machine" \
+    sh -c "'$bin/lockctl' --root '$root' check m.blocked.test --for kids && ! '$bin/lockctl' --root '$root' check m.blocked.test"
 expect "status has the lan line of the unbound enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound +ok +lan kids: 1 names +groups: kids other'"
 expect "an unknown group is refused with the groups there are" \
     sh -c "! '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 && '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 | grep 'unknown device group'"

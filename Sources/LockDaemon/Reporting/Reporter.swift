@@ -31,8 +31,8 @@ public struct Reporter: Sendable {
     }
 
     /// Which sessions block `name`, each with the rule that matches.
-    public func check(_ name: DomainName) async -> [(session: Session, rule: String)] {
-        SessionSet(await sessions.active).blockers(of: name.value)
+    public func check(_ name: DomainName, target: String = BlockTarget.localName) async -> [(session: Session, rule: String)] {
+        SessionSet(await sessions.active).blockers(of: name.value, target: target)
     }
 
     /// Which sessions block the app `name` names (a desktop id, flatpak id, snap name, display

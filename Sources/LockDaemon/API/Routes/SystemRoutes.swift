@@ -29,7 +29,17 @@ struct SystemRoutes {
             let input = context.query.text("name") ?? ""
             let name: DomainName
             do { name = try names.lookupName(input) } catch { throw APIError(.invalidArgument, "name: \(error)") }
-            let matches = await reporter.check(name).map {
+            // Whom the answer is for: this machine unless `for` names lan or a device group.
+            var target = BlockTarget.localName
+            if let text = context.query.text("for") {
+                let parsed: BlockTarget
+                do throws(FieldError) { parsed = try BlockTarget(parsing: [text]) } catch {
+                    throw APIError(.invalidArgument, "for: \(error.reason)")
+                }
+                if let problem = await core.sessions.checkTarget(parsed) { throw APIError(.invalidArgument, "for: \(problem)") }
+                target = parsed.names[0]
+            }
+            let matches = await reporter.check(name, target: target).map {
                 CheckResponse.Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue, rule: $0.rule)
             }
             return CheckResponse(name: name.value, matches: matches)
