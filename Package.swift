@@ -81,6 +81,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        // Completes the manual pages made by generate-manual (scripts run by the Makefile); not installed.
+        .executableTarget(name: "finish-manual"),
         // Hosts the app enforcer in a process of its own for the exec guard tests and
         // benchmark: the test runner must never be the process whose execs wait for it.
         .executableTarget(name: "exec-guard-probe", dependencies: [

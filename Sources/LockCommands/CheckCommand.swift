@@ -12,7 +12,7 @@ struct CheckCommand: AsyncParsableCommand {
     var name: String
 
     func run() async throws {
-        let result = try await global.call { try await $0.check(name) }
+        let result = try await global.call(fields: FieldNames(["name": "<name>"])) { try await $0.check(name) }
         if try !global.printJSON(result) {
             if result.blocked {
                 for match in result.matches {

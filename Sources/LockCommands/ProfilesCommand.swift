@@ -22,7 +22,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                 [$0.name, $0.kind, "\($0.domainCount)" + ($0.mode == "allowlist" ? " allowed" : ""), $0.strict ? "yes" : "no",
                  $0.description ?? ""]
             }
-            print(TextFormat.table(rows))
+            print(TextFormat.table(rows, header: true))
             for problem in list.problems { print("problem: \(problem)") }
         }
     }
@@ -30,7 +30,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one profile and every domain it blocks.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.profiles) var name: String
 
         func run() async throws {
             let profile = try await global.call { try await $0.profile(name) }
@@ -49,9 +49,9 @@ struct ProfilesCommand: AsyncParsableCommand {
             if !profile.addresses.isEmpty { rows.append(["Addresses:", profile.addresses.joined(separator: " ")]) }
             if profile.mode == "allowlist" {
                 rows.append(["Mode:", "allowlist: only these domains and addresses are reachable (firewall enforcer)"])
-                rows.append(["Allows:", "\(profile.domainCount) domains and their subdomains"])
+                rows.append(["Allows:", "\(TextFormat.count(profile.domainCount, "domain")) and their subdomains"])
             } else {
-                rows.append(["Blocks:", "\(profile.domainCount) domains and their subdomains"])
+                rows.append(["Blocks:", "\(TextFormat.count(profile.domainCount, "domain")) and their subdomains"])
             }
             var text = TextFormat.table(rows)
             if let expanded = profile.expandedDomains, !expanded.isEmpty {
@@ -64,13 +64,20 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create", abstract: "Create a custom profile.",
-            discussion: "Example: lockctl profiles create focus --domain reddit.com --domain news.ycombinator.com --service youtube")
+            discussion: """
+                Example:
+                  lockctl profiles create focus --domain reddit.com \\
+                      --domain news.ycombinator.com --service youtube
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name: a-z, 0-9 and '-'.") var name: String
         @Option(name: .customLong("domain"), help: "A domain to block with its subdomains (URLs are accepted). Repeatable.")
         var domains: [String] = []
-        @Option(name: .customLong("service"), help: "A catalog service such as youtube. Repeatable.") var services: [String] = []
-        @Option(name: .customLong("category"), help: "A catalog category such as social. Repeatable.") var categories: [String] = []
+        @Option(name: .customLong("service"), help: "A catalog service such as youtube (see `lockctl services`). Repeatable.",
+                completion: Completions.services)
+        var services: [String] = []
+        @Option(name: .customLong("category"), help: "A catalog category such as social. Repeatable.", completion: Completions.categories)
+        var categories: [String] = []
         @Option(name: .customLong("allow"), help: "An exception that stays reachable. Repeatable.") var allow: [String] = []
         @Option(name: .customLong("address"), help: "An address or CIDR network to block at the firewall (203.0.113.0/24). Repeatable.")
         var addresses: [String] = []
@@ -86,16 +93,16 @@ struct ProfilesCommand: AsyncParsableCommand {
             let request = CreateProfileRequest(name: name, displayName: displayName, description: description, icon: icon,
                                                color: color, domains: domains, services: services, categories: categories,
                                                allow: allow, addresses: addresses, mode: mode, strict: strict)
-            let profile = try await global.call { try await $0.createProfile(request) }
+            let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
-            print("profile \(profile.name) created: \(profile.domainCount) domains")
+            print("profile \(profile.name) created: \(TextFormat.count(profile.domainCount, "domain"))")
         }
     }
 
     struct AddDomain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-domain", abstract: "Add domains to a custom profile (running blocks pick them up at once).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains or URLs.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(addDomains: domains)) }
     }
@@ -103,7 +110,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct RemoveDomain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-domain", abstract: "Remove domains from a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeDomains: domains)) }
     }
@@ -111,15 +118,15 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct AddService: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-service", abstract: "Add catalog services to a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
-        @Argument(help: "Services such as youtube.") var services: [String]
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
+        @Argument(help: "Services such as youtube (see `lockctl services`).", completion: Completions.services) var services: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(addServices: services)) }
     }
 
     struct RemoveService: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-service", abstract: "Remove catalog services from a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Services.") var services: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeServices: services)) }
     }
@@ -127,7 +134,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct AddAllow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-allow", abstract: "Add exceptions that stay reachable.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(addAllow: domains)) }
     }
@@ -135,7 +142,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct RemoveAllow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-allow", abstract: "Remove exceptions.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeAllow: domains)) }
     }
@@ -143,7 +150,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct AddAddress: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-address", abstract: "Add addresses or CIDR networks to a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Addresses or networks, e.g. 203.0.113.0/24.") var addresses: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(addAddresses: addresses)) }
     }
@@ -151,7 +158,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct RemoveAddress: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-address", abstract: "Remove addresses or networks from a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Addresses or networks.") var addresses: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeAddresses: addresses)) }
     }
@@ -159,10 +166,11 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a custom profile's description, title or strictness.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Option(help: "New description (empty to clear).") var description: String?
         @Option(help: "New title (empty to clear).") var displayName: String?
-        @Flag(inversion: .prefixedNo, help: "Make sessions strict by default, or not.") var strict: Bool?
+        @Flag(inversion: .prefixedNo, help: "--strict: blocks of this profile are strict unless started with --no-strict; --no-strict: they are not strict unless started with --strict.")
+        var strict: Bool?
 
         func validate() throws {
             if description == nil, displayName == nil, strict == nil {
@@ -178,7 +186,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a custom profile (system profiles cannot be deleted).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
 
         func run() async throws {
             try await global.call { try await $0.deleteProfile(name) }
@@ -188,8 +196,27 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 }
 
+extension ProfilesCommand {
+    /// How profile commands name the request fields.
+    static let fields = FieldNames([
+        "domains": "--domain", "services": "--service", "categories": "--category", "allow": "--allow", "addresses": "--address",
+        "name": "<name>", "add-domain": "<domains>", "remove-domain": "<domains>", "add-address": "<addresses>",
+        "remove-address": "<addresses>", "addDomains": "<domains>", "removeDomains": "<domains>", "addServices": "<services>",
+        "removeServices": "<services>", "addAllow": "<domains>", "removeAllow": "<domains>",
+    ])
+}
+
 private func update(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
-    let profile = try await global.call { try await $0.updateProfile(name, request) }
+    // A strict block keeps every rule it started with (it can only gain rules), so what is
+    // removed from the profile stays blocked by it until it ends: say so.
+    let weakens = !(request.removeDomains ?? []).isEmpty || !(request.removeServices ?? []).isEmpty
+        || !(request.removeAddresses ?? []).isEmpty || !(request.addAllow ?? []).isEmpty
+    let strictBlocks = weakens ? ((try? await global.client.status().sessions) ?? []).filter { $0.profile == name && $0.strict } : []
+    let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.updateProfile(name, request) }
     if try global.printJSON(profile) { return }
-    print("profile \(profile.name) updated: \(profile.domainCount) domains")
+    print("profile \(profile.name) updated: \(TextFormat.count(profile.domainCount, "domain"))")
+    for session in strictBlocks {
+        print("the strict block of \(session.profile) (session \(session.id)) keeps blocking what was removed until it ends at "
+              + "\(TextFormat.clock(session.endsAt)); the change applies to later blocks")
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockCore
 import Testing
 import TestSupport
 
@@ -249,7 +250,8 @@ struct ScheduleTests {
         #expect((event["details"] as? [String: String])?["schedule"] == "later")
         #expect((event["details"] as? [String: String])?["edge"] == "start")
         let notices = try daemon.json("status")["notices"] as? [String] ?? []
-        #expect(notices.contains { $0.hasPrefix("later starts in ") && $0.hasSuffix(" min") }, "\(notices)")
+        #expect(notices.contains { $0.hasPrefix("later starts in ") && (try? DurationParser.parse(String($0.dropFirst(16)))) != nil },
+                "\(notices)")
         #expect(try daemon.lockctl("status").stdout.contains("! later starts in"))
     }
 

@@ -163,12 +163,12 @@ struct SchedulerTests {
         while let event = await stream.next(), event.type != .stopping {
             if event.type == .scheduleWarning { warnings.append(event) }
         }
-        #expect(warnings.map(\.message) == ["soon starts in 3 min"])
+        #expect(warnings.map(\.message) == ["soon starts in 3m"])
         #expect(warnings.first?.details?["schedule"] == "soon")
         #expect(warnings.first?.details?["edge"] == "start")
-        #expect(await scheduler.scheduler.notices() == ["soon starts in 3 min"])
+        #expect(await scheduler.scheduler.notices() == ["soon starts in 3m"])
         clock.advance(90)
-        #expect(await scheduler.scheduler.notices() == ["soon starts in 2 min"])
+        #expect(await scheduler.scheduler.notices() == ["soon starts in 1m30s"])
     }
 
     @Test func badRequestsNameTheFieldAndWriteNothing() async throws {

@@ -59,7 +59,8 @@ public struct DaemonCore: Sendable {
                              enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
                              clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
                              makeID: (@Sendable () -> String)? = nil,
-                             firewallUnavailable: @escaping @Sendable () -> String? = { nil }) async throws -> DaemonCore {
+                             firewallUnavailable: @escaping @Sendable () -> String? = { nil },
+                             launch: DaemonLaunch = DaemonLaunch()) async throws -> DaemonCore {
         let settings = configuration.configuration
         let events = EventBus()
         let enforcement = Enforcement(enforcers: enforcers, logger: logger)
@@ -81,7 +82,7 @@ public struct DaemonCore: Sendable {
                                       clock: clock)
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
                                 profiles: profiles, coordinator: coordinator, store: store, paths: paths,
-                                firewallUnavailable: firewallUnavailable, clock: clock)
+                                firewallUnavailable: firewallUnavailable, clock: clock, launch: launch)
         return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
                           clock: clock, zone: zone)
@@ -97,6 +98,7 @@ public struct DaemonCore: Sendable {
         ScheduleRoutes(core: self).register(in: &router)
         PomodoroRoutes(core: self).register(in: &router)
         SystemRoutes(core: self).register(in: &router)
+        CatalogRoutes(core: self).register(in: &router)
         return router
     }
 }

@@ -17,6 +17,8 @@ public struct Reporter: Sendable {
     /// Why the firewall cannot be used here, when it is not configured.
     let firewallUnavailable: @Sendable () -> String?
     let clock: @Sendable () -> ClockReading
+    /// How the daemon was started, for doctor's fixes.
+    var launch = DaemonLaunch()
 
     /// What is blocked now, by which sessions, and how each enforcer is doing.
     public func status() async -> StatusSnapshot {
@@ -47,7 +49,7 @@ public struct Reporter: Sendable {
         let diagnostics = Diagnostics(paths: paths, statuses: await enforcement.statuses(),
                                       configuredEnforcers: configured, fileProblems: fileProblems,
                                       firewallUnavailable: configured.contains("nftables") ? nil : firewallUnavailable(),
-                                      stateReadOnly: store.readOnlyReason, now: clock())
+                                      stateReadOnly: store.readOnlyReason, now: clock(), launch: launch)
         return await enforcement.findings() + diagnostics.run()
     }
 
@@ -68,7 +70,7 @@ public struct StatusSnapshot: Sendable {
     public var blockedNames: Int
     /// Each enforcer, in order.
     public var enforcers: [EnforcerStatus]
-    /// Lines worth showing with the status (`mornings starts in 4 min`).
+    /// Lines worth showing with the status (`mornings starts in 4m`).
     public var notices: [String]
 }
 

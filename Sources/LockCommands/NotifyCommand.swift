@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import LockClient
+import LockProtocol
+
+/// `lockctl notify`: the desktop companion. Follows the event stream and raises freedesktop
+/// notifications for blocks starting and ending, schedule warnings, Pomodoro phases, and
+/// shields for blocked sites and apps.
+struct NotifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notify",
+        abstract: "Show desktop notifications for blocks, warnings, Pomodoro phases and blocked sites (runs until stopped).",
+        discussion: """
+            Meant to run in your desktop session: `systemctl --user enable --now simplylock-notify.service` \
+            starts it with every login. It waits for simplylockd when it is not running and follows it across \
+            restarts, without polling. Repeated attempts to open a blocked site make one notification a minute.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Show a blocked site or app again only after this long (default 1m).", valueName: "duration"))
+    var cooldown: String = "1m"
+
+    @Flag(help: "Print the notifications instead of sending them over D-Bus (for trying it out).")
+    var print = false
+
+    func run() async throws {
+        let cooldown = try DurationArgument.validate(self.cooldown, option: "--cooldown").seconds
+        let sink: (DesktopNotifications.Notification, UInt32) throws -> UInt32
+        if print {
+            sink = { notification, _ in
+                Swift.print("\(notification.summary)\(notification.body.isEmpty ? "" : " | \(notification.body)")")
+                fflush(nil)
+                return 0
+            }
+        } else {
+            let bus = try NotifyCommand.desktop()
+            sink = { try bus.notify($0, replaces: $1) }
+        }
+        var notifier = Notifier(client: global.client, throttle: NotificationThrottle(cooldown: cooldown), show: sink)
+        try notifier.run()
+    }
+
+    static func desktop() throws -> DesktopNotifications {
+        do { return try DesktopNotifications() } catch let error as DesktopNotifications.Failure {
+            throw CommandFailure(code: ExitCodes.failure, error.description, hint: "lockctl notify needs libsystemd (sd-bus)")
+        }
+    }
+}
+
+/// The notifier's loop: connect, read the active blocks, turn events into notifications; when
+/// the daemon goes away, wait for its socket to come back and connect again.
+struct Notifier {
+    let client: LockClient
+    var throttle: NotificationThrottle
+    let show: (DesktopNotifications.Notification, UInt32) throws -> UInt32
+    var policy = NotificationPolicy()
+    /// Notification ids by key, so a newer one replaces an older one on screen.
+    var shown: [String: UInt32] = [:]
+
+    init(client: LockClient, throttle: NotificationThrottle,
+         show: @escaping (DesktopNotifications.Notification, UInt32) throws -> UInt32) {
+        self.client = client
+        self.throttle = throttle
+        self.show = show
+    }
+
+    mutating func run() throws {
+        var announced = false
+        while true {
+            let watch = try SocketWatch(socketPath: client.socketPath)
+            var connected = false
+            do {
+                try follow { connected = true }
+            } catch let error as ClientError {
+                if case .unreachable = error {
+                    if !announced { Self.log("waiting for simplylockd at \(client.socketPath)") }
+                    announced = true
+                } else {
+                    Self.log("\(error)")
+                }
+            }
+            if connected {
+                announced = false
+                // The stream ended: the daemon stopped or restarts. Its socket may already be
+                // new (socket activation); otherwise the watch wakes when it is.
+                continue
+            }
+            watch.wait()
+            // A socket appears before it listens: try a few times, a moment apart.
+            for _ in 0..<10 {
+                if (try? client.fetch(Endpoints.status)) != nil { break }
+                usleep(100_000)
+            }
+        }
+    }
+
+    private mutating func follow(_ onConnect: () -> Void) throws {
+        var first = true
+        try client.followEventLines { line in
+            guard let event = LooseEvent.decode(line) else { return }
+            if first {
+                first = false
+                onConnect()
+                Self.log("following simplylockd at \(client.socketPath)")
+                policy.reset((try? client.fetch(Endpoints.status).sessions) ?? [])
+            }
+            handle(event, now: Date())
+        }
+    }
+
+    mutating func handle(_ event: LooseEvent, now: Date) {
+        guard let decision = policy.decide(event, now: now) else { return }
+        var notification = decision.notification
+        if decision.throttled {
+            guard let heldBack = throttle.admit(decision.key, at: now) else { return }
+            if heldBack > 0 {
+                let more = "\(TextFormat.count(heldBack, "more notification")) held back"
+                notification.body = notification.body.isEmpty ? "(\(more))" : notification.body + " (\(more))"
+            }
+        }
+        do {
+            shown[decision.key] = try show(notification, shown[decision.key] ?? 0)
+        } catch {
+            Self.log("\(error)")
+        }
+    }
+
+    static func log(_ text: String) {
+        FileHandle.standardError.write(Data("lockctl notify: \(text)\n".utf8))
+    }
+}
