@@ -120,13 +120,13 @@ $(GENERATE_MANUAL):
 $(FINISH_MANUAL): Sources/finish-manual/main.swift
 	$(SWIFT) build $(SWIFTPM_FLAGS) -c debug --product finish-manual
 
-$(GENDIR)/man/man1/lockctl.1: $(BUILDDIR)/$(CLI_PRODUCT) docs/man/lockctl.1.sections | $(GENERATE_MANUAL) $(FINISH_MANUAL)
+$(GENDIR)/man/man1/lockctl.1: $(BUILDDIR)/$(CLI_PRODUCT) docs/man/lockctl.1.sections $(FINISH_MANUAL) | $(GENERATE_MANUAL)
 	@mkdir -p $(@D) $(GENDIR)/man/raw
 	$(GENERATE_MANUAL) $(BUILDDIR)/$(CLI_PRODUCT) --section 1 --date $(MANUAL_DATE) \
 	    --authors "$(MANUAL_AUTHORS)" --output-directory $(GENDIR)/man/raw
 	$(FINISH_MANUAL) $(GENDIR)/man/raw/lockctl.1 docs/man/lockctl.1.sections $@
 
-$(GENDIR)/man/man8/simplylockd.8: $(BUILDDIR)/$(DAEMON_PRODUCT) docs/man/simplylockd.8.sections | $(GENERATE_MANUAL) $(FINISH_MANUAL)
+$(GENDIR)/man/man8/simplylockd.8: $(BUILDDIR)/$(DAEMON_PRODUCT) docs/man/simplylockd.8.sections $(FINISH_MANUAL) | $(GENERATE_MANUAL)
 	@mkdir -p $(@D) $(GENDIR)/man/raw
 	$(GENERATE_MANUAL) $(BUILDDIR)/$(DAEMON_PRODUCT) --section 8 --date $(MANUAL_DATE) \
 	    --authors "$(MANUAL_AUTHORS)" --output-directory $(GENDIR)/man/raw

@@ -69,7 +69,7 @@ enum ArgumentCheck {
         return text
     }
 
-    /// `lockctl extend [options] <reference> <duration>`: the usage of the deepest command named.
+    /// `lockctl extend [<options>] <reference> <duration>`: the usage of the deepest command named.
     static func usageLine(_ path: [CommandTree]) -> String? {
         guard let leaf = path.last, path.count > 1 else { return nil }
         let usage = Lockctl.usageString(for: leaf.type).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")

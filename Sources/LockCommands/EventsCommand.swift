@@ -8,7 +8,10 @@ struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
         abstract: "Follow events (blocks starting and ending, warnings, Pomodoro phases) as they happen.",
-        discussion: "With --json, each event is printed as the daemon sent it, one JSON object per line. Ends when simplylockd stops.")
+        discussion: """
+            With --json, each event is printed as the daemon sent it, one JSON object per line, starting with a \
+            `hello` event once the stream is live. Ends when simplylockd stops (its last event is `daemon.stopping`).
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -17,12 +20,13 @@ struct EventsCommand: AsyncParsableCommand {
         let hint = global.unreachableHint
         do {
             try global.client.followEventLines { line in
-                guard let event = LooseEvent.decode(line) else { return }
-                // The daemon's greeting only says the stream is live.
-                if event.type == Event.Kind.hello.rawValue { return }
                 if json {
+                    // As sent, the greeting included: scripts may wait for it to know the
+                    // stream is live.
                     print(String(decoding: line, as: UTF8.self))
                 } else {
+                    // The greeting only says the stream is live.
+                    guard let event = LooseEvent.decode(line), event.type != Event.Kind.hello.rawValue else { return }
                     print(EventsCommand.line(event))
                 }
                 fflush(nil)

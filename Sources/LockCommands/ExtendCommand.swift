@@ -11,7 +11,7 @@ struct ExtendCommand: AsyncParsableCommand {
     @Argument(help: "Profile name or session id.", completion: Completions.sessions)
     var reference: String
 
-    @Argument(help: "How much longer: 15m, 1h, …")
+    @Argument(help: "How much longer: 15m, 1h, 1h30m.")
     var duration: String
 
     static let fields = FieldNames(["seconds": "<duration>", "duration": "<duration>"])

@@ -9,7 +9,7 @@ enum RootHelp {
         ("lockctl start social,news 1h --strict", "two profiles, not stoppable early"),
         ("lockctl status --watch", "follow the blocks as they change"),
         ("lockctl stop --all", "end every block that may be ended"),
-        ("lockctl schedules add work --profile news --days mon-fri --from 09:00 --to 17:00", "block news on weekdays"),
+        ("lockctl schedules add am --profile news --days mon-fri --from 08:00 --to 12:00", "weekday mornings"),
         ("lockctl profiles create focus --domain reddit.com --service youtube", "a profile of your own"),
     ] as [(String, String?)]
 
@@ -25,7 +25,7 @@ enum RootHelp {
         var lines = [
             "OVERVIEW: \(Lockctl.configuration.abstract)",
             "",
-            "USAGE: lockctl [--root <dir>] [--socket <path>] [--json] <command> [<arguments>…]",
+            "USAGE: lockctl [<global options>] <command> [<arguments>...]",
             "",
         ]
         lines += prose(Lockctl.configuration.discussion, width: width)

@@ -50,6 +50,7 @@ struct StopCommand: AsyncParsableCommand {
                 failure = failure ?? error
             }
         }
+        if let failure, stopped.isEmpty, !all, targets.count == 1 { throw failure }
         // Another session may still block what was stopped (a Pomodoro of the same profile).
         let remaining = stopped.isEmpty ? [] : (try? await global.client.status().sessions) ?? []
         let stoppedProfiles = Set(stopped.map(\.profile))

@@ -11,7 +11,7 @@
 //   command takes (`--root`, `--socket`, `--json`, `--version`, `--help`), which OPTIONS lists;
 //   the built-in `help` command dropped;
 // - `--x` and `--no-x` as one item; lines indented by two spaces (examples) as literal displays;
-//   backslashes and leading dots in text escaped, so `man -l` has nothing to warn about.
+//   leading dots in text escaped, so `man -l` has nothing to warn about.
 // Not installed; the Makefile runs it after generate-manual.
 import Foundation
 
@@ -66,24 +66,27 @@ struct Item {
 
 func parse(_ lines: [String]) -> [Node] {
     var index = 0
-    func parseNodes(untilEnd: Bool) -> [Node] {
+    /// The nodes up to the next item of the list being read (or its end, which is consumed and
+    /// reported), or to the end of the lines.
+    func parseNodes(inItem: Bool) -> (nodes: [Node], listEnded: Bool) {
         var nodes: [Node] = []
         while index < lines.count {
             let line = lines[index]
             if line.hasPrefix(".El") {
                 index += 1
-                if untilEnd { return nodes }
+                if inItem { return (nodes, true) }
                 continue
             }
-            if line.hasPrefix(".It ") && untilEnd { return nodes }
+            if line.hasPrefix(".It ") && inItem { return (nodes, false) }
             if line.hasPrefix(".Bl") {
                 index += 1
                 var items: [Item] = []
                 while index < lines.count, lines[index].hasPrefix(".It ") {
                     let title = String(lines[index].dropFirst(4))
                     index += 1
-                    items.append(Item(title: title, body: parseNodes(untilEnd: true)))
-                    if index > 0, lines[index - 1].hasPrefix(".El") { break }
+                    let (body, ended) = parseNodes(inItem: true)
+                    items.append(Item(title: title, body: body))
+                    if ended { break }
                 }
                 nodes.append(.list(header: line, items: items))
                 continue
@@ -91,9 +94,9 @@ func parse(_ lines: [String]) -> [Node] {
             nodes.append(.line(line))
             index += 1
         }
-        return nodes
+        return (nodes, false)
     }
-    return parseNodes(untilEnd: false)
+    return parseNodes(inItem: false).nodes
 }
 
 /// Escapes text lines and turns runs of lines indented by two spaces into literal displays.
@@ -115,7 +118,8 @@ func render(_ nodes: [Node]) -> [String] {
                 out.append(line)
                 continue
             }
-            var text = line.replacingOccurrences(of: "\\", with: "\\e")
+            // generate-manual has escaped backslashes already.
+            var text = line
             if text.hasPrefix("  ") {
                 text.removeFirst(2)
                 literal.append(text.hasPrefix(".") || text.hasPrefix("'") ? "\\&" + text : text)

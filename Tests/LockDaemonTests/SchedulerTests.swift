@@ -103,7 +103,7 @@ struct SchedulerTests {
     @Test func disablingEndsABlockButAStrictOneIsRefused() async throws {
         let (manager, scheduler) = try await start()
         _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true, now: true))
         #expect(await manager.sessions.active.count == 2)
         let disabled = try await scheduler.api.updateSchedule("soft", UpdateScheduleRequest(enabled: false))
         #expect(!disabled.enabled && !disabled.active)
@@ -128,7 +128,7 @@ struct SchedulerTests {
     @Test func wallClockChangesMoveNonStrictBlocksButNeverShortenStrictOnes() async throws {
         let (manager, scheduler) = try await start()
         _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true, now: true))
         clock.setWall(by: 5 * 3600) // someone sets the clock to 13:00
         await scheduler.scheduler.evaluate("wall clock set")
         #expect(await manager.sessions.active.map(\.origin) == [.schedule("hard")])
