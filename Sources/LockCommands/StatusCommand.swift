@@ -119,7 +119,7 @@ struct StatusCommand: AsyncParsableCommand {
         if let path = details["path"] { parts.append(path.description) }
         if let mode = details["mode"]?.description, mode != "off", mode != "idle" { parts.append(mode) }
         if case .number(let failing)? = details["namesFailing"], failing > 0 { parts.append("\(Int(failing)) not resolved") }
-        if let last = details["lastResolution"]?.description, let date = ISO8601DateFormatter().date(from: last) {
+        if let last = details["lastResolution"]?.description, let date = Timestamp.parse(last) {
             parts.append("resolved \(TextFormat.clock(date))")
         }
         if case .number(let restores)? = details["restores"], restores > 0 { parts.append("restored \(Int(restores))×") }

@@ -76,10 +76,14 @@ struct MakeInstallTests {
         #expect(try Self.files(in: stage.path) == Self.expected(prefix: "usr/local"))
         let service = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/system/simplylockd.service", encoding: .utf8)
         #expect(service.contains("\nExecStart=/usr/local/sbin/simplylockd\n"))
-        // Stripped: smaller than what was built, and still runs.
+        // Stripped (no symbol table left, smaller than what was built), and still runs.
         for (installed, built) in [("/usr/local/sbin/simplylockd", Binaries.daemon), ("/usr/local/bin/lockctl", Binaries.lockctl)] {
             let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
-            #expect(size(stage.path + installed) < size(built) / 2, "\(installed) is not stripped")
+            #expect(size(stage.path + installed) < size(built), "\(installed) is not stripped")
+            if let readelf = which("readelf") {
+                let sections = try ProcessRunner.run(readelf, ["-S", "-W", stage.path + installed]).stdout
+                #expect(!sections.contains(".symtab") && !sections.contains(".debug_info"), "\(installed) still has symbols")
+            }
             #expect(try ProcessRunner.run(stage.path + installed, ["--version"]).stdout.contains(API.softwareVersion))
         }
         let userUnit = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/user/simplylock-notify.service", encoding: .utf8)

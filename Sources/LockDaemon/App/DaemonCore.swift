@@ -82,7 +82,7 @@ public struct DaemonCore: Sendable {
                                       clock: clock)
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
                                 profiles: profiles, coordinator: coordinator, store: store, paths: paths,
-                                firewallUnavailable: firewallUnavailable, clock: clock, launch: launch)
+                                firewallUnavailable: firewallUnavailable, clock: clock, launch: launch, zone: zone)
         return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
                           clock: clock, zone: zone)

@@ -19,6 +19,8 @@ public struct Reporter: Sendable {
     let clock: @Sendable () -> ClockReading
     /// How the daemon was started, for doctor's fixes.
     var launch = DaemonLaunch()
+    /// The zone times are written in.
+    var zone: @Sendable () -> TimeZone = { .current }
 
     /// What is blocked now, by which sessions, and how each enforcer is doing.
     public func status() async -> StatusSnapshot {
@@ -53,10 +55,10 @@ public struct Reporter: Sendable {
         return await enforcement.findings() + diagnostics.run()
     }
 
-    /// The one-line status for `systemctl status`: `2 blocks active: deep-work 31m left, …`.
+    /// The one-line status for `systemctl status`: `2 blocks active: deep-work until 12:30, …`.
     public func serviceStatusText() async -> String {
         let now = clock()
-        return ServiceStatusText.format(await sessions.active.map { ($0.profile, $0.remaining(at: now)) })
+        return ServiceStatusText.format(await sessions.active.map { ($0.profile, $0.remaining(at: now)) }, now: now.wall, zone: zone())
     }
 }
 
