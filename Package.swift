@@ -89,7 +89,7 @@ let package = Package(
             "LockCore", "LockPlatform", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/ExecGuardProbe"),
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
-        .testTarget(name: "LockCommandsTests", dependencies: ["LockCommands", "LockCore", "LockProtocol"]),
+        .testTarget(name: "LockCommandsTests", dependencies: ["LockCommands", "LockCore", "LockProtocol", "LockClient"]),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -44,23 +44,33 @@ enum ArgumentCheck {
     }
 
     /// The parser's phrases in lockctl's voice: `Missing expected argument '<duration>'` →
-    /// `missing <duration>`.
+    /// `missing <duration>`. (Plain string matching: a regular expression engine would add to
+    /// what every lockctl start-up loads.)
     static func reword(_ message: String) -> String {
         var text = message.trimmingCharacters(in: .whitespaces)
-        let patterns: [(String, String)] = [
-            ("^Missing expected argument '(.+)'$", "missing $1"),
-            ("^Unexpected argument '(.+)'$", "unexpected argument \"$1\""),
-            ("^Unknown option '(.+)'\\. Did you mean '(.+)'\\?$", "unknown option $1 (did you mean $2?)"),
-            ("^Unknown option '(.+)'$", "unknown option $1"),
-            ("^Missing value for '([^ ']+) ?([^']*)'$", "$1 needs a value $2"),
-            ("^The value '(.*)' is invalid for '([^ ']+) ?[^']*'(.*)$", "$2: \"$1\" is not valid$3"),
-        ]
-        for (pattern, template) in patterns {
-            if let regex = try? NSRegularExpression(pattern: pattern),
-               let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
-                text = regex.replacementString(for: match, in: text, offset: 0, template: template)
-                break
-            }
+        /// The text between the first pair of single quotes after `prefix`, and what follows it.
+        func quoted(after prefix: String) -> (String, Substring)? {
+            guard text.hasPrefix(prefix) else { return nil }
+            let rest = text.dropFirst(prefix.count)
+            guard rest.first == "'", let close = rest.dropFirst().firstIndex(of: "'") else { return nil }
+            return (String(rest[rest.index(after: rest.startIndex)..<close]), rest[rest.index(after: close)...])
+        }
+        /// `--limit <limit>` → `--limit`.
+        func optionName(_ synopsis: String) -> String { String(synopsis.split(separator: " ").first ?? Substring(synopsis)) }
+        if let (name, _) = quoted(after: "Missing expected argument ") {
+            text = "missing \(name)"
+        } else if let (value, _) = quoted(after: "Unexpected argument ") {
+            text = "unexpected argument \"\(value)\""
+        } else if let (option, rest) = quoted(after: "Unknown option ") {
+            let suggestion = rest.hasPrefix(". Did you mean '") ? rest.dropFirst(16).prefix { $0 != "'" } : nil
+            text = "unknown option \(option)" + (suggestion.map { " (did you mean \($0)?)" } ?? "")
+        } else if let (synopsis, _) = quoted(after: "Missing value for ") {
+            let parts = synopsis.split(separator: " ", maxSplits: 1)
+            text = "\(parts[0]) needs a value" + (parts.count > 1 ? " \(parts[1])" : "")
+        } else if let (value, rest) = quoted(after: "The value "), rest.hasPrefix(" is invalid for '"),
+                  let close = rest.dropFirst(17).firstIndex(of: "'") {
+            let target = String(rest.dropFirst(17)[..<close])
+            text = "\(optionName(target)): \"\(value)\" is not valid" + rest[rest.index(after: close)...]
         }
         text = text.trimmingCharacters(in: .whitespaces)
         if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true {

@@ -68,8 +68,10 @@ struct Notifier {
 
     mutating func run() throws {
         var announced = false
+        // One watch for the notifier's life, set up before the first attempt to connect: a
+        // change that happens while connecting or connected is queued, never lost.
+        var watch = try SocketWatch(socketPath: client.socketPath)
         while true {
-            let watch = try SocketWatch(socketPath: client.socketPath)
             var connected = false
             do {
                 try follow { connected = true }
@@ -83,13 +85,15 @@ struct Notifier {
             }
             if connected {
                 announced = false
-                // The stream ended: the daemon stopped or restarts. Its socket may already be
-                // new (socket activation); otherwise the watch wakes when it is.
+                // The stream ended: the daemon stopped or restarts. With socket activation the
+                // socket is there at once; otherwise the watch wakes when it is.
                 continue
             }
             watch.wait()
-            // A socket appears before it listens: try a few times, a moment apart.
-            for _ in 0..<10 {
+            // The directory itself appeared: watch it now, rather than its parent.
+            if !watch.watchesTarget { watch = try SocketWatch(socketPath: client.socketPath) }
+            // A socket exists a moment before it listens: a few tries, a moment apart.
+            for _ in 0..<30 {
                 if (try? client.fetch(Endpoints.status)) != nil { break }
                 usleep(100_000)
             }

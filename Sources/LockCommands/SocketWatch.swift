@@ -9,11 +9,14 @@ import Glibc
 /// created in between is then still noticed.
 final class SocketWatch {
     private let fd: Int32
+    /// Whether the socket's own directory is watched (not an ancestor of it, while it is missing).
+    let watchesTarget: Bool
 
     init(socketPath: String) throws {
         fd = inotify_init1(Int32(IN_CLOEXEC))
         guard fd >= 0 else { throw CommandFailure(code: ExitCodes.failure, "inotify: \(String(cString: strerror(errno)))") }
-        var directory = (socketPath as NSString).deletingLastPathComponent
+        let target = (socketPath as NSString).deletingLastPathComponent
+        var directory = target
         let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
         while inotify_add_watch(fd, directory.isEmpty ? "/" : directory, mask) < 0 {
             guard errno == ENOENT, directory != "/", !directory.isEmpty else {
@@ -23,6 +26,7 @@ final class SocketWatch {
             }
             directory = (directory as NSString).deletingLastPathComponent
         }
+        watchesTarget = directory == target
     }
 
     deinit { close(fd) }
