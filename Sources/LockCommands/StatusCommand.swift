@@ -12,7 +12,8 @@ struct StatusCommand: AsyncParsableCommand {
         discussion: """
             The first line counts the names the active blocks cover; each enforcer's row says what it holds \
             (the hosts file also lists use-application-dns.net while anything is blocked, so Firefox's own DNS \
-            over HTTPS stands down). With --watch the view is drawn again whenever something happens.
+            over HTTPS stands down). With --watch the view is drawn again whenever something happens (with \
+            --json: one status object per line) until simplylockd stops.
             """)
 
     @OptionGroup var global: GlobalOptions
