@@ -12,6 +12,8 @@ struct Notifier {
     var policy = NotificationPolicy()
     /// Notification ids by key, so a newer one replaces an older one on screen.
     var shown: [String: UInt32] = [:]
+    /// Whether a stream was ever open: blocks found at the first connection are not news.
+    var everConnected = false
 
     init(client: LockClient, throttle: NotificationThrottle,
          show: @escaping (DesktopNotifications.Notification, UInt32) throws -> UInt32) {
@@ -30,10 +32,13 @@ struct Notifier {
             do {
                 try follow { connected = true }
             } catch let error as ClientError {
-                if case .unreachable = error {
+                switch error {
+                case .unreachable, .protocolError:
+                    // Not there, or going away (a stopping daemon's socket still takes
+                    // connections, then closes them unanswered).
                     if !announced { Self.log("waiting for simplylockd at \(client.socketPath)") }
                     announced = true
-                } else {
+                case .api:
                     Self.log("\(error)")
                 }
             }
@@ -62,9 +67,27 @@ struct Notifier {
                 first = false
                 onConnect()
                 Self.log("following simplylockd at \(client.socketPath)")
-                policy.reset((try? client.fetch(Endpoints.status).sessions) ?? [])
+                catchUp(with: (try? client.fetch(Endpoints.status).sessions) ?? [], now: Date())
             }
             handle(event, now: Date())
+        }
+    }
+
+    /// What happened while not connected (the daemon restarted, and blocks started or ended
+    /// before the stream was open again) is announced from the difference between the blocks
+    /// known before and the status now; the blocks found at the very first connection are not.
+    private mutating func catchUp(with sessions: [SessionInfo], now: Date) {
+        let known = policy.sessions
+        policy.reset(sessions)
+        defer { everConnected = true }
+        guard everConnected else { return }
+        for session in sessions where known[session.id] == nil {
+            handle(LooseEvent(type: Event.Kind.sessionStarted.rawValue, at: now, message: "", profile: session.profile, session: session),
+                   now: now)
+        }
+        let current = Set(sessions.map(\.id))
+        for (id, ended) in known where !current.contains(id) {
+            handle(LooseEvent(type: Event.Kind.sessionEnded.rawValue, at: now, message: "", profile: ended.profile), now: now)
         }
     }
 

@@ -97,11 +97,14 @@ struct NotifierTests {
                                    "--tz", "UTC", "--warn", "5m").status == 0)
         try waitUntil("a schedule warning") { desktop.summaries().contains { $0.hasPrefix("soon starts in ") } }
 
-        // The daemon restarts: notify follows the new one.
+        // The daemon restarts: notify follows the new one. A block started before notify is
+        // connected again is announced too, from the difference to the blocks it knew.
         try daemon.stop()
         try daemon.restart()
         #expect(try daemon.lockctl("start", "social", "5m").status == 0)
-        try desktop.waitFor("social is blocked", timeout: 15)
+        do { try desktop.waitFor("social is blocked", timeout: 15) } catch {
+            throw TestFailure("\(error)\nnotify's log:\n\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        }
         let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
         #expect(lines.filter { $0.contains("following") }.count == 2, "\(lines)")
     }
