@@ -2,8 +2,12 @@
 # Installs what building and testing SimplyLock needs on a fresh Debian machine: Debian
 # packages through apt (when root), and the Python modules the OpenAPI conformance check uses.
 # Safe to run repeatedly; it installs only what is missing.
+#   scripts/setup.sh          everything the test suite needs
+#   scripts/setup.sh --demo   only what building and running the demo needs (no test tools)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+demo=no
+[[ ${1:-} == --demo ]] && demo=yes
 
 # libicu-dev: UTS 46 for domain names; publicsuffix: the list of public suffixes the parser refuses;
 # nodejs and python3-venv: the references of the domain name oracle test (WHATWG URL, Python idna);
@@ -13,6 +17,14 @@ cd "$(dirname "$0")/.."
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
           libicu-dev publicsuffix nodejs python3-venv socat musl musl-tools musl-dev gcc libc6-dev make
           dnsperf dnsutils)
+# dbus, python3-dbus and python3-gi: the notifier test runs a private session bus with a
+# notification server that records what it receives.
+packages+=(dbus python3-dbus python3-gi)
+if [[ $demo == yes ]]; then
+    # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
+    # suffix list the daemon reads names with.
+    packages=(pkg-config libsystemd-dev libnftables-dev libicu-dev libc6-dev publicsuffix)
+fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -27,6 +39,8 @@ if ((${#missing[@]})); then
         echo "setup: missing Debian packages (install as root: apt-get install ${missing[*]}); tests that need them will be skipped" >&2
     fi
 fi
+
+[[ $demo == yes ]] && exit 0
 
 # The PyPI tools of the suite, pinned, in a virtual environment (stock Debian's pip refuses to
 # install outside one): the OpenAPI conformance check, schemathesis, and the IDNA reference.

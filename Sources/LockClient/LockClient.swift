@@ -147,6 +147,34 @@ public struct LockClient: Sendable {
         }
     }
 
+    // Added for lockctl services, status --watch and notify (issue 14).
+
+    /// The service catalog.
+    public func services() async throws(ClientError) -> ServiceList { try call(Endpoints.services) }
+
+    /// Calls `handler` with each line of the event stream as the daemon sent it (one JSON
+    /// object), until the daemon ends the stream or the handler throws. For clients that must
+    /// pass on events whose type they do not know (`lockctl events --json`), or decode them
+    /// leniently (`lockctl notify`).
+    public func eventLines(_ handler: @Sendable ([UInt8]) throws -> Void) async throws {
+        try followEventLines(handler)
+    }
+
+    /// `eventLines` for callers that are not async: blocks until the stream ends.
+    public func followEventLines(_ handler: ([UInt8]) throws -> Void) throws {
+        let endpoint = Endpoints.events
+        try UnixSocketHTTP(socketPath: socketPath, timeout: nil).stream(
+            path: endpoint.template.path([]),
+            onStatus: { status, body in throw LockClient.failure(status: status, body: body) },
+            onLine: handler)
+    }
+
+    /// A request without a body, made at once: for callers that are not async, such as an
+    /// event-stream handler that reads the status after each event.
+    public func fetch<Answer: Decodable>(_ endpoint: Endpoint<NoBody, Answer>, _ parameters: [String] = []) throws(ClientError) -> Answer {
+        try call(endpoint, parameters)
+    }
+
     private func call<Body: Encodable, Answer: Decodable>(_ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [],
                                                           query: [String: String] = [:], body: Body? = nil) throws(ClientError) -> Answer {
         var path = endpoint.template.path(parameters)

@@ -19,7 +19,7 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await global.call { client in
+        let result = try await global.call(fields: FieldNames(["name": "<name>"])) { client in
             if let app { try await client.check(app: app) } else { try await client.check(name ?? "") }
         }
         if try !global.printJSON(result) {

@@ -27,8 +27,7 @@ struct DoctorCommand: AsyncParsableCommand {
             }
             checks += try await global.client.doctor().checks
         } catch {
-            checks.append(DoctorCheck("daemon", .problem, error.description,
-                                      fix: "systemctl start simplylockd.socket simplylockd.service (or simplylockd --root DIR for a scratch root)"))
+            checks.append(DoctorCheck("daemon", .problem, error.description, fix: startCommand))
         }
         if !daemonAnswered { checks.append(staleSectionCheck()) }
 
@@ -56,7 +55,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let path = global.socketPath
         var info = stat()
         if lstat(path, &info) != 0 {
-            checks.append(DoctorCheck("socket", .problem, "\(path) does not exist", fix: "start simplylockd (systemctl start simplylockd.socket)"))
+            checks.append(DoctorCheck("socket", .problem, "\(path) does not exist", fix: startCommand))
         } else if info.st_mode & S_IFMT != S_IFSOCK {
             checks.append(DoctorCheck("socket", .problem, "\(path) is not a socket", fix: "remove it and restart simplylockd"))
         } else if access(path, W_OK) != 0 {
@@ -67,6 +66,13 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         checks.append(permissions())
         return checks
+    }
+
+    /// How to start the daemon this lockctl looks for.
+    private var startCommand: String {
+        if global.socket != nil { return "start simplylockd with --socket \(global.socketPath)" }
+        if global.root != "/" { return "start it: simplylockd --root \(global.root)" }
+        return "sudo systemctl start simplylockd.socket simplylockd.service"
     }
 
     private func permissions() -> DoctorCheck {

@@ -21,18 +21,29 @@ public enum ExitCodes {
     /// The daemon failed or answered something unexpected.
     public static let failure: Int32 = 7
 
-    /// The table shown in help texts.
-    public static let table = """
-        Exit status:
-          0  success
-          1  negative answer (check: the name is not blocked; doctor: a problem was found)
-          2  usage error or invalid value
-          3  simplylockd not reachable
-          4  permission denied (changes need root or the simplylock group)
-          5  refused by policy (strict session, conflicting state)
-          6  not found (profile, session, schedule)
-          7  daemon failure or unexpected answer
-        """
+    /// Every status with its meaning, for `lockctl --help` and the manual page.
+    public static let meanings: [(Int32, String)] = [
+        (success, "success"),
+        (negative, "negative answer (check: not blocked; doctor, reload: a problem found)"),
+        (usage, "usage error or invalid value"),
+        (unreachable, "simplylockd not reachable"),
+        (permissionDenied, "permission denied (changes need root or the simplylock group)"),
+        (refused, "refused by policy (strict block, conflicting state)"),
+        (notFound, "not found (profile, session, schedule)"),
+        (failure, "daemon failure or unexpected answer"),
+    ]
+
+    /// The code that `--json` errors carry for a status that no daemon error explains.
+    static func errorCode(for status: Int32) -> String {
+        switch status {
+        case usage: "usage"
+        case unreachable: "unreachable"
+        case permissionDenied: "forbidden"
+        case refused: "refused"
+        case notFound: "not_found"
+        default: "failure"
+        }
+    }
 
     /// The exit status for a client error.
     public static func code(for error: ClientError) -> Int32 {
@@ -49,31 +60,4 @@ public enum ExitCodes {
             }
         }
     }
-}
-
-/// A command's failure: a message for stderr and the exit status.
-public struct CommandFailure: Error, CustomStringConvertible {
-    /// Exit status.
-    public var code: Int32
-    /// Message, without the `lockctl:` prefix.
-    public var message: String
-
-    /// Creates a failure.
-    public init(code: Int32, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The failure that a client error stands for, with a hint when the daemon is unreachable.
-    public init(_ error: ClientError) {
-        code = ExitCodes.code(for: error)
-        switch error {
-        case .unreachable:
-            message = "\(error)\nhint: is simplylockd running? Start it with `systemctl start simplylockd`, or run `simplylockd --root DIR` and pass the same --root (or --socket PATH / SIMPLYLOCK_SOCKET) to lockctl."
-        default:
-            message = error.description
-        }
-    }
-
-    public var description: String { message }
 }

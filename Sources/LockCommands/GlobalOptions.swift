@@ -4,15 +4,16 @@ import LockClient
 import LockCore
 import LockProtocol
 
-/// Options every command takes.
+/// Options every command takes, before or after the command's name.
 struct GlobalOptions: ParsableArguments {
-    @Option(help: "Prefix of every default path, as given to `simplylockd --root`.")
+    @Option(help: ArgumentHelp("Prefix of every default path, as given to `simplylockd --root`.", valueName: "dir"))
     var root: String = "/"
 
-    @Option(help: "Control socket (default: $SIMPLYLOCK_SOCKET, else ROOT/run/simplylock/lockctl.sock).")
+    @Option(help: ArgumentHelp("Control socket (default: $SIMPLYLOCK_SOCKET, else ROOT/run/simplylock/lockctl.sock).",
+                               valueName: "path"))
     var socket: String?
 
-    @Flag(help: "Print machine-readable JSON instead of text.")
+    @Flag(help: "Print machine-readable JSON instead of text (errors too, on stderr).")
     var json = false
 
     /// The socket to use: `--socket`, then `$SIMPLYLOCK_SOCKET`, then the root's default.
@@ -26,16 +27,27 @@ struct GlobalOptions: ParsableArguments {
 
     var client: LockClient { LockClient(socketPath: socketPath) }
 
-    /// Runs a client call, turning its errors into command failures.
-    func call<T>(_ body: (LockClient) async throws -> T) async throws -> T {
-        do { return try await body(client) } catch let error as ClientError { throw CommandFailure(error) }
+    /// Runs client calls, turning their errors into command failures; `fields` names the
+    /// command's arguments and options after the request fields they fill.
+    func call<T>(fields: FieldNames = FieldNames(), _ body: (LockClient) async throws -> T) async throws -> T {
+        do { return try await body(client) } catch let error as ClientError {
+            throw CommandFailure(error, fields: fields, unreachableHint: unreachableHint)
+        }
+    }
+
+    /// What to do when nothing answers, for the way the socket was chosen.
+    var unreachableHint: String {
+        if socket != nil || ProcessInfo.processInfo.environment[API.socketEnvironmentVariable].map({ !$0.isEmpty }) == true {
+            return "is simplylockd running with --socket \(socketPath)?"
+        }
+        if root != "/" { return "is `simplylockd --root \(root)` running?" }
+        return "start it with `sudo systemctl start simplylockd.socket simplylockd.service`"
     }
 
     /// Prints `value` as pretty JSON when `--json` was given; returns whether it did.
     func printJSON(_ value: some Encodable) throws -> Bool {
         guard json else { return false }
-        let data = try API.makeEncoder(pretty: true).encode(value)
-        print(String(decoding: data, as: UTF8.self))
+        print(JSONText.pretty(value))
         return true
     }
 }

@@ -22,6 +22,6 @@ struct HistoryCommand: AsyncParsableCommand {
                                  TextFormat.clock(entry.plannedEnd), ended, entry.endReason ?? "active"]
             rows.append(row)
         }
-        print(TextFormat.table(rows))
+        print(TextFormat.table(rows, header: true))
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Glibc
-import LockProtocol
 import LockPlatform
+import LockProtocol
 
 /// `lockctl`: the command-line companion of simplylockd.
 public struct Lockctl: AsyncParsableCommand {
@@ -12,13 +12,16 @@ public struct Lockctl: AsyncParsableCommand {
         discussion: """
             Talks to simplylockd over its control socket. Anyone may read status; changes need root or \
             membership of the `simplylock` group.
-
-            \(ExitCodes.table)
             """,
         version: API.softwareVersion,
         subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, CheckCommand.self,
-                      ProfilesCommand.self, AppsCommand.self, SchedulesCommand.self, PomodoroCommand.self, HistoryCommand.self, EventsCommand.self,
-                      ReloadCommand.self, DoctorCommand.self, VersionCommand.self])
+                      ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, SchedulesCommand.self, PomodoroCommand.self,
+                      HistoryCommand.self, EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self,
+                      VersionCommand.self])
+
+    /// Declared here too, though commands read their own copy (global options written first
+    /// are moved after the command): so that shell completions and the manual page know them.
+    @OptionGroup var global: GlobalOptions
 
     public init() {}
 
@@ -40,17 +43,29 @@ public struct Lockctl: AsyncParsableCommand {
             }
         }
         let rest = Array(arguments[index...])
-        guard !leading.isEmpty, !rest.isEmpty else { return arguments }
+        guard !leading.isEmpty else { return arguments }
         // Help needs no socket; appending options would make a command group show the help
         // of its default subcommand instead of its own.
-        if rest.contains("--help") || rest.contains("-h") || rest.first == "help" { return rest }
+        if rest.isEmpty || rest.contains("--help") || rest.contains("-h") || rest.first == "help" { return rest }
         return rest + leading
     }
 
-    /// Parses the command line, runs the command and exits with the documented status.
+    /// Parses the command line, runs the command and exits with the documented status. Every
+    /// error, whoever finds it, is printed the one way `CommandFailure` describes.
     public static func run(arguments: [String]? = nil) async -> Never {
+        let given = arguments ?? ProcessArguments.current
+        // Shell completion asks through the parser; nothing else applies to it.
+        if given.first == "---completion" { await passThrough(given) }
+        let hoisted = hoistingGlobalOptions(given)
+        let json = hoisted.prefix { $0 != "--" }.contains("--json")
+        let tree = CommandTree(type: Lockctl.self)
         do {
-            var command = try parseAsRoot(hoistingGlobalOptions(arguments ?? ProcessArguments.current))
+            if hoisted.isEmpty || hoisted == ["--help"] || hoisted == ["-h"] || hoisted == ["help"] {
+                print(RootHelp.text(width: Terminal.width))
+                Glibc.exit(ExitCodes.success)
+            }
+            try ArgumentCheck.check(hoisted, tree: tree)
+            var command = try await asyncParseAsRoot(hoisted)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -58,19 +73,34 @@ public struct Lockctl: AsyncParsableCommand {
             }
             Glibc.exit(ExitCodes.success)
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("lockctl: \(failure.message)\n".utf8))
+            ErrorOutput.print(failure, json: json)
             Glibc.exit(failure.code)
         } catch let code as ExitCode {
             Glibc.exit(code.rawValue)
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
             if code == .success {
-                print(message)
+                // --help, --version, help COMMAND, a completion script.
+                let text = fullMessage(for: error)
+                print(HelpText.tidy(text))
                 Glibc.exit(ExitCodes.success)
             }
-            FileHandle.standardError.write(Data((message.isEmpty ? "" : message + "\n").utf8))
-            Glibc.exit(code == .validationFailure ? ExitCodes.usage : code.rawValue)
+            let failure = ArgumentCheck.failure(for: error, arguments: hoisted, tree: tree)
+            ErrorOutput.print(failure, json: json)
+            Glibc.exit(failure.code)
         }
+    }
+
+    private static func passThrough(_ arguments: [String]) async -> Never {
+        do {
+            var command = try await asyncParseAsRoot(arguments)
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if !text.isEmpty { print(text) }
+            Glibc.exit(code.rawValue)
+        }
+        Glibc.exit(ExitCodes.success)
     }
 }

@@ -19,9 +19,13 @@ struct PomodoroCommand: AsyncParsableCommand {
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "start", abstract: "Start a Pomodoro linked to a profile.",
-            discussion: "Example: lockctl pomodoro start --profile focus --focus 50m --short-break 10m --long-break 30m --long-every 3 --cycles 6")
+            discussion: """
+                Example:
+                  lockctl pomodoro start --profile focus --focus 50m --short-break 10m \\
+                      --long-break 30m --long-every 3 --cycles 6
+                """)
         @OptionGroup var global: GlobalOptions
-        @Option(help: "Profile that focus phases block (see `lockctl profiles list`).") var profile: String
+        @Option(help: "Profile that focus phases block (see `lockctl profiles list`).", completion: Completions.profiles) var profile: String
         // Unconditional parsing so that `--focus -5m` reaches validation instead of being
         // taken for an option.
         @Option(parsing: .unconditional, help: "Length of a focus phase (default: simplylockd.toml, else 25m).") var focus: String?
@@ -31,7 +35,10 @@ struct PomodoroCommand: AsyncParsableCommand {
         @Option(parsing: .unconditional, help: "Number of focus phases, then the Pomodoro finishes (default: simplylockd.toml, else repeat until stopped).")
         var cycles: Int?
         @Flag(inversion: .prefixedNo, help: "Wait for `lockctl pomodoro next` at the end of each phase (default: simplylockd.toml, else no).") var manual: Bool?
-        @Flag(inversion: .prefixedNo, help: "Focus phases cannot be skipped or stopped, and pausing keeps the block (default: the profile's setting).")
+        @Flag(inversion: .prefixedNo, help: """
+            --strict: focus phases cannot be skipped or stopped, and pausing keeps the block; --no-strict: they can \
+            (default: the profile's setting).
+            """)
         var strict: Bool?
 
         func validate() throws {
@@ -56,7 +63,8 @@ struct PomodoroCommand: AsyncParsableCommand {
                 shortBreakSeconds: try Start.seconds(shortBreak, field: "short-break"),
                 longBreakSeconds: try Start.seconds(longBreak, field: "long-break"),
                 longEvery: longEvery, cycles: cycles, manual: manual, strict: strict)
-            let info = try await global.call { try await $0.startPomodoro(request) }
+            let fields = FieldNames(["focusSeconds": "--focus", "shortBreakSeconds": "--short-break", "longBreakSeconds": "--long-break"])
+            let info = try await global.call(fields: fields) { try await $0.startPomodoro(request) }
             if try global.printJSON(info) { return }
             print("Pomodoro started for \(info.profile ?? profile): \(info.summary)")
         }
@@ -104,7 +112,7 @@ struct PomodoroCommand: AsyncParsableCommand {
                 rows.append(["Block:", info.blocking ? "\(profile)" + (info.session.map { " (session \($0))" } ?? "") : "lifted"])
             }
             let completed = info.completedFocusPhases ?? 0
-            rows.append(["Completed:", "\(completed) focus phase\(completed == 1 ? "" : "s")"])
+            rows.append(["Completed:", TextFormat.count(completed, "focus phase")])
             if let settings = info.settings { rows.append(["Timing:", timing(settings)]) }
             if let startedAt = info.startedAt { rows.append(["Started:", TextFormat.clock(startedAt, now: now)]) }
             if let problem = info.problem { rows.append(["Problem:", problem]) }
@@ -120,7 +128,7 @@ struct PomodoroCommand: AsyncParsableCommand {
             let every = settings.longEvery == 1 ? "each" : "every \(ordinal(settings.longEvery))"
             var text = "focus \(length(settings.focusSeconds)), short break \(length(settings.shortBreakSeconds)), "
                 + "long break \(length(settings.longBreakSeconds)) after \(every); "
-                + (settings.cycles.map { "\($0) cycles" } ?? "repeats until stopped")
+                + (settings.cycles.map { TextFormat.count($0, "cycle") } ?? "repeats until stopped")
             if settings.manual { text += ", manual" }
             if settings.strict { text += ", strict" }
             return text
@@ -182,8 +190,8 @@ struct PomodoroCommand: AsyncParsableCommand {
                 rows.append([TextFormat.clock(entry.endedAt), entry.profile, cycle,
                              DurationParser.format(.seconds(entry.focusedSeconds))])
             }
-            print(TextFormat.table(rows))
-            print("\(history.pomodoros) pomodoro\(history.pomodoros == 1 ? "" : "s"), \(DurationParser.format(.seconds(history.focusedSeconds))) of focus in all")
+            print(TextFormat.table(rows, header: true))
+            print("\(TextFormat.count(history.pomodoros, "pomodoro")), \(DurationParser.format(.seconds(history.focusedSeconds))) of focus in all")
         }
     }
 

@@ -22,7 +22,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                 [$0.name, $0.kind, "\($0.domainCount)" + ($0.mode == "allowlist" ? " allowed" : ""), "\($0.appCount)",
                  $0.strict ? "yes" : "no", $0.description ?? ""]
             }
-            print(TextFormat.table(rows))
+            print(TextFormat.table(rows, header: true))
             for problem in list.problems { print("problem: \(problem)") }
         }
     }
@@ -30,7 +30,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one profile and every domain and app it blocks.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.profiles) var name: String
 
         func run() async throws {
             let profile = try await global.call { try await $0.profile(name) }
@@ -49,9 +49,9 @@ struct ProfilesCommand: AsyncParsableCommand {
             if !profile.addresses.isEmpty { rows.append(["Addresses:", profile.addresses.joined(separator: " ")]) }
             if profile.mode == "allowlist" {
                 rows.append(["Mode:", "allowlist: only these domains and addresses are reachable (firewall enforcer)"])
-                rows.append(["Allows:", "\(profile.domainCount) domains and their subdomains"])
+                rows.append(["Allows:", "\(TextFormat.count(profile.domainCount, "domain")) and their subdomains"])
             } else {
-                rows.append(["Blocks:", "\(profile.domainCount) domains and their subdomains"])
+                rows.append(["Blocks:", "\(TextFormat.count(profile.domainCount, "domain")) and their subdomains"])
             }
             if !profile.apps.isEmpty { rows.append(["Apps:", profile.apps.joined(separator: " ")]) }
             if !profile.appCategories.isEmpty { rows.append(["App categories:", profile.appCategories.joined(separator: " ")]) }
@@ -75,13 +75,20 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create", abstract: "Create a custom profile.",
-            discussion: "Example: lockctl profiles create focus --domain reddit.com --domain news.ycombinator.com --service youtube")
+            discussion: """
+                Example:
+                  lockctl profiles create focus --domain reddit.com \\
+                      --domain news.ycombinator.com --service youtube
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name: a-z, 0-9 and '-'.") var name: String
         @Option(name: .customLong("domain"), help: "A domain to block with its subdomains (URLs are accepted). Repeatable.")
         var domains: [String] = []
-        @Option(name: .customLong("service"), help: "A catalog service such as youtube. Repeatable.") var services: [String] = []
-        @Option(name: .customLong("category"), help: "A catalog category such as social. Repeatable.") var categories: [String] = []
+        @Option(name: .customLong("service"), help: "A catalog service such as youtube (see `lockctl services`). Repeatable.",
+                completion: Completions.services)
+        var services: [String] = []
+        @Option(name: .customLong("category"), help: "A catalog category such as social. Repeatable.", completion: Completions.categories)
+        var categories: [String] = []
         @Option(name: .customLong("allow"), help: "An exception that stays reachable. Repeatable.") var allow: [String] = []
         @Option(name: .customLong("address"), help: "An address or CIDR network to block at the firewall (203.0.113.0/24). Repeatable.")
         var addresses: [String] = []
@@ -106,7 +113,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                                                apps: apps.isEmpty ? nil : apps,
                                                appCategories: appCategories.isEmpty ? nil : appCategories, running: running,
                                                strict: strict)
-            let profile = try await global.call { try await $0.createProfile(request) }
+            let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
             print("profile \(profile.name) created: \(summary(profile))")
         }
@@ -115,7 +122,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct AddDomain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-domain", abstract: "Add domains to a custom profile (running blocks pick them up at once).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains or URLs.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(addDomains: domains)) }
     }
@@ -123,7 +130,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct RemoveDomain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-domain", abstract: "Remove domains from a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeDomains: domains)) }
     }
@@ -131,15 +138,15 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct AddService: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-service", abstract: "Add catalog services to a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
-        @Argument(help: "Services such as youtube.") var services: [String]
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
+        @Argument(help: "Services such as youtube (see `lockctl services`).", completion: Completions.services) var services: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(addServices: services)) }
     }
 
     struct RemoveService: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-service", abstract: "Remove catalog services from a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Services.") var services: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeServices: services)) }
     }
@@ -147,7 +154,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct AddAllow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-allow", abstract: "Add exceptions that stay reachable.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(addAllow: domains)) }
     }
@@ -155,7 +162,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct RemoveAllow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-allow", abstract: "Remove exceptions.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains.") var domains: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeAllow: domains)) }
     }
@@ -163,7 +170,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct AddAddress: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add-address", abstract: "Add addresses or CIDR networks to a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Addresses or networks, e.g. 203.0.113.0/24.") var addresses: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(addAddresses: addresses)) }
     }
@@ -171,7 +178,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct RemoveAddress: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-address", abstract: "Remove addresses or networks from a custom profile.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Addresses or networks.") var addresses: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeAddresses: addresses)) }
     }
@@ -215,10 +222,11 @@ struct ProfilesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "edit",
                                                         abstract: "Change a custom profile's description, title, strictness or what happens to running apps.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Option(help: "New description (empty to clear).") var description: String?
         @Option(help: "New title (empty to clear).") var displayName: String?
-        @Flag(inversion: .prefixedNo, help: "Make sessions strict by default, or not.") var strict: Bool?
+        @Flag(inversion: .prefixedNo, help: "--strict: blocks of this profile are strict unless started with --no-strict; --no-strict: they are not strict unless started with --strict.")
+        var strict: Bool?
         @Option(help: "What happens to the profile's apps running when a block starts: terminate or freeze.") var running: String?
 
         func validate() throws {
@@ -236,7 +244,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a custom profile (system profiles cannot be deleted).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
 
         func run() async throws {
             try await global.call { try await $0.deleteProfile(name) }
@@ -246,17 +254,39 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 }
 
-private func update(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
-    let profile = try await global.call { try await $0.updateProfile(name, request) }
-    if try global.printJSON(profile) { return }
-    print("profile \(profile.name) updated: \(summary(profile))")
+extension ProfilesCommand {
+    /// How profile commands name the request fields.
+    static let fields = FieldNames([
+        "domains": "--domain", "services": "--service", "categories": "--category", "allow": "--allow", "addresses": "--address",
+        "apps": "--app", "app_categories": "--app-category", "appCategories": "--app-category", "running": "--running",
+        "name": "<name>", "add-domain": "<domains>", "remove-domain": "<domains>", "add-address": "<addresses>",
+        "remove-address": "<addresses>", "addDomains": "<domains>", "removeDomains": "<domains>", "addServices": "<services>",
+        "removeServices": "<services>", "addAllow": "<domains>", "removeAllow": "<domains>", "addApps": "<apps>",
+        "removeApps": "<apps>", "addAppCategories": "<categories>", "removeAppCategories": "<categories>",
+    ])
 }
 
-/// `12 domains, 3 apps (1 not installed)`.
+private func update(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
+    // A strict block keeps every rule it started with (it can only gain rules), so what is
+    // removed from the profile stays blocked by it until it ends: say so.
+    let weakens = !(request.removeDomains ?? []).isEmpty || !(request.removeServices ?? []).isEmpty
+        || !(request.removeAddresses ?? []).isEmpty || !(request.addAllow ?? []).isEmpty
+        || !(request.removeApps ?? []).isEmpty || !(request.removeAppCategories ?? []).isEmpty
+    let strictBlocks = weakens ? ((try? await global.client.status().sessions) ?? []).filter { $0.profile == name && $0.strict } : []
+    let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.updateProfile(name, request) }
+    if try global.printJSON(profile) { return }
+    print("profile \(profile.name) updated: \(summary(profile))")
+    for session in strictBlocks {
+        print("the strict block of \(session.profile) (session \(session.id)) keeps blocking what was removed until it ends at "
+              + "\(TextFormat.clock(session.endsAt)); the change applies to later blocks")
+    }
+}
+
+/// `12 domains, 3 apps (not installed: …)`.
 private func summary(_ profile: ProfileInfo) -> String {
-    var text = "\(profile.domainCount) domains"
+    var text = TextFormat.count(profile.domainCount, "domain")
     if !profile.apps.isEmpty || !profile.appCategories.isEmpty {
-        text += ", \(profile.appCount) app\(profile.appCount == 1 ? "" : "s")"
+        text += ", " + TextFormat.count(profile.appCount, "app")
         if let missing = profile.missingApps, !missing.isEmpty { text += " (not installed: \(missing.joined(separator: ", ")))" }
     }
     return text

@@ -61,22 +61,20 @@ public enum DurationParser {
         return .seconds(total)
     }
 
-    /// Formats a duration for people, with at most two units: `1h 30m`, `44m 59s`, `2d 3h`, `5s`.
-    /// Fractions of a second are rounded up, so a block never shows `0s` while it is still on.
+    /// Formats a duration for people, in the form `parse` reads and with every unit kept:
+    /// `1h30m15s`, `44m59s`, `1d12h`, `5s`. Fractions of a second are rounded up, so a block
+    /// never shows `0s` while it is still on. The one duration style of messages and output.
     public static func format(_ duration: Duration) -> String {
         let (whole, atto) = duration.components
         var seconds = atto > 0 ? whole.addingSaturating(1) : whole
         if seconds <= 0 { return "0s" }
-        let units: [(Int64, String)] = [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")]
-        var parts: [String] = []
-        for (size, name) in units {
+        var text = ""
+        for (size, name) in [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")] as [(Int64, String)] {
             let count = seconds / size
             seconds %= size
-            if count > 0 || !parts.isEmpty { parts.append("\(count)\(name)") }
-            if parts.count == 2 { break }
+            if count > 0 { text += "\(count)\(name)" }
         }
-        if parts.count == 2, parts[1].hasPrefix("0") { parts.removeLast() }
-        return parts.joined(separator: " ")
+        return text
     }
 
     /// Formats a duration exactly, in the form `parse` reads: `1h30m`, `25m`, `12m5s`, `0.5s`,

@@ -23,7 +23,7 @@ public struct SchedulePlan: Sendable, Equatable {
     /// Every warning due at the instant.
     public var warnings: [ScheduleWarning] { decisions.flatMap(\.warnings) }
 
-    /// Lines for `lockctl status`: warnings (`mornings starts in 4 min`) and blocks stopped by
+    /// Lines for `lockctl status`: warnings (`mornings starts in 4m`) and blocks stopped by
     /// hand (`mornings stopped by hand until Mon 09:00`), as seen at `now`.
     public func notices(now: Date) -> [String] {
         var lines: [String] = []

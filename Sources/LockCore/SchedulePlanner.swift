@@ -50,6 +50,13 @@ public struct SchedulePlanner: Sendable {
         return SchedulePlan(now: now, decisions: decisions, wake: wake)
     }
 
+    /// When `schedule` is enabled and one of its intervals contains `now`: the start of that
+    /// interval (what a record is keyed by), whether it is strict, and when its block ends.
+    public func openInterval(of schedule: Schedule, at now: Date) -> (start: Date, strict: Bool, end: Date)? {
+        guard schedule.enabled, let block = Self.block(of: schedule.rule, at: now, in: schedule.zone(system: systemZone)) else { return nil }
+        return (block.latestStart, schedule.strict ?? profileStrict[schedule.profile] ?? false, block.end)
+    }
+
     private func decide(_ schedule: Schedule, at now: Date, session: OwnedSession?,
                         record: ScheduleRecord?) -> (ScheduleDecision, [Date]) {
         let zone = schedule.zone(system: systemZone)
@@ -66,8 +73,17 @@ public struct SchedulePlanner: Sendable {
         var action = ScheduleDecision.Action.leave
         var newRecord: ScheduleRecord?
         var stoppedByHand = false
+        var deferred = false
         if let block {
-            if session == nil, !strict, let record, record.isAbout(block.latestStart) {
+            if strict, let record, record.strictDeferred, record.isAbout(block.latestStart) {
+                // It became strict during this interval without being asked to start at once:
+                // a block that was already running stays as lenient as it was, none is started.
+                deferred = true
+                newRecord = record
+                if let session {
+                    action = Self.running(ScheduledBlock(profile: schedule.profile, end: block.end, strict: false), over: session, at: now)
+                }
+            } else if session == nil, !strict, let record, record.isAbout(block.latestStart) {
                 // Its block was put in force for this very interval and is gone: stopped by hand.
                 stoppedByHand = true
                 newRecord = ScheduleRecord(intervalStart: block.latestStart, stoppedByHand: true)
@@ -83,7 +99,7 @@ public struct SchedulePlanner: Sendable {
         var warnings: [ScheduleWarning] = []
         if lead > .zero, block?.complete ?? true {
             var edges: [(ScheduleWarning.Edge, Date)] = []
-            if let block, !stoppedByHand { edges.append((.end, block.end)) }
+            if let block, !stoppedByHand, !deferred || session != nil { edges.append((.end, block.end)) }
             if let start = rule.nextStart(after: block?.end ?? now, in: zone) { edges.append((.start, start)) }
             for (edge, instant) in edges {
                 let from = instant - lead.seconds
@@ -96,7 +112,7 @@ public struct SchedulePlanner: Sendable {
         }
         let next = rule.nextIntervals(after: block?.end ?? now, count: 1, in: zone).first
         let status = ScheduleStatus(zone: zone, strict: strict, warning: lead, active: block != nil, stoppedByHand: stoppedByHand,
-                                    blockEnd: block?.end, next: next)
+                                    blockEnd: block?.end, next: next, strictDeferred: deferred)
         return (ScheduleDecision(name: schedule.name, action: action, record: newRecord, status: status, warnings: warnings), wakes)
     }
 

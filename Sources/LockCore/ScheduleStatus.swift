@@ -16,10 +16,14 @@ public struct ScheduleStatus: Sendable, Equatable {
     public var blockEnd: Date?
     /// The next interval that starts after the current block (or after the instant).
     public var next: DateInterval?
+    /// Active and strict, but it became strict during this interval without being asked to
+    /// start at once: no strict block until the next interval (`ScheduleRecord.strictDeferred`).
+    public var strictDeferred: Bool
 
     /// Creates a status.
     public init(zone: TimeZone, strict: Bool, warning: Duration, active: Bool, stoppedByHand: Bool,
-                blockEnd: Date?, next: DateInterval?) {
+                blockEnd: Date?, next: DateInterval?, strictDeferred: Bool = false) {
+        self.strictDeferred = strictDeferred
         self.zone = zone
         self.strict = strict
         self.warning = warning

@@ -31,11 +31,10 @@ public struct ScheduleWarning: Sendable, Equatable {
     /// Identifies the warning, so each is sent once however often the schedule is evaluated.
     public var key: String { "\(schedule)|\(edge.rawValue)|\(Int64(at.timeIntervalSince1970.rounded()))" }
 
-    /// `mornings starts in 4 min`, as seen at `now`. Minutes are rounded up so the count never
-    /// promises more time than there is; under a minute the seconds are shown.
+    /// `mornings starts in 4m30s`, as seen at `now` (whole seconds, rounded up so the count
+    /// never promises more time than there is).
     public func message(now: Date) -> String {
-        let seconds = max(1, Int(at.timeIntervalSince(now).rounded(.up)))
-        let left = seconds >= 60 ? "\((seconds + 59) / 60) min" : "\(seconds) s"
-        return "\(schedule) \(edge == .start ? "starts" : "ends") in \(left)"
+        let seconds = max(1, at.timeIntervalSince(now).rounded(.up))
+        return "\(schedule) \(edge == .start ? "starts" : "ends") in \(DurationParser.format(.seconds(seconds)))"
     }
 }

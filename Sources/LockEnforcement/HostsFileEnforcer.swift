@@ -160,6 +160,8 @@ public actor HostsFileEnforcer: Enforcer {
         var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores)]
         if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
         if let lastRepair { details["lastRepair"] = .text(lastRepair) }
+        // Counted in `elements` beside the blocked names, so clients can say which is which.
+        if !desired.isEmpty, !alwaysWithBlock.isEmpty { details["alsoListed"] = .text(alwaysWithBlock.joined(separator: ", ")) }
         return EnforcerStatus(name: name, applied: inForce && lastError == nil, elements: desired.count,
                               lastApplied: lastApplied, lastError: lastError, details: details)
     }

@@ -23,11 +23,15 @@ public struct CreateScheduleRequest: Sendable, Equatable, Codable {
     public var strict: Bool?
     /// Seconds before each start and end to warn; absent: the daemon's default, 0: none.
     public var warnSeconds: Double?
+    /// A strict schedule whose window is open now blocks at once only when this is true;
+    /// otherwise its first block is its next interval (nobody is locked in without warning).
+    public var now: Bool?
 
     /// Creates a request.
     public init(name: String, profile: String, days: String? = nil, from: String? = nil, to: String? = nil,
                 on: String? = nil, cron: String? = nil, seconds: Double? = nil, tz: String? = nil, strict: Bool? = nil,
-                warnSeconds: Double? = nil) {
+                warnSeconds: Double? = nil, now: Bool? = nil) {
+        self.now = now
         self.name = name
         self.profile = profile
         self.days = days

@@ -59,6 +59,10 @@ public enum Endpoints {
         .GET, "/v1/schedules/{name}/next",
         query: [QueryParameter("count", .integer(1...10_000)), QueryParameter("after", .timestamp)])
 
+    // Added for `lockctl services` (issue 14).
+    /// The service catalog: services with their domains, and categories.
+    public static let services = Endpoint<NoBody, ServiceList>(.GET, "/v1/services")
+
     /// Every endpoint, for the route-table and documentation checks.
     public static let all: [EndpointDescriptor] = [
         status.descriptor, profiles.descriptor, createProfile.descriptor, profile.descriptor, updateProfile.descriptor,
@@ -67,5 +71,6 @@ public enum Endpoints {
         startPomodoro.descriptor, pomodoroHistory.descriptor, pomodoroAction.descriptor, schedules.descriptor,
         createSchedule.descriptor, schedule.descriptor, updateSchedule.descriptor, deleteSchedule.descriptor,
         scheduleNext.descriptor, apps.descriptor,
+        services.descriptor,
     ]
 }

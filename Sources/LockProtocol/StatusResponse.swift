@@ -12,7 +12,7 @@ public struct StatusResponse: Sendable, Equatable, Codable {
     public var blockedNames: Int
     /// One report per enforcer.
     public var enforcers: [EnforcerReport]
-    /// Notices worth showing with the status (`mornings starts in 4 min`).
+    /// Notices worth showing with the status (`mornings starts in 4m`).
     public var notices: [String]
 
     /// Creates a status.

@@ -118,7 +118,7 @@ struct TestDaemon {
         let core = try await DaemonCore.start(
             paths: scratch.paths, configuration: .init(configuration: configuration), profiles: profiles, enforcers: enforcers,
             store: store, timers: .init(sessions: sessionTimer, pomodoro: pomodoroTimer, schedules: scheduleTimer),
-            logger: Logger(label: "test"), clock: { clock.now() }, zone: { zone.current }, makeID: { ids(counter.next()) })
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: { clock.now() }, zone: { zone.current }, makeID: { ids(counter.next()) })
         return TestDaemon(core: core, api: InProcessAPI(router: core.router()))
     }
 

@@ -166,7 +166,7 @@ struct SessionServiceTests {
         let manager = try await makeManager()
         _ = try await manager.sessions.reconcileOwned(.pomodoro, OwnedSession(profile: "news", remaining: .seconds(60), strict: false))
         do { _ = try await manager.api.stop("news"); Issue.record("stopped a pomodoro session") } catch {
-            #expect(error.message.contains("lockctl pomodoro stop"))
+            #expect(error.hint?.contains("lockctl pomodoro stop") == true)
         }
         // A manual block of the same profile can be stopped by name; the timer's stays.
         _ = try await manager.api.start(StartRequest(profile: "news", seconds: 600))

@@ -167,7 +167,7 @@ echo "# before the block"
 start_daemon || exit 1
 expect "profile with an exception created" lockctl profiles create site --domain blocked.test
 expect "exception added" lockctl profiles add-allow site ok.blocked.test
-expect "the daemon runs the dns enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dns +(ok|pending)'"
+expect "the daemon runs the dns enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dns +(ok|idle)'"
 expect "no table, so no redirect, while nothing is blocked" sh -c '! nft list table inet simplylock 2>/dev/null && echo none'
 expect "blocked.test resolves before the block" resolves_to m.blocked.test 198.18.0.3
 expect "type HTTPS of blocked.test answered by the peer before the block" sh -c "dig +short -t TYPE65 blocked.test | grep -q ."

@@ -178,7 +178,7 @@ def main():
     call("post", "/v1/schedules", {"name": "conf-weekly", "profile": "news", "days": "mon-fri", "from": "09:00",
                                    "to": "12:30", "tz": "Europe/Berlin"}, expect=201)
     call("post", "/v1/schedules", {"name": "conf-now", "profile": "gaming", "on": started_minute_ago, "seconds": 3600,
-                                   "tz": "UTC", "strict": True, "warnSeconds": 0}, expect=201)
+                                   "tz": "UTC", "strict": True, "warnSeconds": 0, "now": True}, expect=201)
     call("post", "/v1/schedules", {"name": "conf-cron", "profile": "news", "cron": "0 8-17/2 * * 1-5", "seconds": 1800},
          expect=201)
     call("post", "/v1/schedules", {"name": "conf-cron", "profile": "news", "cron": "@daily", "seconds": 60}, expect=409)
@@ -192,6 +192,11 @@ def main():
     call("patch", "/v1/schedules/conf-weekly", {"enabled": "no"}, expect=400)
     call("patch", "/v1/schedules/conf-now", {"enabled": False}, expect=409)
     call("patch", "/v1/schedules/ghost", {"enabled": True}, expect=404)
+    call("patch", "/v1/schedules/conf-now", {"profile": "news"}, expect=409)
+    call("patch", "/v1/schedules/conf-cron", {"seconds": 2700, "warnSeconds": 600, "tz": "Europe/Berlin"}, expect=200)
+    call("patch", "/v1/schedules/conf-cron", {"from": "25:00"}, expect=400)
+    call("patch", "/v1/schedules/conf-cron", {"profile": "ghost"}, expect=404)
+    call("get", "/v1/services", expect=200)
     call("get", "/v1/schedules/conf-weekly/next?count=3&after=2027-03-27T12:00:00Z", expect=200)
     call("get", "/v1/schedules/conf-cron/next", expect=200)
     call("get", "/v1/schedules/conf-cron/next?count=0", expect=400)

@@ -3,8 +3,9 @@ import LockCore
 import LockPlatform
 import LockProtocol
 
-/// Turns domain errors into API errors: the status code, and a message that names what to fix
-/// and, where it helps, the `lockctl` command to use. The only place that knows about the CLI.
+/// Turns domain errors into API errors: the status code, a message that says what went wrong
+/// (a refused value named by its request field first, `seconds: …`), and, where it helps, a
+/// hint with the `lockctl` command to use. The only place that knows about the CLI.
 struct ErrorMapping: Sendable {
     /// Now, for times in messages.
     let now: ClockReading
@@ -15,28 +16,31 @@ struct ErrorMapping: Sendable {
 
     private func ends(_ session: Session) -> String {
         let left = session.remaining(at: now)
-        return "\(time(now.wall.addingTimeInterval(left.seconds))) (\(DurationParser.format(left)) left)"
+        return "\(time(now.wall.addingTimeInterval(left.seconds))), \(DurationParser.format(left)) from now"
     }
 
     func map(_ error: SessionError) -> APIError {
         switch error {
         case .unknownProfile(let name): unknownProfile(name)
-        case .noSession(let reference): APIError(.notFound, "no active session for \"\(reference)\" (see `lockctl status`)")
+        case .noSession(let reference):
+            APIError(.notFound, "no active block of \"\(reference)\"", hint: "`lockctl status` lists the active blocks")
         case .alreadyActive(let session):
-            APIError(.conflict, "\(session.profile) is already blocked until \(ends(session)); use `lockctl extend \(session.profile) DURATION` to lengthen it")
+            APIError(.conflict, "\(session.profile) is already blocked until \(ends(session))",
+                     hint: "lengthen it with `lockctl extend \(session.profile) DURATION`")
         case .strict(let session):
             APIError(.refused, "\(session.profile) is a strict block: it cannot be stopped before it ends at \(ends(session))")
         case .ownedByPomodoro(let session):
-            APIError(.refused, "\(session.profile) is blocked by the Pomodoro timer; use `lockctl pomodoro stop` (session \(session.id))")
+            APIError(.refused, "\(session.profile) is blocked by the Pomodoro timer (session \(session.id))",
+                     hint: "end the Pomodoro with `lockctl pomodoro stop`")
         case .notManual(let reference, let origin):
-            APIError(.refused, "\(reference) was started by \(origin); only manual sessions can be extended")
+            APIError(.refused, "\(reference) was started by \(origin); only blocks started by hand can be extended")
         case .invalidLength(let problem):
             switch problem {
             case .tooShort: APIError(.invalidArgument, "duration: a block must last at least 1s")
             case .tooLong(let limit):
                 APIError(.invalidArgument, "duration: the block would last longer than the \(DurationParser.format(limit)) limit (max_session in simplylockd.toml)")
             case .notInFuture(let date): APIError(.invalidArgument, "until: \(time(date)) is not in the future")
-            case .notAnExtension: APIError(.invalidArgument, "seconds: an extension must be at least 1s (sessions can only be lengthened)")
+            case .notAnExtension: APIError(.invalidArgument, "seconds: an extension must be at least 1s (blocks can only get longer)")
             }
         case .storage(let message): APIError(.internalError, "cannot save the change, nothing was changed: \(message)")
         case .enforcement(let message): APIError(.internalError, "cannot enforce the change, nothing was changed: \(message)")
@@ -48,12 +52,15 @@ struct ErrorMapping: Sendable {
         case .notFound(let name): unknownProfile(name)
         case .exists(let name): APIError(.conflict, "profile \(name) already exists")
         case .system(let name):
-            APIError(.refused, "\(name) is a system profile and cannot be changed or deleted; create a custom profile instead")
+            APIError(.refused, "\(name) is a system profile and cannot be changed or deleted",
+                     hint: "create a custom profile instead: `lockctl profiles create NAME …`")
         case .invalid(let error): APIError(.invalidArgument, error.description)
         case .notInProfile(let field, let value, let profile): APIError(.notFound, "\(field): \(value) is not in profile \(profile)")
         case .blocking(let session):
-            APIError(.refused, "profile \(session.profile) is blocking now (session \(session.id), \(session.origin)); it can be deleted once that ends")
-        case .usedBy(let profile, let user): APIError(.refused, "profile \(profile) is used by \(user); change or remove that first")
+            APIError(.refused, "profile \(session.profile) is blocking now (session \(session.id), \(session.origin))",
+                     hint: "it can be deleted once that block ends")
+        case .usedBy(let profile, let user):
+            APIError(.refused, "profile \(profile) is used by \(user)", hint: "change or remove that first")
         case .io(let message): APIError(.internalError, message)
         case .enforcement(let message):
             APIError(.internalError, "the change could not be enforced on the running blocks, so the profile was left as it was: \(message)")
@@ -62,12 +69,13 @@ struct ErrorMapping: Sendable {
 
     func map(_ error: SchedulingError) -> APIError {
         switch error {
-        case .notFound(let name): APIError(.notFound, "no schedule named \"\(name)\" (see `lockctl schedules list`)")
-        case .exists(let name): APIError(.conflict, "schedule \(name) already exists (see `lockctl schedules show \(name)`)")
+        case .notFound(let name): APIError(.notFound, "no schedule named \"\(name)\"", hint: "`lockctl schedules list` lists them")
+        case .exists(let name):
+            APIError(.conflict, "schedule \(name) already exists", hint: "change it with `lockctl schedules edit \(name) …`")
         case .invalid(let error): APIError(.invalidArgument, error.description)
         case .unknownProfile(let name): unknownProfile(name)
         case .strictBlock(let schedule, let session, let verb):
-            APIError(.refused, "\(schedule) is blocking now in strict mode until \(ends(session)); it can be \(verb) once that block ends")
+            APIError(.refused, "\(schedule) is blocking now in strict mode until \(ends(session))", hint: "it can be \(verb) once that block ends")
         case .io(let message): APIError(.internalError, message)
         }
     }
@@ -77,8 +85,9 @@ struct ErrorMapping: Sendable {
         case .unknownProfile(let name): unknownProfile(name)
         case .invalid(let error): APIError(.invalidArgument, error.description)
         case .alreadyRunning(let profile, let status):
-            APIError(.conflict, "a Pomodoro is already running for \(profile) (\(status)); only one runs at a time: stop it first with `lockctl pomodoro stop`")
-        case .notRunning: APIError(.notFound, "no Pomodoro is running; start one with `lockctl pomodoro start --profile NAME`")
+            APIError(.conflict, "a Pomodoro is already running for \(profile) (\(status)); only one runs at a time",
+                     hint: "stop it first with `lockctl pomodoro stop`")
+        case .notRunning: APIError(.notFound, "no Pomodoro is running", hint: "start one with `lockctl pomodoro start --profile NAME`")
         case .refused(let refusal): APIError(refusal.isStrict ? .refused : .conflict, refusal.description)
         case .storage(let message): APIError(.internalError, "cannot save the Pomodoro: \(message)")
         case .session(let error): map(error)
@@ -99,6 +108,6 @@ struct ErrorMapping: Sendable {
     }
 
     private func unknownProfile(_ name: String) -> APIError {
-        APIError(.notFound, "no profile named \"\(name)\" (see `lockctl profiles list`)")
+        APIError(.notFound, "no profile named \"\(name)\"", hint: "`lockctl profiles list` lists them")
     }
 }

@@ -27,7 +27,7 @@ extension EnforcerReport {
                       case .text(let text): .text(text)
                       case .time(let date): .text(Timestamp.format(date))
                       }
-                  })
+                  }, state: status.health.word, problem: status.health.reason)
     }
 }
 

@@ -76,7 +76,8 @@ struct Daemon {
             paths: paths, configuration: configuration, profiles: profiles, enforcers: built.enforcers, store: store,
             timers: .init(sessions: sessionTimer.timer, pomodoro: pomodoroTimer.timer, schedules: scheduleTimer.timer),
             logger: logger, clock: { SystemClock.now() }, zone: { SystemTimeZone.current(root: root) },
-            firewallUnavailable: { EnforcerFactory.firewallUnavailable() })
+            firewallUnavailable: { EnforcerFactory.firewallUnavailable() },
+            launch: .current(enforcersOverride: enforcersOverride, root: root))
         let zoneWatch = FileChangeFeed(path: SystemTimeZone.localtimePath(root: root))
         if let problem = zoneWatch.problem {
             logger.warning("cannot watch for time-zone changes; they are noticed at the next edge", metadata: ["error": "\(problem)"])

@@ -61,7 +61,8 @@ public struct DaemonCore: Sendable {
                              enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
                              clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
                              makeID: (@Sendable () -> String)? = nil, apps: AppCatalogService? = nil,
-                             firewallUnavailable: @escaping @Sendable () -> String? = { nil }) async throws -> DaemonCore {
+                             firewallUnavailable: @escaping @Sendable () -> String? = { nil },
+                             launch: DaemonLaunch = DaemonLaunch()) async throws -> DaemonCore {
         let settings = configuration.configuration
         let events = EventBus()
         let enforcement = Enforcement(enforcers: enforcers, logger: logger)
@@ -84,7 +85,7 @@ public struct DaemonCore: Sendable {
                                       apps: apps, configuration: configuration, paths: paths, logger: logger, clock: clock)
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
                                 profiles: profiles, apps: apps, coordinator: coordinator, store: store, paths: paths,
-                                firewallUnavailable: firewallUnavailable, clock: clock)
+                                firewallUnavailable: firewallUnavailable, clock: clock, launch: launch, zone: zone)
         return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, apps: apps, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
                           clock: clock, zone: zone)
@@ -101,6 +102,7 @@ public struct DaemonCore: Sendable {
         PomodoroRoutes(core: self).register(in: &router)
         SystemRoutes(core: self).register(in: &router)
         AppRoutes(core: self).register(in: &router)
+        CatalogRoutes(core: self).register(in: &router)
         return router
     }
 }

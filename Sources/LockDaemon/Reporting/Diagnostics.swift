@@ -17,23 +17,27 @@ struct Diagnostics {
     /// Why the state database could only be opened for reading, if so.
     let stateReadOnly: String?
     let now: ClockReading
+    /// How the daemon was started: the fixes name commands that work for it.
+    var launch = DaemonLaunch()
 
     func run() -> [Finding] {
         var checks = statuses.map(enforcer)
         checks.append(firewall())
         checks.append(dnsOverHTTPS())
         checks.append(stateDirectory())
-        checks.append(configuration())
+        checks += configuration()
         checks.append(clock())
         checks.append(timeZone())
         return checks
     }
 
     private func enforcer(_ status: EnforcerStatus) -> Finding {
-        if let error = status.lastError {
-            return Finding("enforcer \(status.name)", .problem, error, fix: "see `journalctl -u simplylockd`; the daemon retries at each checkpoint")
+        switch status.health {
+        case .problem(let reason):
+            return Finding("enforcer \(status.name)", .problem, reason, fix: "\(launch.logHint); the daemon retries at each checkpoint")
+        case .ok: return Finding("enforcer \(status.name)", .ok, "applied, \(status.elements) elements")
+        case .idle: return Finding("enforcer \(status.name)", .ok, "idle")
         }
-        return Finding("enforcer \(status.name)", .ok, status.applied ? "applied, \(status.elements) elements" : "idle")
     }
 
     private func firewall() -> Finding {
@@ -44,8 +48,7 @@ struct Diagnostics {
             return Finding("nftables", .warning, "not usable here: \(reason)",
                                fix: "install nftables and run simplylockd as root with CAP_NET_ADMIN (the shipped unit does)")
         }
-        return Finding("nftables", .warning, "available but not enabled: only name lookups are blocked",
-                           fix: "add \"nftables\" to enforcers in \(paths.configFile)")
+        return Finding("nftables", .warning, "available but not enabled: only name lookups are blocked", fix: enableFirewall)
     }
 
     private func dnsOverHTTPS() -> Finding {
@@ -53,13 +56,13 @@ struct Diagnostics {
             return Finding("DNS over HTTPS", .ok, "the nftables enforcer blocks known DoH endpoints during blocks, and Firefox's canary name")
         }
         return Finding("DNS over HTTPS", .warning, "browsers that use DNS over HTTPS do not read the hosts file and can reach blocked sites",
-                           fix: "add \"nftables\" to enforcers in \(paths.configFile), or turn DoH off in the browser's policies")
+                           fix: enableFirewall + ", or turn DoH off in the browser's policies")
     }
 
     private func stateDirectory() -> Finding {
         if let stateReadOnly {
             return Finding("state", .problem, "\(paths.stateDatabase) could only be opened for reading (\(stateReadOnly)): saved blocks are enforced, but no change can be made",
-                           fix: "free space in \(paths.stateDirectory) (or make it writable), then restart simplylockd")
+                           fix: "free space in \(paths.stateDirectory) (or make it writable), then \(launch.restartCommand)")
         }
         if let problem = StateDirectoryProbe.problem(paths.stateDirectory) {
             return Finding("state", .problem, "\(paths.stateDirectory): \(problem): changes cannot be saved",
@@ -68,12 +71,23 @@ struct Diagnostics {
         return Finding("state", .ok, paths.stateDatabase)
     }
 
-    private func configuration() -> Finding {
+    /// One finding per problem, so each file's problem is on a line of its own.
+    private func configuration() -> [Finding] {
         guard fileProblems.isEmpty else {
-            return Finding("configuration", .warning, fileProblems.joined(separator: "; "),
-                               fix: "fix the files named, then `lockctl reload`")
+            return fileProblems.map { Finding("configuration", .warning, $0, fix: "fix the file, then `\(launch.lockctl) reload`") }
         }
-        return Finding("configuration", .ok, "all files load")
+        return [Finding("configuration", .ok, "all files load")]
+    }
+
+    /// How to turn the firewall on for the way this daemon was started.
+    private var enableFirewall: String {
+        if let listed = launch.enforcersOverride {
+            return "start simplylockd with --enforcers \((listed + ["nftables"]).joined(separator: ","))"
+        }
+        let file = paths.configFile
+        let edit = FileManager.default.fileExists(atPath: file)
+            ? "add \"nftables\" to enforcers in \(file)" : "create \(file) with enforcers = [\"hosts\", \"nftables\"]"
+        return "\(edit), then \(launch.restartCommand)"
     }
 
     private func clock() -> Finding {

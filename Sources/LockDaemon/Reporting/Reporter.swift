@@ -19,6 +19,10 @@ public struct Reporter: Sendable {
     /// Why the firewall cannot be used here, when it is not configured.
     let firewallUnavailable: @Sendable () -> String?
     let clock: @Sendable () -> ClockReading
+    /// How the daemon was started, for doctor's fixes.
+    var launch = DaemonLaunch()
+    /// The zone times are written in.
+    var zone: @Sendable () -> TimeZone = { .current }
 
     /// What is blocked now, by which sessions, and how each enforcer is doing.
     public func status() async -> StatusSnapshot {
@@ -68,14 +72,14 @@ public struct Reporter: Sendable {
         let diagnostics = Diagnostics(paths: paths, statuses: await enforcement.statuses(),
                                       configuredEnforcers: configured, fileProblems: fileProblems,
                                       firewallUnavailable: configured.contains("nftables") ? nil : firewallUnavailable(),
-                                      stateReadOnly: store.readOnlyReason, now: clock())
+                                      stateReadOnly: store.readOnlyReason, now: clock(), launch: launch)
         return await enforcement.findings() + diagnostics.run()
     }
 
-    /// The one-line status for `systemctl status`: `2 blocks active: deep-work 31m left, …`.
+    /// The one-line status for `systemctl status`: `2 blocks active: deep-work until 12:30, …`.
     public func serviceStatusText() async -> String {
         let now = clock()
-        return ServiceStatusText.format(await sessions.active.map { ($0.profile, $0.remaining(at: now)) })
+        return ServiceStatusText.format(await sessions.active.map { ($0.profile, $0.remaining(at: now)) }, now: now.wall, zone: zone())
     }
 }
 
@@ -89,7 +93,7 @@ public struct StatusSnapshot: Sendable {
     public var blockedNames: Int
     /// Each enforcer, in order.
     public var enforcers: [EnforcerStatus]
-    /// Lines worth showing with the status (`mornings starts in 4 min`).
+    /// Lines worth showing with the status (`mornings starts in 4m`).
     public var notices: [String]
 }
 
