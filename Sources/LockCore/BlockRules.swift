@@ -11,19 +11,25 @@ public struct BlockRules: Sendable, Equatable, Codable {
     public var addresses: [IPNetwork]
     /// Blocklist or allowlist.
     public var mode: ProfileMode
+    /// Imported blocklists, each as the version in force for this session (sorted, unique);
+    /// their names block with all their subdomains, only through mechanisms that match whole
+    /// subtrees of names (the DNS filter). Unused in allowlist mode.
+    public var lists: [BlocklistReference]
 
     /// The rule name `check` reports for a name an allowlist leaves out.
     public static let notAllowed = "(not on the allowlist)"
 
     /// Creates rules.
-    public init(block: DomainSet, allow: DomainSet = DomainSet([]), addresses: [IPNetwork] = [], mode: ProfileMode = .blocklist) {
+    public init(block: DomainSet, allow: DomainSet = DomainSet([]), addresses: [IPNetwork] = [], mode: ProfileMode = .blocklist,
+                lists: [BlocklistReference] = []) {
         self.block = block
         self.allow = allow
         self.addresses = Array(Set(addresses)).sorted()
         self.mode = mode
+        self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
     }
 
-    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode }
+    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, lists }
 
     // Sessions saved before addresses and modes existed must still load after an upgrade.
     public init(from decoder: any Decoder) throws {
@@ -31,7 +37,17 @@ public struct BlockRules: Sendable, Equatable, Codable {
         self.init(block: try container.decode(DomainSet.self, forKey: .block),
                   allow: try container.decodeIfPresent(DomainSet.self, forKey: .allow) ?? DomainSet([]),
                   addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
-                  mode: try container.decodeIfPresent(ProfileMode.self, forKey: .mode) ?? .blocklist)
+                  mode: try container.decodeIfPresent(ProfileMode.self, forKey: .mode) ?? .blocklist,
+                  lists: try container.decodeIfPresent([BlocklistReference].self, forKey: .lists) ?? [])
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(block, forKey: .block)
+        try container.encode(allow, forKey: .allow)
+        try container.encode(addresses, forKey: .addresses)
+        try container.encode(mode, forKey: .mode)
+        if !lists.isEmpty { try container.encode(lists, forKey: .lists) }
     }
 
     /// The rule blocking `name`, or nil when it is not blocked. The most specific of the
@@ -42,6 +58,25 @@ public struct BlockRules: Sendable, Equatable, Codable {
         guard let blocked = block.match(name) else { return nil }
         if let allowed = allow.match(name), allowed.count >= blocked.count { return nil }
         return blocked
+    }
+
+    /// `blockingRule(for:)` with the session's imported lists too, each found by `lists`
+    /// (a list that cannot be found blocks nothing). A list's rule blocks unless one of the
+    /// list's own exceptions or one of the profile's exceptions is at least as specific. Returns
+    /// the rule and the list it came from (nil for the profile's own rules); the most specific
+    /// rule wins.
+    public func blockingRule(for name: String, lists resolve: (BlocklistReference) -> Blocklist?) -> (rule: String, list: String?)? {
+        let own = blockingRule(for: name)
+        if mode == .allowlist { return own.map { ($0, nil) } }
+        var best: (rule: String, list: String?)? = own.map { ($0, nil) }
+        guard !lists.isEmpty else { return best }
+        let profileException = allow.match(name)
+        for reference in lists {
+            guard let list = resolve(reference), let rule = list.blockingRule(for: name) else { continue }
+            if let profileException, profileException.count >= rule.count { continue }
+            if best == nil || rule.count > best!.rule.count { best = (rule, reference.name) }
+        }
+        return best
     }
 
     /// The names an exact-name mechanism (the hosts file) must list: every block rule that is
@@ -70,13 +105,18 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// The rules after a change to a strict session's profile: they may only get stricter. Two
     /// blocklists unite (exceptions of one side never unblock what the other blocks); two
     /// allowlists keep only what both allow; a change of mode waits for the session to end.
-    public func merged(with other: BlockRules) -> BlockRules {
+    /// `lists` finds the imported lists both sides hold, so that a new exception cannot
+    /// unblock a name one of them blocks.
+    public func merged(with other: BlockRules, lists resolve: (BlocklistReference) -> Blocklist? = { _ in nil }) -> BlockRules {
         switch (mode, other.mode) {
         case (.blocklist, .blocklist):
-            let keptAllow = allow.sorted.filter { other.blockingRule(for: $0) == nil }
-                + other.allow.sorted.filter { blockingRule(for: $0) == nil }
+            let keptAllow = allow.sorted.filter { other.blockingRule(for: $0, lists: resolve) == nil }
+                + other.allow.sorted.filter { blockingRule(for: $0, lists: resolve) == nil }
+            // Every list version either side holds stays: a strict block never loses a name when
+            // a list is imported again (whoever knows the versions may drop one the newer
+            // covers, `droppingLists`).
             return BlockRules(block: DomainSet(block.sorted + other.block.sorted), allow: DomainSet(keptAllow),
-                              addresses: addresses + other.addresses)
+                              addresses: addresses + other.addresses, lists: lists + other.lists)
         case (.allowlist, .allowlist):
             let otherAddresses = Set(other.addresses)
             return BlockRules(block: DomainSet(block.sorted.filter { other.block.containsExactly($0) }),
@@ -84,5 +124,13 @@ public struct BlockRules: Sendable, Equatable, Codable {
         default:
             return self
         }
+    }
+
+    /// The rules without the list versions `drop` names (a strict block leaving an older
+    /// version of a list that a newer one it also holds covers completely).
+    public func droppingLists(where drop: (BlocklistReference) -> Bool) -> BlockRules {
+        var copy = self
+        copy.lists.removeAll(where: drop)
+        return copy
     }
 }

@@ -22,8 +22,11 @@ public struct Profile: Sendable, Equatable, Codable {
     public var services: [String]
     /// Catalog categories (`social`) whose services are blocked.
     public var categories: [String]
-    /// Exceptions: names that stay reachable even though a rule above covers them.
+    /// Exceptions: names that stay reachable even though a rule above covers them (or a
+    /// name of one of its lists).
     public var allow: [DomainName]
+    /// Imported blocklists (`lockctl lists import`) blocked with the profile, by name.
+    public var lists: [String]
     /// Addresses and networks blocked directly (or, in allowlist mode, allowed), for the
     /// firewall enforcer.
     public var addresses: [IPNetwork]
@@ -38,7 +41,7 @@ public struct Profile: Sendable, Equatable, Codable {
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
                 color: String? = nil, domains: [DomainName] = [], services: [String] = [],
                 categories: [String] = [], allow: [DomainName] = [], addresses: [IPNetwork] = [],
-                mode: ProfileMode = .blocklist, strict: Bool = false, kind: Kind = .custom) {
+                mode: ProfileMode = .blocklist, strict: Bool = false, kind: Kind = .custom, lists: [String] = []) {
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -48,6 +51,7 @@ public struct Profile: Sendable, Equatable, Codable {
         self.services = services.uniqued()
         self.categories = categories.uniqued()
         self.allow = allow.uniqued()
+        self.lists = lists.uniqued()
         self.addresses = addresses.uniqued()
         self.mode = mode
         self.strict = strict
@@ -71,6 +75,15 @@ public struct Profile: Sendable, Equatable, Codable {
         for category in categories where catalog.categories[category] == nil {
             throw FieldError(field: "categories", value: category,
                              reason: "unknown category \"\(category)\" (known: \(catalog.categories.keys.sorted().joined(separator: ", ")))")
+        }
+        for list in lists {
+            do throws(FieldError) { try NameRule.validate(list, kind: "list") } catch {
+                throw FieldError(field: "lists", value: list, reason: error.reason)
+            }
+        }
+        if mode == .allowlist, let list = lists.first {
+            throw FieldError(field: "lists", value: list,
+                             reason: "an allowlist profile already blocks everything it does not list; blocklists do not apply")
         }
         if mode == .allowlist, !allow.isEmpty {
             throw FieldError(field: "allow", value: allow[0].value,

@@ -10,27 +10,51 @@ public struct CheckResponse: Sendable, Equatable, Codable {
         public var origin: String
         /// The rule that matched (`reddit.com` for `www.reddit.com`).
         public var rule: String
+        /// The imported list the rule comes from; absent for the profile's own rules.
+        public var list: String?
 
         /// Creates a match.
-        public init(profile: String, session: String, origin: String, rule: String) {
+        public init(profile: String, session: String, origin: String, rule: String, list: String? = nil) {
             self.profile = profile
             self.session = session
             self.origin = origin
             self.rule = rule
+            self.list = list
+        }
+    }
+
+    /// One enforcer's answer: whether it keeps the name from being reached now, and why.
+    public struct EnforcerAnswer: Sendable, Equatable, Codable {
+        /// The enforcer (`hosts`, `nftables`, `dns`).
+        public var name: String
+        /// True when it blocks the name now.
+        public var blocks: Bool
+        /// How it blocks it, or why it does not.
+        public var detail: String
+
+        /// Creates an answer.
+        public init(name: String, blocks: Bool, detail: String) {
+            self.name = name
+            self.blocks = blocks
+            self.detail = detail
         }
     }
 
     /// The name, normalised.
     public var name: String
-    /// True when at least one active session blocks it.
+    /// True only when at least one enforcer in force blocks it (a session's rule alone is not
+    /// enough: the hosts file, say, cannot block a subdomain).
     public var blocked: Bool
-    /// The sessions that block it.
+    /// The sessions whose rules block it.
     public var matches: [Match]
+    /// Each enforcer that handles names, in order, with its answer.
+    public var enforcers: [EnforcerAnswer]
 
-    /// Creates a response.
-    public init(name: String, matches: [Match]) {
+    /// Creates a response; `blocked` follows the enforcers' answers.
+    public init(name: String, matches: [Match], enforcers: [EnforcerAnswer]) {
         self.name = name
-        self.blocked = !matches.isEmpty
+        self.blocked = enforcers.contains { $0.blocks }
         self.matches = matches
+        self.enforcers = enforcers
     }
 }

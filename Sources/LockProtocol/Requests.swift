@@ -52,13 +52,16 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public var addresses: [String]?
     /// `blocklist` (default) or `allowlist`.
     public var mode: String?
+    /// Imported blocklists, by name.
+    public var lists: [String]?
     /// Default strictness.
     public var strict: Bool
 
     /// Creates a request.
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
                 color: String? = nil, domains: [String] = [], services: [String] = [], categories: [String] = [],
-                allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, strict: Bool = false) {
+                allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, strict: Bool = false, lists: [String]? = nil) {
+        self.lists = lists
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -92,6 +95,10 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var addAddresses: [String]?
     /// Addresses or networks to remove.
     public var removeAddresses: [String]?
+    /// Imported lists to add.
+    public var addLists: [String]?
+    /// Imported lists to remove.
+    public var removeLists: [String]?
     /// New title.
     public var displayName: String?
     /// New description.
@@ -102,8 +109,10 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     /// Creates a request.
     public init(addDomains: [String]? = nil, removeDomains: [String]? = nil, addServices: [String]? = nil,
                 removeServices: [String]? = nil, addAllow: [String]? = nil, removeAllow: [String]? = nil,
-                addAddresses: [String]? = nil, removeAddresses: [String]? = nil,
-                displayName: String? = nil, description: String? = nil, strict: Bool? = nil) {
+                addAddresses: [String]? = nil, removeAddresses: [String]? = nil, addLists: [String]? = nil,
+                removeLists: [String]? = nil, displayName: String? = nil, description: String? = nil, strict: Bool? = nil) {
+        self.addLists = addLists
+        self.removeLists = removeLists
         self.addDomains = addDomains
         self.removeDomains = removeDomains
         self.addServices = addServices

@@ -11,12 +11,13 @@ import LockNames
 /// categories = []
 /// allow = []
 /// addresses = ["203.0.113.0/24"]      # for the firewall enforcer
+/// lists = ["ads"]                     # imported blocklists (`lockctl lists import`), for the DNS filter
 /// mode = "blocklist"                  # or "allowlist": only these are reachable
 /// strict = false
 /// ```
 public enum ProfileFile {
     static let fields: Set<String> = ["name", "display_name", "description", "icon", "color", "domains", "services",
-                                      "categories", "allow", "addresses", "mode", "strict"]
+                                      "categories", "allow", "addresses", "mode", "strict", "lists"]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
     public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog, names: DomainNameParser) throws(FileProblem) -> Profile {
@@ -34,7 +35,7 @@ public enum ProfileFile {
             domains: try document.domains("domains", names: names), services: try document.strings("services"),
             categories: try document.strings("categories"), allow: try document.domains("allow", names: names),
             addresses: try document.networks("addresses"), mode: try mode(document),
-            strict: try document.bool("strict") ?? false, kind: kind)
+            strict: try document.bool("strict") ?? false, kind: kind, lists: try document.strings("lists"))
         do { try profile.validate(against: catalog) } catch { throw document.problem(error) }
         return profile
     }
@@ -61,6 +62,7 @@ public enum ProfileFile {
         writer.strings("categories", profile.categories)
         writer.strings("allow", profile.allow.map(\.value))
         writer.strings("addresses", profile.addresses.map(\.description))
+        if !profile.lists.isEmpty { writer.strings("lists", profile.lists) }
         if profile.mode != .blocklist { writer.string("mode", profile.mode.rawValue) }
         writer.bool("strict", profile.strict)
         return writer.output

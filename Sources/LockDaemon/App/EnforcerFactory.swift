@@ -13,6 +13,8 @@ struct EnforcerFactory {
     let paths: Paths
     let configuration: DaemonConfiguration
     let logger: Logger
+    /// The imported lists, shared with the dns enforcer.
+    var library = BlocklistLibrary()
 
     /// Firefox switches its default DNS over HTTPS off when this name does not resolve; it is
     /// listed in the hosts section while any block is active.
@@ -73,12 +75,14 @@ struct EnforcerFactory {
         }
         // The DNS filter applies before nftables, so that its forwarder listens by the time the
         // firewall's first commit asks where to redirect DNS.
-        let dns = names.contains("dns") ? DNSFilterEnforcer(servers: servers, logger: logger) : nil
+        let dns = names.contains("dns")
+            ? DNSFilterEnforcer(servers: servers, lists: library.resolver, redirected: names.contains("nftables"), logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
                 enforcers.append(HostsFileEnforcer(path: paths.hostsFile, alwaysWithBlock: [EnforcerFactory.dohCanary],
-                                                   userCopyPath: paths.stateDirectory + "/hosts.user", logger: logger))
+                                                   userCopyPath: paths.stateDirectory + "/hosts.user",
+                                                   maxNames: configuration.hostsMaxNames, logger: logger))
             case "nftables":
                 let doh: DoHList
                 let listPath = configuration.dohList ?? paths.dataDirectory + "/doh.txt"
@@ -107,6 +111,13 @@ struct EnforcerFactory {
             logger.notice(used ? "enforcer active" : "enforcer not used", metadata: ["enforcer": "\(name)", "why": "\(reason)"])
         }
         return Built(enforcers: enforcers, firewall: firewall, problems: problems, decisions: decisions)
+    }
+
+    /// Whether the daemon flushes the machine's resolver caches: only when it acts on the whole
+    /// machine (the real root, or a scratch root with the dns enforcer named), never for a
+    /// demo or test under a scratch root.
+    func flushesResolverCaches(override: [String]?) -> Bool {
+        paths.root == "/" || override?.contains("dns") == true
     }
 
     /// Nil when nftables can be used here, else why not (no permission, no kernel support).

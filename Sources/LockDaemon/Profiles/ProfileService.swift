@@ -8,11 +8,14 @@ import Logging
 public actor ProfileService: ProfileCatalog {
     private var store: ProfileStore
     private let logger: Logger
+    private let lists: @Sendable (String) -> BlocklistReference?
 
-    /// A service over `store` as loaded.
-    public init(store: ProfileStore, logger: Logger) {
+    /// A service over `store` as loaded; `lists` gives the current version of an imported list
+    /// by name (profiles expand to it).
+    public init(store: ProfileStore, logger: Logger, lists: @escaping @Sendable (String) -> BlocklistReference? = { _ in nil }) {
         self.store = store
         self.logger = logger
+        self.lists = lists
     }
 
     // MARK: - Queries
@@ -21,7 +24,7 @@ public actor ProfileService: ProfileCatalog {
     public func profile(_ name: String) -> Profile? { store.profile(name) }
 
     public func expansion(of name: String) -> ProfileExpansion? {
-        store.profile(name).map { ProfileExpansion(profile: $0, rules: store.rules(for: $0)) }
+        store.profile(name).map { ProfileExpansion(profile: $0, rules: store.rules(for: $0, lists: lists)) }
     }
 
     public func exists(_ name: String) -> Bool { store.profile(name) != nil }
@@ -30,7 +33,7 @@ public actor ProfileService: ProfileCatalog {
 
     /// Every profile with its rules, system ones first, then by name.
     public func all() -> [ProfileExpansion] {
-        store.sorted.map { ProfileExpansion(profile: $0, rules: store.rules(for: $0)) }
+        store.sorted.map { ProfileExpansion(profile: $0, rules: store.rules(for: $0, lists: lists)) }
     }
 
     /// Files that could not be loaded, from the last reload.
@@ -38,6 +41,16 @@ public actor ProfileService: ProfileCatalog {
 
     /// The service catalog.
     public var catalog: ServiceCatalog { store.catalog }
+
+    /// `profile` with its rules expanded as they are now.
+    public func expansion(of profile: Profile) -> ProfileExpansion {
+        ProfileExpansion(profile: profile, rules: store.rules(for: profile, lists: lists))
+    }
+
+    /// The custom profiles that name the imported list `list`.
+    public func users(ofList list: String) -> [String] {
+        store.sorted.filter { $0.lists.contains(list) }.map(\.name)
+    }
 
     // MARK: - Changes
 

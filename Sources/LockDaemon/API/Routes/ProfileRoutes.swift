@@ -34,9 +34,9 @@ struct ProfileRoutes {
                                   services: request.services, categories: request.categories,
                                   allow: try InputParsing.domains(request.allow, field: "allow", parser: names),
                                   addresses: try InputParsing.networks(request.addresses ?? [], field: "addresses"), mode: mode,
-                                  strict: request.strict, kind: .custom)
+                                  strict: request.strict, kind: .custom, lists: request.lists ?? [])
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
-            return ProfileInfo(created, rules: await profiles.catalog.rules(for: created), includeExpansion: true)
+            return ProfileInfo(await profiles.expansion(of: created), includeExpansion: true)
         }
         router.add(Endpoints.updateProfile) { context throws(APIError) in
             let request = context.body
@@ -52,9 +52,11 @@ struct ProfileRoutes {
             edit.displayName = request.displayName
             edit.description = request.description
             edit.strict = request.strict
+            edit.addLists = request.addLists ?? []
+            edit.removeLists = request.removeLists ?? []
             let name = context.parameter("name")
             let updated = try await context.call { () async throws(ProfileError) in try await coordinator.updateProfile(name, edit) }
-            return ProfileInfo(updated, rules: await profiles.catalog.rules(for: updated), includeExpansion: true)
+            return ProfileInfo(await profiles.expansion(of: updated), includeExpansion: true)
         }
         router.add(Endpoints.deleteProfile) { context throws(APIError) in
             let name = context.parameter("name")
