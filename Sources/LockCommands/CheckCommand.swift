@@ -1,10 +1,12 @@
 import ArgumentParser
+import LockProtocol
 
 /// `lockctl check NAME`: exit 0 when blocked, 1 when not.
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Tell whether a site is blocked now, and by which profile (exit 0 blocked, 1 not).")
+        abstract: "Tell whether a site is blocked now, by which profile, and which enforcers really stop it (exit 0 blocked, 1 not).",
+        discussion: "Exit 0 only when at least one enforcer in force blocks the name; --json gives each enforcer's answer.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -13,15 +15,26 @@ struct CheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await global.call { try await $0.check(name) }
-        if try !global.printJSON(result) {
-            if result.blocked {
-                for match in result.matches {
-                    print("\(result.name) is blocked by \(match.profile) (rule \(match.rule), \(match.origin), session \(match.session))")
-                }
-            } else {
-                print("\(result.name) is not blocked")
-            }
-        }
+        if try !global.printJSON(result) { print(CheckCommand.render(result)) }
         if !result.blocked { throw ExitCode(ExitCodes.negative) }
+    }
+
+    static func render(_ result: CheckResponse) -> String {
+        var lines: [String] = []
+        if result.blocked {
+            lines.append("\(result.name) is blocked")
+        } else if result.matches.isEmpty {
+            lines.append("\(result.name) is not blocked")
+        } else {
+            lines.append("\(result.name) is NOT blocked: a block's rule covers it, but no enforcer in force can stop it")
+        }
+        for match in result.matches {
+            let list = match.list.map { ", list \($0)" } ?? ""
+            lines.append("  by \(match.profile) (rule \(match.rule)\(list), \(match.origin), session \(match.session))")
+        }
+        if !result.enforcers.isEmpty {
+            lines.append(TextFormat.table(result.enforcers.map { ["", $0.name, $0.blocks ? "blocks" : "does not", $0.detail] }, indent: " "))
+        }
+        return lines.joined(separator: "\n")
     }
 }

@@ -17,7 +17,7 @@ public struct Lockctl: AsyncParsableCommand {
             """,
         version: API.softwareVersion,
         subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, CheckCommand.self,
-                      ProfilesCommand.self, SchedulesCommand.self, PomodoroCommand.self, HistoryCommand.self, EventsCommand.self,
+                      ProfilesCommand.self, ListsCommand.self, SchedulesCommand.self, PomodoroCommand.self, HistoryCommand.self, EventsCommand.self,
                       ReloadCommand.self, DoctorCommand.self, VersionCommand.self])
 
     public init() {}

@@ -7,7 +7,8 @@ struct ProfilesCommand: AsyncParsableCommand {
         commandName: "profiles",
         abstract: "List, show, create, change and delete blocking profiles.",
         subcommands: [List.self, Show.self, Create.self, AddDomain.self, RemoveDomain.self, AddService.self,
-                      RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, Edit.self,
+                      RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, AddList.self,
+                      RemoveList.self, Edit.self,
                       Delete.self],
         defaultSubcommand: List.self)
 
@@ -47,6 +48,10 @@ struct ProfilesCommand: AsyncParsableCommand {
             if !profile.categories.isEmpty { rows.append(["Categories:", profile.categories.joined(separator: " ")]) }
             if !profile.allow.isEmpty { rows.append(["Exceptions:", profile.allow.joined(separator: " ")]) }
             if !profile.addresses.isEmpty { rows.append(["Addresses:", profile.addresses.joined(separator: " ")]) }
+            if !profile.lists.isEmpty {
+                let missing = Set(profile.missingLists)
+                rows.append(["Lists:", profile.lists.map { missing.contains($0) ? "\($0) (not imported)" : $0 }.joined(separator: " ")])
+            }
             if profile.mode == "allowlist" {
                 rows.append(["Mode:", "allowlist: only these domains and addresses are reachable (firewall enforcer)"])
                 rows.append(["Allows:", "\(profile.domainCount) domains and their subdomains"])
@@ -74,6 +79,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Option(name: .customLong("allow"), help: "An exception that stays reachable. Repeatable.") var allow: [String] = []
         @Option(name: .customLong("address"), help: "An address or CIDR network to block at the firewall (203.0.113.0/24). Repeatable.")
         var addresses: [String] = []
+        @Option(name: .customLong("list"), help: "An imported blocklist (lockctl lists import). Repeatable.") var lists: [String] = []
         @Option(help: "blocklist (default): block what is listed; allowlist: allow only what is listed (firewall enforcer).")
         var mode: String?
         @Option(help: "One line saying what the profile is for.") var description: String?
@@ -85,7 +91,8 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let request = CreateProfileRequest(name: name, displayName: displayName, description: description, icon: icon,
                                                color: color, domains: domains, services: services, categories: categories,
-                                               allow: allow, addresses: addresses, mode: mode, strict: strict)
+                                               allow: allow, addresses: addresses, mode: mode, strict: strict,
+                                               lists: lists.isEmpty ? nil : lists)
             let profile = try await global.call { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
             print("profile \(profile.name) created: \(profile.domainCount) domains")
@@ -154,6 +161,23 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Argument(help: "Profile name.") var name: String
         @Argument(help: "Addresses or networks.") var addresses: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeAddresses: addresses)) }
+    }
+
+    struct AddList: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-list",
+                                                        abstract: "Block imported blocklists with a custom profile (running blocks pick them up at once).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "List names (lockctl lists list).") var lists: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(addLists: lists)) }
+    }
+
+    struct RemoveList: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-list", abstract: "Stop blocking imported blocklists with a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "List names.") var lists: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(removeLists: lists)) }
     }
 
     struct Edit: AsyncParsableCommand {

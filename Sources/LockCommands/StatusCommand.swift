@@ -47,6 +47,14 @@ struct StatusCommand: AsyncParsableCommand {
         case "hosts":
             parts.append("\(report.elements) names")
             if let path = details["path"] { parts.append(path) }
+            if let capped = details["capped"] { parts.append(capped) }
+        case "dns":
+            parts.append("\(report.elements) names")
+            if let lists = details["lists"] { parts.append("lists \(lists)") }
+            if let port = details["port"] { parts.append("port \(port)") }
+            if let redirect = details["redirect"] { parts.append("redirect \(redirect)") }
+            if let blocked = details["blocked"], let queries = details["queries"] { parts.append("\(blocked) of \(queries) queries blocked") }
+            if let missing = details["listsMissing"] { parts.append("lists not loaded: \(missing)") }
         default:
             parts.append("\(report.elements) addresses")
             if let mode = details["mode"], mode != "off" { parts.append(mode) }
