@@ -26,12 +26,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// every lookup on the machine reads the hosts file, so it is kept to profile-sized sets;
     /// the DNS filter and the firewall still block every name.
     public var hostsMaxNames = 20_000
+    /// The loopback port of the DNS filter (the nftables redirect sends the machine's DNS there
+    /// during blocks).
+    public var dnsPort: UInt16 = 10053
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
     public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns"]
     static let keys: Set<String> = ["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                                    "schedule_warning", "hosts_max_names", PomodoroSection.name]
+                                    "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name]
     /// The longest `max_session` that may be configured.
     public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
@@ -147,6 +150,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 throw document.problem("hosts_max_names", value: "\(limit)", "must be between 100 and 1000000")
             }
             configuration.hostsMaxNames = limit
+        }
+        check { () throws(FileProblem) in
+            guard let port = try document.int("dns_port") else { return }
+            guard (1...65_535).contains(port) else { throw document.problem("dns_port", value: "\(port)", "must be a port from 1 to 65535") }
+            configuration.dnsPort = UInt16(port)
         }
         return Loaded(configuration: configuration, problems: problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
     }

@@ -76,7 +76,8 @@ struct EnforcerFactory {
         // The DNS filter applies before nftables, so that its forwarder listens by the time the
         // firewall's first commit asks where to redirect DNS.
         let dns = names.contains("dns")
-            ? DNSFilterEnforcer(servers: servers, lists: library.resolver, redirected: names.contains("nftables"), logger: logger) : nil
+            ? DNSFilterEnforcer(settings: DNSForwarder.Settings(port: configuration.dnsPort), servers: servers, lists: library.resolver,
+                                redirected: names.contains("nftables"), logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
