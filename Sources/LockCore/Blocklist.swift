@@ -67,6 +67,8 @@ public struct BlocklistInfo: Sendable, Equatable, Codable {
     public var exceptions: Int
     /// What the parser counted: lines, comments, skipped rules by reason with examples.
     public var report: BlocklistReport
+    /// Counts the imports of this name (the newest is current, even within one second).
+    public var sequence: Int = 0
 
     /// Creates the facts of an import.
     public init(name: String, version: String, source: String, importedAt: Date, names: Int, exceptions: Int,
@@ -78,6 +80,18 @@ public struct BlocklistInfo: Sendable, Equatable, Codable {
         self.names = names
         self.exceptions = exceptions
         self.report = report
+    }
+
+    private enum CodingKeys: String, CodingKey { case name, version, source, importedAt, names, exceptions, report, sequence }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name), version: try container.decode(String.self, forKey: .version),
+                  source: try container.decode(String.self, forKey: .source),
+                  importedAt: try container.decode(Date.self, forKey: .importedAt), names: try container.decode(Int.self, forKey: .names),
+                  exceptions: try container.decode(Int.self, forKey: .exceptions),
+                  report: try container.decode(BlocklistReport.self, forKey: .report))
+        sequence = try container.decodeIfPresent(Int.self, forKey: .sequence) ?? 0
     }
 
     /// The reference to this import.

@@ -57,18 +57,24 @@ struct StoredRules: Codable {
     var allow: [String]
     var addresses: [String]
     var mode: String
+    /// The imported list versions the session holds (absent in sessions saved before lists).
+    var lists: [BlocklistReference]?
 
     init(_ rules: BlockRules) {
         block = rules.block.sorted
         allow = rules.allow.sorted
         addresses = rules.addresses.map(\.description)
         mode = rules.mode.rawValue
+        lists = rules.lists.isEmpty ? nil : rules.lists
     }
 
     func rules() throws -> BlockRules {
         var networks: [IPNetwork] = []
         for text in addresses { networks.append(try IPNetwork(parsing: text)) }
         guard let mode = ProfileMode(rawValue: mode) else { throw DatabaseError(message: "unknown profile mode \"\(mode)\"") }
-        return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode)
+        for reference in lists ?? [] where !BlocklistReference.isVersion(reference.version) {
+            throw DatabaseError(message: "list \(reference.name) has no valid version \"\(reference.version)\"")
+        }
+        return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode, lists: lists ?? [])
     }
 }

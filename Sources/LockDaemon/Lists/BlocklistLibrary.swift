@@ -26,7 +26,7 @@ public final class BlocklistLibrary: Sendable {
             for list in lists {
                 state.versions[list.reference] = list
                 if let current = state.current[list.reference.name], let held = state.versions[current],
-                   (held.info.importedAt, held.reference.version) > (list.info.importedAt, list.reference.version) {
+                   (held.info.sequence, held.info.importedAt) > (list.info.sequence, list.info.importedAt) {
                     continue
                 }
                 state.current[list.reference.name] = list.reference
@@ -47,6 +47,11 @@ public final class BlocklistLibrary: Sendable {
 
     /// Every version loaded.
     public var references: [BlocklistReference] { state.withLock { $0.versions.keys.sorted() } }
+
+    /// The next import number for the list `name`.
+    func nextSequence(of name: String) -> Int {
+        state.withLock { state in (state.versions.values.filter { $0.reference.name == name }.map(\.info.sequence).max() ?? 0) + 1 }
+    }
 
     /// Adds a version and makes it current; returns the version that was current before.
     @discardableResult

@@ -118,7 +118,9 @@ public actor ListService {
 
     /// Stores `list` and makes it the current version of its name; returns the version that
     /// was current before.
-    func install(_ list: Blocklist) throws(ListError) -> BlocklistReference? {
+    func install(_ received: Blocklist) throws(ListError) -> BlocklistReference? {
+        var list = received
+        list.info.sequence = library.nextSequence(of: list.reference.name)
         do throws(SystemError) { try store.save(list) } catch { throw .io(error.description) }
         // An identical version already loaded keeps its sets (readers may hold them); only the
         // facts of the import are new.
