@@ -172,11 +172,12 @@ public actor DNSFilterEnforcer: Enforcer {
             return .doesNotCover(policy.isEmpty ? "nothing is blocked: queries are forwarded"
                                                 : "no rule blocks it (or an exception keeps it reachable): it is forwarded")
         }
-        guard redirected else {
-            return .doesNotCover("rule \(rule) would block it, but nothing sends the machine's DNS to the filter: the dns enforcer needs the nftables enforcer")
-        }
-        if let upstreamProblem { return .doesNotCover("rule \(rule) would block it, but \(upstreamProblem)") }
         let source = list.map { " of list \($0.name) (version \($0.version))" } ?? ""
+        guard redirected else {
+            return .doesNotCover("rule \(rule)\(source) would block it, but nothing sends the machine's DNS to the filter: "
+                                 + "the dns enforcer needs the nftables enforcer")
+        }
+        if let upstreamProblem { return .doesNotCover("rule \(rule)\(source) would block it, but \(upstreamProblem)") }
         return .blocks("rule \(rule)\(source): answered 0.0.0.0 and :: for it and every name under it")
     }
 
