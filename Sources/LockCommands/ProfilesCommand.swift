@@ -95,7 +95,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                                                lists: lists.isEmpty ? nil : lists)
             let profile = try await global.call { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
-            print("profile \(profile.name) created: \(profile.domainCount) domains")
+            print("profile \(profile.name) created: \(profile.domainCount) domains" + (profile.lists.isEmpty ? "" : ", lists \(profile.lists.joined(separator: " "))"))
         }
     }
 
@@ -215,5 +215,5 @@ struct ProfilesCommand: AsyncParsableCommand {
 private func update(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
     let profile = try await global.call { try await $0.updateProfile(name, request) }
     if try global.printJSON(profile) { return }
-    print("profile \(profile.name) updated: \(profile.domainCount) domains")
+    print("profile \(profile.name) updated: \(profile.domainCount) domains" + (profile.lists.isEmpty ? "" : ", lists \(profile.lists.joined(separator: " "))"))
 }
