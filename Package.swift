@@ -63,7 +63,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
-        .executableTarget(name: "lockctl", dependencies: ["LockCommands"]),
+        // Not position-independent: a command that status bars run every second or two then
+        // starts without the dynamic loader's relative relocations, most of its start-up cost.
+        // (A fully static executable is worse: libgcc sorts every unwind entry at start.)
+        .executableTarget(name: "lockctl", dependencies: ["LockCommands"],
+                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"])]),
         // Drives the DNS filter's parts for scripts/bench-dns.sh; not installed.
         .executableTarget(name: "dns-bench", dependencies: [
             "LockCore", "LockNames", "LockEnforcement", "CLinux", .product(name: "Logging", package: "swift-log"),

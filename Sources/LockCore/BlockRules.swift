@@ -4,17 +4,20 @@
 /// or disappear while it runs.
 public struct BlockRules: Sendable, Equatable, Codable {
     /// Blocked domains (each with its subdomains); in allowlist mode, the allowed ones.
-    public var block: DomainSet
+    public let block: DomainSet
     /// Exceptions (each with its subdomains); unused in allowlist mode.
-    public var allow: DomainSet
+    public let allow: DomainSet
     /// Blocked addresses and networks; in allowlist mode, the allowed ones.
-    public var addresses: [IPNetwork]
+    public let addresses: [IPNetwork]
     /// Blocklist or allowlist.
-    public var mode: ProfileMode
+    public let mode: ProfileMode
+    /// How many names `exactNames` lists, counted once: status and history show it for every
+    /// session, and listing 100 000 names to count them would make every status call cost that.
+    public let exactNameCount: Int
     /// Imported blocklists, each as the version in force for this session (sorted, unique);
     /// their names block with all their subdomains, only through mechanisms that match whole
     /// subtrees of names (the DNS filter). Unused in allowlist mode.
-    public var lists: [BlocklistReference]
+    public let lists: [BlocklistReference]
 
     /// The rule name `check` reports for a name an allowlist leaves out.
     public static let notAllowed = "(not on the allowlist)"
@@ -27,6 +30,49 @@ public struct BlockRules: Sendable, Equatable, Codable {
         self.addresses = Array(Set(addresses)).sorted()
         self.mode = mode
         self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
+        exactNameCount = Self.countExactNames(block: block, allow: allow, mode: mode)
+    }
+
+    /// The same rules holding other list versions (lists do not change the exact names).
+    private init(_ rules: BlockRules, lists: [BlocklistReference]) {
+        block = rules.block
+        allow = rules.allow
+        addresses = rules.addresses
+        mode = rules.mode
+        exactNameCount = rules.exactNameCount
+        self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
+    }
+
+    /// These rules with `lists` as the imported list versions they hold.
+    public func withLists(_ lists: [BlocklistReference]) -> BlockRules { BlockRules(self, lists: lists) }
+
+    public static func == (a: BlockRules, b: BlockRules) -> Bool {
+        a.mode == b.mode && a.exactNameCount == b.exactNameCount && a.lists == b.lists && a.addresses == b.addresses && a.block == b.block
+            && a.allow == b.allow
+    }
+
+    private static func countExactNames(block: DomainSet, allow: DomainSet, mode: ProfileMode) -> Int {
+        guard mode == .blocklist else { return 0 }
+        var count = 0
+        let probe = BlockRules.probe(block: block, allow: allow)
+        block.forEach { rule in
+            if allow.isEmpty {
+                count += rule.hasPrefix("www.") ? 1 : 2
+            } else if probe(rule) != nil {
+                count += 1
+                if let twin = DomainName(normalized: rule).wwwTwin, probe(twin) != nil { count += 1 }
+            }
+        }
+        return count
+    }
+
+    /// `blockingRule(for:)` for rules not built yet.
+    private static func probe(block: DomainSet, allow: DomainSet) -> (String) -> String? {
+        { name in
+            guard let blocked = block.match(name) else { return nil }
+            if let allowed = allow.match(name), allowed.count >= blocked.count { return nil }
+            return blocked
+        }
     }
 
     private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, lists }
@@ -129,8 +175,6 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// The rules without the list versions `drop` names (a strict block leaving an older
     /// version of a list that a newer one it also holds covers completely).
     public func droppingLists(where drop: (BlocklistReference) -> Bool) -> BlockRules {
-        var copy = self
-        copy.lists.removeAll(where: drop)
-        return copy
+        withLists(lists.filter { !drop($0) })
     }
 }

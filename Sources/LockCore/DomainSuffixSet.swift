@@ -29,6 +29,9 @@ public struct DomainSuffixSet: Sendable {
     /// Number of names in the set.
     public var count: Int { storage.count }
 
+    /// True when both share one storage (copies of one set): equal without comparing names.
+    public func isSameStorage(as other: DomainSuffixSet) -> Bool { storage === other.storage }
+
     /// True when the set holds no name.
     public var isEmpty: Bool { storage.count == 0 }
 
@@ -159,6 +162,7 @@ extension DomainSuffixSet {
             storage = Storage(seed: seed)
             if collapsingCovered { finished.collapseCovered() }
             finished.shrinkIndex()
+            finished.shrinkLastChunk()
             return DomainSuffixSet(storage: finished)
         }
     }
@@ -192,7 +196,12 @@ private final class Storage: @unchecked Sendable {
         index.deallocate()
     }
 
-    var allocatedBytes: Int { chunks.count * Self.chunkSize + capacity * 8 }
+    /// Bytes allocated for the last chunk (smaller than `chunkSize` once the set is built).
+    private var lastChunkCapacity = chunkSize
+
+    var allocatedBytes: Int {
+        (chunks.isEmpty ? 0 : (chunks.count - 1) * Self.chunkSize + lastChunkCapacity) + capacity * 8
+    }
 
     @inline(__always)
     private func hash(_ name: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> UInt64 {
@@ -354,6 +363,18 @@ private final class Storage: @unchecked Sendable {
         used.removeSubrange((writeChunk + 1)...)
         count -= dropped
         resize(to: capacity)
+    }
+
+    /// Gives the last chunk back what it does not use: most sets (a profile's ten domains, its
+    /// exceptions) fit in a few hundred bytes, not 256 KiB. Offsets stay valid: entries do not move.
+    func shrinkLastChunk() {
+        guard let last = chunks.indices.last, used[last] < Self.chunkSize else { return }
+        let size = max(1, used[last])
+        let smaller = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        smaller.update(from: chunks[last], count: used[last])
+        chunks[last].deallocate()
+        chunks[last] = smaller
+        lastChunkCapacity = size
     }
 
     /// Gives the index the smallest power-of-two size at a load of at most one half.

@@ -30,6 +30,6 @@ public struct SessionInfo: Sendable, Equatable, Codable {
         let remaining = session.remaining(at: now)
         remainingSeconds = Int(remaining.seconds.rounded(.up))
         endsAt = now.wall.addingTimeInterval(Double(remainingSeconds))
-        blockedNames = session.rules.exactNames.count
+        blockedNames = session.rules.exactNameCount
     }
 }

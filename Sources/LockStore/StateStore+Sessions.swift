@@ -21,10 +21,10 @@ extension StateStore {
                     INSERT OR REPLACE INTO history (id, profile, origin, strict, startedAt, plannedEnd, endedAt, endReason, blockedNames)
                     VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)
                     """, arguments: [session.id, session.profile, session.origin.rawValue, session.strict, session.startedAt,
-                                     session.endsAt(at: now), session.rules.exactNames.count])
+                                     session.endsAt(at: now), session.rules.exactNameCount])
             }
             for update in change.updated {
-                try save(update.new, at: now, db)
+                try save(update.new, rulesChanged: update.old.rules != update.new.rules, at: now, db)
             }
             for ending in change.ended {
                 try db.execute(sql: "DELETE FROM activeSession WHERE id = ?", arguments: [ending.session.id])
@@ -44,7 +44,7 @@ extension StateStore {
                 try db.execute(sql: "DELETE FROM history WHERE id = ?", arguments: [session.id])
             }
             for update in change.updated {
-                try save(update.old, at: now, db)
+                try save(update.old, rulesChanged: update.old.rules != update.new.rules, at: now, db)
             }
             for ending in change.ended {
                 try SessionRecord(ending.session).insert(db, onConflict: .replace)
@@ -53,12 +53,12 @@ extension StateStore {
         }
     }
 
-    /// Saves sessions whose checkpoint changed and nothing else (their history stays).
+    /// Saves sessions whose checkpoint changed and nothing else.
     public func checkpoint(_ sessions: [Session], at now: ClockReading) throws {
         guard !sessions.isEmpty else { return }
         try requireWritable()
         try database.write { db in
-            for session in sessions { try save(session, at: now, db) }
+            for session in sessions { try save(session, rulesChanged: false, at: now, db) }
         }
     }
 
@@ -70,10 +70,21 @@ extension StateStore {
         }
     }
 
-    private func save(_ session: Session, at now: ClockReading, _ db: Database) throws {
-        try SessionRecord(session).insert(db, onConflict: .replace)
+    /// Writes a session that is already saved. Its rules (which may hold 100 000 names) are
+    /// written only when they changed; checkpoints and extensions write its times alone.
+    private func save(_ session: Session, rulesChanged: Bool, at now: ClockReading, _ db: Database) throws {
+        if rulesChanged {
+            try SessionRecord(session).insert(db, onConflict: .replace)
+        } else {
+            try db.execute(sql: """
+                UPDATE activeSession SET strict = ?, endBoot = ?, bootID = ?, checkpointRemaining = ?, checkpointWall = ?,
+                    pendingOffSince = ?, pendingResumedAt = ? WHERE id = ?
+                """, arguments: [session.strict, session.endBoot.nanoseconds, session.bootID, session.checkpointRemaining.nanosecondsClamped,
+                                 session.checkpointWall, session.pendingOffTime?.since, session.pendingOffTime?.resumedAt.nanoseconds,
+                                 session.id])
+        }
         try db.execute(sql: "UPDATE history SET plannedEnd = ?, strict = ?, blockedNames = ? WHERE id = ?",
-                       arguments: [session.endsAt(at: now), session.strict, session.rules.exactNames.count, session.id])
+                       arguments: [session.endsAt(at: now), session.strict, session.rules.exactNameCount, session.id])
     }
 }
 

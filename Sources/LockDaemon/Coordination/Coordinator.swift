@@ -106,6 +106,7 @@ public actor Coordinator {
         try await gate.run { () async throws(ListError) -> [Session] in
             let name = list.reference.name
             let previous = try await lists.install(list)
+            await profiles.listsChanged()
             let library = lists.library
             let reference = list.reference
             let changed: [Session]
@@ -116,6 +117,7 @@ public actor Coordinator {
                 }
             } catch {
                 await lists.uninstall(list, previous: previous)
+                await profiles.listsChanged()
                 throw .enforcement("\(error)")
             }
             await collectUnusedListsNow()
@@ -138,6 +140,7 @@ public actor Coordinator {
                 throw .enforcement("\(error)")
             }
             try await lists.delete(name)
+            await profiles.listsChanged()
         }
     }
 
@@ -167,7 +170,7 @@ public actor Coordinator {
             await scheduler.profilesChanged()
             for problem in problems { logger.warning("configuration problem", metadata: ["problem": "\(problem)"]) }
             events.publish(.profilesChanged(profile: nil, change: .reloaded, at: clock().wall))
-            return ReloadOutcome(profiles: await profiles.all().count, problems: problems)
+            return ReloadOutcome(profiles: await profiles.count, problems: problems)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LockCore
 import LockNames
 import LockPlatform
@@ -106,6 +107,8 @@ public actor ListService {
         let version = BlocklistFile.version(block: blockSet, allow: allowSet)
         let info = BlocklistInfo(name: name, version: version, source: source, importedAt: clock().wall, names: blockSet.count,
                                  exceptions: allowSet.count, report: report)
+        // The text's pieces and the names parsed from it are freed by now; give their pages back.
+        malloc_trim(0)
         logger.info("blocklist received", metadata: [
             "list": "\(name)", "version": "\(version)", "bytes": "\(bytes)", "lines": "\(report.lines)",
             "names": "\(blockSet.count)", "exceptions": "\(allowSet.count)", "skipped": "\(report.skippedTotal)",
@@ -143,6 +146,7 @@ public actor ListService {
             library.remove(reference)
             do throws(SystemError) { try store.remove(reference) } catch { throw .io(error.description) }
         }
+        malloc_trim(0)
         logger.info("blocklist removed", metadata: ["list": "\(name)"])
     }
 
@@ -152,6 +156,9 @@ public actor ListService {
     func collectGarbage(keeping held: Set<BlocklistReference>) -> [BlocklistReference] {
         let unused = library.references.filter { !held.contains($0) && library.current($0.name) != $0 }
         for reference in unused { drop(reference) }
+        // A dropped version's sets are freed only once no policy holds them any more, which the
+        // commit before this one made sure of; without a trim their pages stay with the process.
+        if !unused.isEmpty { malloc_trim(0) }
         return unused
     }
 

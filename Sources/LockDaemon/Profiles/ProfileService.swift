@@ -6,9 +6,14 @@ import Logging
 /// every change to them. Changes that reach running sessions or schedules go through the
 /// `Coordinator`, which calls this service first.
 public actor ProfileService: ProfileCatalog {
-    private var store: ProfileStore
+    private var store: ProfileStore {
+        didSet { expansions.removeAll() }
+    }
     private let logger: Logger
     private let lists: @Sendable (String) -> BlocklistReference?
+    /// Each profile's rules, expanded once and shared: sessions started from a profile, the
+    /// enforcers and the API all hold the same compact storage, and comparing them is free.
+    private var expansions: [String: ProfileExpansion] = [:]
 
     /// A service over `store` as loaded; `lists` gives the current version of an imported list
     /// by name (profiles expand to it).
@@ -24,7 +29,11 @@ public actor ProfileService: ProfileCatalog {
     public func profile(_ name: String) -> Profile? { store.profile(name) }
 
     public func expansion(of name: String) -> ProfileExpansion? {
-        store.profile(name).map { ProfileExpansion(profile: $0, rules: store.rules(for: $0, lists: lists)) }
+        if let cached = expansions[name] { return cached }
+        guard let profile = store.profile(name) else { return nil }
+        let expansion = ProfileExpansion(profile: profile, rules: store.rules(for: profile, lists: lists))
+        expansions[name] = expansion
+        return expansion
     }
 
     public func exists(_ name: String) -> Bool { store.profile(name) != nil }
@@ -33,8 +42,11 @@ public actor ProfileService: ProfileCatalog {
 
     /// Every profile with its rules, system ones first, then by name.
     public func all() -> [ProfileExpansion] {
-        store.sorted.map { ProfileExpansion(profile: $0, rules: store.rules(for: $0, lists: lists)) }
+        store.sorted.compactMap { expansion(of: $0.name) }
     }
+
+    /// How many profiles there are.
+    public var count: Int { store.profiles.count }
 
     /// Files that could not be loaded, from the last reload.
     public var problems: [FileProblem] { store.problems }
@@ -42,10 +54,9 @@ public actor ProfileService: ProfileCatalog {
     /// The service catalog.
     public var catalog: ServiceCatalog { store.catalog }
 
-    /// `profile` with its rules expanded as they are now.
-    public func expansion(of profile: Profile) -> ProfileExpansion {
-        ProfileExpansion(profile: profile, rules: store.rules(for: profile, lists: lists))
-    }
+    /// Forgets the expansions: the current version of an imported list changed (or the list
+    /// is gone), and profiles naming it expand to the new one from now on.
+    public func listsChanged() { expansions.removeAll() }
 
     /// The custom profiles that name the imported list `list`.
     public func users(ofList list: String) -> [String] {

@@ -16,7 +16,14 @@ import Logging
 /// are retried until they go through. At start-up the saved sessions are the truth: they are
 /// enforced, and retried at every checkpoint until that succeeds.
 public actor SessionService {
-    private var sessions = SessionSet()
+    private var sessions = SessionSet() {
+        // What to block is worked out when the rules change, not at every status call and
+        // checkpoint: for a 100 000-name block that is the difference between microseconds and
+        // a tenth of a second.
+        didSet { if oldValue.sessions.map(\.rules) != sessions.sessions.map(\.rules) { desired = sessions.desiredBlock } }
+    }
+    /// `sessions.desiredBlock`, kept up to date.
+    private var desired = DesiredBlock.empty
     private let profiles: any ProfileCatalog
     private let store: StateStore
     private let enforcement: Enforcement
@@ -66,7 +73,7 @@ public actor SessionService {
     public var active: [Session] { sessions.sessions }
 
     /// What the enforcers are told to block now.
-    public var desiredBlock: DesiredBlock { sessions.desiredBlock }
+    public var desiredBlock: DesiredBlock { desired }
 
     /// The longest session that may be started or extended to.
     public func setMaxSession(_ limit: Duration) { maxSession = limit }
@@ -319,11 +326,9 @@ public actor SessionService {
                 guard !held.isEmpty || named else { continue }
                 var rules = session.rules.droppingLists { $0.name == name }
                 if let reference {
-                    rules.lists = Array(Set(rules.lists + [reference])).sorted()
-                    if session.strict {
-                        let kept = held.filter { $0 != reference && !isCovered($0) }
-                        rules.lists = Array(Set(rules.lists + kept)).sorted()
-                    }
+                    // A strict session keeps the older versions the new one does not cover.
+                    let kept = session.strict ? held.filter { $0 != reference && !isCovered($0) } : []
+                    rules = rules.withLists(rules.lists + [reference] + kept)
                 } else if session.strict, !held.isEmpty {
                     throw .strict(session.resumed(at: now))
                 }
@@ -359,7 +364,7 @@ public actor SessionService {
                          metadata: ["error": "\(error)"])
         }
         if change.changesRules || needsEnforcement {
-            do { try await enforcement.apply(next.desiredBlock, previous: sessions.desiredBlock) } catch {
+            do { try await enforcement.apply(next.desiredBlock, previous: desired) } catch {
                 if saved { do { try store.revert(change, at: now) } catch {
                     // The enforcers were put back; only the saved state disagrees, and the next
                     // start would restore the change that did not happen.
@@ -403,7 +408,7 @@ public actor SessionService {
     }
 
     private func enforceAll(now: ClockReading) async {
-        let failures = await enforcement.applyEach(sessions.desiredBlock)
+        let failures = await enforcement.applyEach(desired)
         needsEnforcement = !failures.isEmpty
         for failure in failures {
             events.publish(.enforcementFailed(enforcer: failure.enforcer, message: failure.underlying, at: now.wall))

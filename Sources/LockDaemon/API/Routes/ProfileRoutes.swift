@@ -36,7 +36,8 @@ struct ProfileRoutes {
                                   addresses: try InputParsing.networks(request.addresses ?? [], field: "addresses"), mode: mode,
                                   strict: request.strict, kind: .custom, lists: request.lists ?? [])
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
-            return ProfileInfo(await profiles.expansion(of: created), includeExpansion: true)
+            guard let expansion = await profiles.expansion(of: created.name) else { throw context.errors.map(ProfileError.notFound(created.name)) }
+            return ProfileInfo(expansion, includeExpansion: true)
         }
         router.add(Endpoints.updateProfile) { context throws(APIError) in
             let request = context.body
@@ -56,7 +57,8 @@ struct ProfileRoutes {
             edit.removeLists = request.removeLists ?? []
             let name = context.parameter("name")
             let updated = try await context.call { () async throws(ProfileError) in try await coordinator.updateProfile(name, edit) }
-            return ProfileInfo(await profiles.expansion(of: updated), includeExpansion: true)
+            guard let expansion = await profiles.expansion(of: updated.name) else { throw context.errors.map(ProfileError.notFound(updated.name)) }
+            return ProfileInfo(expansion, includeExpansion: true)
         }
         router.add(Endpoints.deleteProfile) { context throws(APIError) in
             let name = context.parameter("name")

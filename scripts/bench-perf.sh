@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The figures of issue 16 (client cost, daemon memory, list-size independence, binary sizes), each
+# printed as "ours / baseline = ratio" against baselines built and measured in the same run:
+# a statically linked Swift program printing one JSON line, curl, a bare SwiftNIO server, and a
+# shell one-liner writing the same hosts file. Release builds under scratch roots; run by hand.
+# The nftables row comes from scripts/bench-nftables.sh (it needs a network namespace).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# The binaries as `make` builds them (release, static Swift standard library).
+make --no-print-directory build >/dev/null
+bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+mkdir -p .build/perf
+gcc -O2 -o .build/perf/measure scripts/perf-baselines/runner/measure.c
+swiftc -O -static-executable scripts/perf-baselines/bare-json/main.swift -o .build/perf/bare-json 2>/dev/null
+swift build -c release --package-path scripts/perf-baselines/nio-server --scratch-path .build/perf/nio >/dev/null
+exec python3 scripts/bench-perf.py "$bin" "$PWD/config" "$PWD/.build/perf/bare-json" "$PWD/.build/perf/nio/release/NIOBaseline" \
+    "$PWD/.build/perf/measure"
