@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import CLinux
 import LockCore
 import LockNames
 import LockPlatform
