@@ -187,6 +187,9 @@ def daemon_figures(args, work, list_path, upstream_port, forwarded_queries):
         status = json.loads(run("status", "--json").stdout)
         dns = [e for e in status["enforcers"] if e["name"] == "dns"][0]
 
+        # The same load without a swap, in the same run: what the machine itself adds.
+        calm = dnsperf(port, forwarded_queries, args.seconds, rate=args.rate, verbose=True)
+
         # A re-import of a changed list while queries flow: the blocks move to the new version
         # in one swap (the old one stays until nothing holds it).
         changed = f"{work}/list2.hosts"
@@ -225,6 +228,8 @@ def daemon_figures(args, work, list_path, upstream_port, forwarded_queries):
         print(f"lockctl start with the list (apply, all enforcers): {applied * 1000:.0f} ms; m.blocked.test answered 0.0.0.0 "
               f"{'%.1f ms' % (until_blocked * 1000) if until_blocked is not None else 'NOT within 2 s'} after lockctl start returned "
               f"(goal <= 50 ms); dns enforcer holds {dns['elements']} names")
+        print(f"at {args.rate} qps with the list in force, no swap: longest query {max(calm['latencies']) * 1e3:.1f} ms, "
+              f"p99 {percentile(calm['latencies'], 0.99) * 1e6:.0f} us (the machine's own noise)")
         print(f"re-import of a changed list during {args.rate} qps: {swap.get('seconds', float('nan')):.2f} s; longest query "
               f"{max(stormy['latencies']) * 1e3:.1f} ms (goal <= 50 ms), p99 {percentile(stormy['latencies'], 0.99) * 1e6:.0f} us, "
               f"lost {stormy.get('lost', 0)}; RSS right after {swap.get('rss', 0) / 1024:.1f} MiB, a second later {after / 1024:.1f} MiB; "
