@@ -35,8 +35,8 @@ public final class DNSFilterPolicy: Sendable {
     /// share its sets instead of building them again, so starting a small block next to a
     /// large list costs the small one only.
     ///
-    /// Block sets keep names that a parent also covers (`collapsingCovered: false`): the most
-    /// specific rule is what exceptions are weighed against and what `lockctl check` reports.
+    /// Block sets keep names that a parent also covers (as `DomainSet` does): the most specific
+    /// rule is what exceptions are weighed against and what `lockctl check` reports.
     ///
     /// Imported lists are never copied: the sessions' references are looked up with `resolve`
     /// (the daemon's one loaded copy of each list version), and `lists` are blocked on top for
@@ -69,9 +69,8 @@ public final class DNSFilterPolicy: Sendable {
                     }
                 }
                 guard !rules.block.isEmpty || !held.isEmpty else { continue }
-                components.append(.blocklist(
-                    block: DomainSuffixSet(rules.block.sorted, collapsingCovered: false, seed: seed),
-                    allow: DomainSuffixSet(rules.allow.sorted, collapsingCovered: false, seed: seed), lists: held))
+                // The rules' own compact sets, shared with the sessions: never a second copy.
+                components.append(.blocklist(block: rules.block.suffixSet, allow: rules.allow.suffixSet, lists: held))
             case .allowlist:
                 components.append(.allowlist(DomainSuffixSet(rules.block.sorted, seed: seed)))
             }
@@ -100,7 +99,8 @@ public final class DNSFilterPolicy: Sendable {
         }
     }
 
-    /// Bytes allocated by its own sets (imported lists are shared with the daemon, not counted).
+    /// Bytes allocated by its sets (shared with the sessions' rules; imported lists, shared with
+    /// the daemon's library, are not counted).
     public var allocatedBytes: Int {
         components.reduce(0) { total, component in
             switch component {
