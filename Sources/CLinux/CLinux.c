@@ -85,14 +85,7 @@ int clinux_fanotify_respond(int fd, int32_t event_fd, int allow) {
     return written == sizeof(response) ? 0 : -1;
 }
 
-int clinux_proc_connector_open(void) {
-    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
-    if (fd < 0) return -1;
-    struct sockaddr_nl address = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
-    if (bind(fd, (struct sockaddr *)&address, sizeof(address)) < 0) goto fail;
-    // Exec bursts (a parallel build) must not overflow the queue: ask for a large buffer.
-    int size = 4 << 20;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+static int proc_connector_send(int fd, enum proc_cn_mcast_op op) {
     // nlmsghdr, then cn_msg (whose data member is a flexible array), then the operation.
     char request[NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op))] __attribute__((aligned(NLMSG_ALIGNTO)));
     memset(request, 0, sizeof(request));
@@ -103,15 +96,32 @@ int clinux_proc_connector_open(void) {
     message->id.idx = CN_IDX_PROC;
     message->id.val = CN_VAL_PROC;
     message->len = sizeof(enum proc_cn_mcast_op);
-    enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
     memcpy(message->data, &op, sizeof(op));
-    if (send(fd, request, sizeof(request), 0) < 0) goto fail;
+    return send(fd, request, sizeof(request), 0) < 0 ? -1 : 0;
+}
+
+int clinux_proc_connector_open(void) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+    if (fd < 0) return -1;
+    struct sockaddr_nl address = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
+    if (bind(fd, (struct sockaddr *)&address, sizeof(address)) < 0) goto fail;
+    // Exec bursts (a parallel build) must not overflow the queue: ask for a large buffer.
+    int size = 4 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
+    if (proc_connector_send(fd, PROC_CN_MCAST_LISTEN) < 0) goto fail;
     return fd;
 fail:;
     int saved = errno;
     close(fd);
     errno = saved;
     return -1;
+}
+
+void clinux_proc_connector_close(int fd) {
+    int saved = errno;
+    (void)proc_connector_send(fd, PROC_CN_MCAST_IGNORE);
+    close(fd);
+    errno = saved;
 }
 
 int clinux_proc_connector_read(int fd, int32_t *pids, int max) {

@@ -60,6 +60,16 @@ public struct LockClient: Sendable {
         try call(Endpoints.check, query: ["name": name])
     }
 
+    /// Whether an app is blocked now, and by which sessions.
+    public func check(app: String) async throws(ClientError) -> CheckResponse {
+        try call(Endpoints.check, query: ["app": app])
+    }
+
+    /// Installed apps, optionally only those of a freedesktop category.
+    public func apps(category: String? = nil) async throws(ClientError) -> AppList {
+        try call(Endpoints.apps, query: category.map { ["category": $0] } ?? [:])
+    }
+
     /// The most recent sessions.
     public func history(limit: Int = 50) async throws(ClientError) -> HistoryResponse {
         try call(Endpoints.history, query: ["limit": "\(limit)"])

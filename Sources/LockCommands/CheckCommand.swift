@@ -1,21 +1,44 @@
 import ArgumentParser
 import LockProtocol
 
-/// `lockctl check NAME`: exit 0 when blocked, 1 when not.
+/// `lockctl check NAME` or `lockctl check --app APP`: exit 0 when blocked, 1 when not.
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Tell whether a site is blocked now, by which profile, and which enforcers really stop it (exit 0 blocked, 1 not).",
-        discussion: "Exit 0 only when at least one enforcer in force blocks the name; --json gives each enforcer's answer.")
+        abstract: "Tell whether a site or an app is blocked now, by which profile, and which enforcers really stop a site (exit 0 blocked, 1 not).",
+        discussion: "For a site, exit 0 only when at least one enforcer in force blocks the name; --json gives each enforcer's answer.")
 
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "Domain or URL, e.g. www.reddit.com.")
-    var name: String
+    var name: String?
+
+    @Option(help: "An app instead of a site: desktop id, flatpak id, snap name or path (e.g. steam).")
+    var app: String?
+
+    func validate() throws {
+        if (name == nil) == (app == nil) { throw ValidationError("give a domain or --app APP (one of the two)") }
+    }
 
     func run() async throws {
-        let result = try await global.call { try await $0.check(name) }
-        if try !global.printJSON(result) { print(CheckCommand.render(result)) }
+        let result = try await global.call { client in
+            if let app { try await client.check(app: app) } else { try await client.check(name ?? "") }
+        }
+        if try !global.printJSON(result) {
+            if app != nil {
+                let subject = result.displayName.map { "\($0) (\(result.name))" } ?? result.name
+                if result.blocked {
+                    for match in result.matches {
+                        let rule = match.rule != result.name ? "rule \(match.rule), " : ""
+                        print("\(subject) is blocked by \(match.profile) (\(rule)\(match.origin), session \(match.session))")
+                    }
+                } else {
+                    print("\(subject) is not blocked")
+                }
+            } else {
+                print(CheckCommand.render(result))
+            }
+        }
         if !result.blocked { throw ExitCode(ExitCodes.negative) }
     }
 

@@ -17,8 +17,8 @@ public struct Lockctl: AsyncParsableCommand {
             """,
         version: API.softwareVersion,
         subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, CheckCommand.self,
-                      ProfilesCommand.self, ListsCommand.self, SchedulesCommand.self, PomodoroCommand.self, HistoryCommand.self, EventsCommand.self,
-                      ReloadCommand.self, DoctorCommand.self, VersionCommand.self])
+                      ProfilesCommand.self, AppsCommand.self, ListsCommand.self, SchedulesCommand.self, PomodoroCommand.self,
+                      HistoryCommand.self, EventsCommand.self, ReloadCommand.self, DoctorCommand.self, VersionCommand.self])
 
     public init() {}
 

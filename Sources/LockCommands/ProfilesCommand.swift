@@ -7,9 +7,8 @@ struct ProfilesCommand: AsyncParsableCommand {
         commandName: "profiles",
         abstract: "List, show, create, change and delete blocking profiles.",
         subcommands: [List.self, Show.self, Create.self, AddDomain.self, RemoveDomain.self, AddService.self,
-                      RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, AddList.self,
-                      RemoveList.self, Edit.self,
-                      Delete.self],
+                      RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, AddApp.self,
+                      RemoveApp.self, AddAppCategory.self, RemoveAppCategory.self, AddList.self, RemoveList.self, Edit.self, Delete.self],
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
@@ -19,9 +18,9 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let list = try await global.call { try await $0.profiles() }
             if try global.printJSON(list) { return }
-            let rows = [["NAME", "KIND", "DOMAINS", "STRICT", "DESCRIPTION"]] + list.profiles.map {
-                [$0.name, $0.kind, "\($0.domainCount)" + ($0.mode == "allowlist" ? " allowed" : ""), $0.strict ? "yes" : "no",
-                 $0.description ?? ""]
+            let rows = [["NAME", "KIND", "DOMAINS", "APPS", "STRICT", "DESCRIPTION"]] + list.profiles.map {
+                [$0.name, $0.kind, "\($0.domainCount)" + ($0.mode == "allowlist" ? " allowed" : ""), "\($0.appCount)",
+                 $0.strict ? "yes" : "no", $0.description ?? ""]
             }
             print(TextFormat.table(rows))
             for problem in list.problems { print("problem: \(problem)") }
@@ -29,7 +28,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one profile and every domain it blocks.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one profile and every domain and app it blocks.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.") var name: String
 
@@ -58,6 +57,17 @@ struct ProfilesCommand: AsyncParsableCommand {
             } else {
                 rows.append(["Blocks:", "\(profile.domainCount) domains and their subdomains"])
             }
+            if !profile.apps.isEmpty { rows.append(["Apps:", profile.apps.joined(separator: " ")]) }
+            if !profile.appCategories.isEmpty { rows.append(["App categories:", profile.appCategories.joined(separator: " ")]) }
+            if !profile.apps.isEmpty || !profile.appCategories.isEmpty {
+                rows.append(["Running apps:", profile.running == "freeze" ? "frozen while blocked (terminated without a scope of their own)"
+                                                                            : "terminated when a block starts"])
+                let found = profile.expandedApps ?? []
+                rows.append(["Blocks apps:", found.isEmpty ? "none installed" : found.joined(separator: " ")])
+                if let missing = profile.missingApps, !missing.isEmpty {
+                    rows.append(["Not installed:", missing.joined(separator: " ")])
+                }
+            }
             var text = TextFormat.table(rows)
             if let expanded = profile.expandedDomains, !expanded.isEmpty {
                 text += "\n" + expanded.map { "  \($0)" }.joined(separator: "\n")
@@ -82,6 +92,12 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Option(name: .customLong("list"), help: "An imported blocklist (lockctl lists import). Repeatable.") var lists: [String] = []
         @Option(help: "blocklist (default): block what is listed; allowlist: allow only what is listed (firewall enforcer).")
         var mode: String?
+        @Option(name: .customLong("app"), help: "An installed app to block: desktop id, flatpak id, snap name or path (see `lockctl apps list`). Repeatable.")
+        var apps: [String] = []
+        @Option(name: .customLong("app-category"), help: "A freedesktop app category such as Game or Chat. Repeatable.")
+        var appCategories: [String] = []
+        @Option(help: "What happens to the profile's apps running when a block starts: terminate (default) or freeze.")
+        var running: String?
         @Option(help: "One line saying what the profile is for.") var description: String?
         @Option(help: "Human-friendly title.") var displayName: String?
         @Option(help: "Icon name, for graphical front ends.") var icon: String?
@@ -91,11 +107,13 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let request = CreateProfileRequest(name: name, displayName: displayName, description: description, icon: icon,
                                                color: color, domains: domains, services: services, categories: categories,
-                                               allow: allow, addresses: addresses, mode: mode, strict: strict,
-                                               lists: lists.isEmpty ? nil : lists)
+                                               allow: allow, addresses: addresses, mode: mode,
+                                               apps: apps.isEmpty ? nil : apps,
+                                               appCategories: appCategories.isEmpty ? nil : appCategories, running: running,
+                                               strict: strict, lists: lists.isEmpty ? nil : lists)
             let profile = try await global.call { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
-            print("profile \(profile.name) created: \(profile.domainCount) domains" + (profile.lists.isEmpty ? "" : ", lists \(profile.lists.joined(separator: " "))"))
+            print("profile \(profile.name) created: \(summary(profile))")
         }
     }
 
@@ -180,22 +198,60 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeLists: lists)) }
     }
 
+    struct AddApp: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-app", abstract: "Add installed apps to a custom profile (running blocks pick them up at once).",
+            discussion: "An app is named by its desktop id (steam), flatpak id (org.telegram.desktop), snap name or path; see `lockctl apps list`.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Apps.") var apps: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(addApps: apps)) }
+    }
+
+    struct RemoveApp: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-app", abstract: "Remove apps from a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Apps, as the profile names them.") var apps: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(removeApps: apps)) }
+    }
+
+    struct AddAppCategory: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-app-category",
+                                                        abstract: "Block every installed app of freedesktop categories (Game, Chat, Video, …).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Categories (any case).") var categories: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(addAppCategories: categories)) }
+    }
+
+    struct RemoveAppCategory: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-app-category", abstract: "Remove app categories from a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "Categories.") var categories: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(removeAppCategories: categories)) }
+    }
+
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a custom profile's description, title or strictness.")
+        static let configuration = CommandConfiguration(commandName: "edit",
+                                                        abstract: "Change a custom profile's description, title, strictness or what happens to running apps.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.") var name: String
         @Option(help: "New description (empty to clear).") var description: String?
         @Option(help: "New title (empty to clear).") var displayName: String?
         @Flag(inversion: .prefixedNo, help: "Make sessions strict by default, or not.") var strict: Bool?
+        @Option(help: "What happens to the profile's apps running when a block starts: terminate or freeze.") var running: String?
 
         func validate() throws {
-            if description == nil, displayName == nil, strict == nil {
-                throw ValidationError("nothing to change: give --description, --display-name or --strict/--no-strict")
+            if description == nil, displayName == nil, strict == nil, running == nil {
+                throw ValidationError("nothing to change: give --description, --display-name, --strict/--no-strict or --running")
             }
         }
 
         func run() async throws {
-            try await update(global, name, UpdateProfileRequest(displayName: displayName, description: description, strict: strict))
+            try await update(global, name, UpdateProfileRequest(running: running, displayName: displayName, description: description,
+                                                                strict: strict))
         }
     }
 
@@ -215,5 +271,16 @@ struct ProfilesCommand: AsyncParsableCommand {
 private func update(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
     let profile = try await global.call { try await $0.updateProfile(name, request) }
     if try global.printJSON(profile) { return }
-    print("profile \(profile.name) updated: \(profile.domainCount) domains" + (profile.lists.isEmpty ? "" : ", lists \(profile.lists.joined(separator: " "))"))
+    print("profile \(profile.name) updated: \(summary(profile))")
+}
+
+/// `12 domains, 3 apps (1 not installed)`.
+private func summary(_ profile: ProfileInfo) -> String {
+    var text = "\(profile.domainCount) domains"
+    if !profile.apps.isEmpty || !profile.appCategories.isEmpty {
+        text += ", \(profile.appCount) app\(profile.appCount == 1 ? "" : "s")"
+        if let missing = profile.missingApps, !missing.isEmpty { text += " (not installed: \(missing.joined(separator: ", ")))" }
+    }
+    if !profile.lists.isEmpty { text += ", lists \(profile.lists.joined(separator: " "))" }
+    return text
 }

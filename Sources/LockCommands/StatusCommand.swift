@@ -27,6 +27,12 @@ struct StatusCommand: AsyncParsableCommand {
                 ["", session.profile, session.origin, "ends \(TextFormat.clock(session.endsAt, now: status.now))",
                  "\(TextFormat.duration(seconds: session.remainingSeconds)) left", session.strict ? "strict" : "", session.id]
             }, indent: " "))
+            for session in status.sessions where !session.apps.isEmpty || !session.missingApps.isEmpty {
+                var line = "   \(session.profile) apps: " + (session.apps.isEmpty ? "none installed" : session.apps.joined(separator: ", "))
+                // System profiles name launchers most machines lack: a count, the names are in --json.
+                if !session.missingApps.isEmpty { line += " (\(session.missingApps.count) named but not installed)" }
+                lines.append(line)
+            }
         }
         for notice in status.notices { lines.append("  ! \(notice)") }
         if !status.enforcers.isEmpty {
@@ -55,6 +61,17 @@ struct StatusCommand: AsyncParsableCommand {
             if let redirect = details["redirect"] { parts.append("redirect \(redirect)") }
             if let blocked = details["blocked"], let queries = details["queries"] { parts.append("\(blocked) of \(queries) queries blocked") }
             if let missing = details["listsMissing"] { parts.append("lists not loaded: \(missing)") }
+        case "apps":
+            parts.append("\(report.elements) programs")
+            switch details["mode"] {
+            case "fanotify": parts.append("fanotify (execs refused by the kernel)")
+            case "proc-connector": parts.append("proc connector (killed at exec)")
+            default: parts.append("idle")
+            }
+            if let fallback = details["fallback"] { parts.append("fanotify unavailable: \(fallback)") }
+            if let denials = details["denials"], denials != "0" { parts.append("\(denials) refused") }
+            if let terminated = details["terminated"], terminated != "0" { parts.append("\(terminated) stopped") }
+            if let frozen = details["frozen"] { parts.append("frozen: \(frozen)") }
         default:
             parts.append("\(report.elements) addresses")
             if let mode = details["mode"], mode != "off" { parts.append(mode) }

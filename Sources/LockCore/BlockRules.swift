@@ -1,4 +1,4 @@
-/// What one profile blocks, fully expanded: rules, exceptions, addresses and mode.
+/// What one profile blocks, fully expanded: rules, exceptions, addresses, mode and apps.
 ///
 /// Sessions keep their own copy, so a block in force does not depend on files that may change
 /// or disappear while it runs.
@@ -9,7 +9,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
     public let allow: DomainSet
     /// Blocked addresses and networks; in allowlist mode, the allowed ones.
     public let addresses: [IPNetwork]
-    /// Blocklist or allowlist.
+    /// Blocklist or allowlist (of sites; apps are blocked either way).
     public let mode: ProfileMode
     /// How many names `exactNames` lists, counted once: status and history show it for every
     /// session, and listing 100 000 names to count them would make every status call cost that.
@@ -18,17 +18,26 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// their names block with all their subdomains, only through mechanisms that match whole
     /// subtrees of names (the DNS filter). Unused in allowlist mode.
     public let lists: [BlocklistReference]
+    /// Applications blocked, as the app catalog found them when the rules were made (the
+    /// session's own snapshot: the executables found then), sorted by id. `strict` is not set
+    /// here: it is the session's (`SessionSet.desiredBlock`).
+    public var apps: [BlockedApp]
+    /// Apps the profile names that were not found installed when the rules were made (not an
+    /// error: a system profile lists launchers that most machines lack), for status.
+    public var missingApps: [String]
 
     /// The rule name `check` reports for a name an allowlist leaves out.
     public static let notAllowed = "(not on the allowlist)"
 
     /// Creates rules.
     public init(block: DomainSet, allow: DomainSet = DomainSet([]), addresses: [IPNetwork] = [], mode: ProfileMode = .blocklist,
-                lists: [BlocklistReference] = []) {
+                apps: [BlockedApp] = [], missingApps: [String] = [], lists: [BlocklistReference] = []) {
         self.block = block
         self.allow = allow
         self.addresses = Array(Set(addresses)).sorted()
         self.mode = mode
+        self.apps = BlockedApp.union(apps)
+        self.missingApps = Array(Set(missingApps)).sorted()
         self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
         exactNameCount = Self.countExactNames(block: block, allow: allow, mode: mode)
     }
@@ -39,6 +48,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
         allow = rules.allow
         addresses = rules.addresses
         mode = rules.mode
+        apps = rules.apps
+        missingApps = rules.missingApps
         exactNameCount = rules.exactNameCount
         self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
     }
@@ -47,8 +58,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
     public func withLists(_ lists: [BlocklistReference]) -> BlockRules { BlockRules(self, lists: lists) }
 
     public static func == (a: BlockRules, b: BlockRules) -> Bool {
-        a.mode == b.mode && a.exactNameCount == b.exactNameCount && a.lists == b.lists && a.addresses == b.addresses && a.block == b.block
-            && a.allow == b.allow
+        a.mode == b.mode && a.exactNameCount == b.exactNameCount && a.lists == b.lists && a.addresses == b.addresses && a.apps == b.apps
+            && a.missingApps == b.missingApps && a.block == b.block && a.allow == b.allow
     }
 
     private static func countExactNames(block: DomainSet, allow: DomainSet, mode: ProfileMode) -> Int {
@@ -75,15 +86,17 @@ public struct BlockRules: Sendable, Equatable, Codable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, lists }
+    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, apps, missingApps, lists }
 
-    // Sessions saved before addresses and modes existed must still load after an upgrade.
+    // Sessions saved before addresses, modes and apps existed must still load after an upgrade.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(block: try container.decode(DomainSet.self, forKey: .block),
                   allow: try container.decodeIfPresent(DomainSet.self, forKey: .allow) ?? DomainSet([]),
                   addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
                   mode: try container.decodeIfPresent(ProfileMode.self, forKey: .mode) ?? .blocklist,
+                  apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [],
+                  missingApps: try container.decodeIfPresent([String].self, forKey: .missingApps) ?? [],
                   lists: try container.decodeIfPresent([BlocklistReference].self, forKey: .lists) ?? [])
     }
 
@@ -94,6 +107,17 @@ public struct BlockRules: Sendable, Equatable, Codable {
         try container.encode(addresses, forKey: .addresses)
         try container.encode(mode, forKey: .mode)
         if !lists.isEmpty { try container.encode(lists, forKey: .lists) }
+        if !apps.isEmpty { try container.encode(apps, forKey: .apps) }
+        if !missingApps.isEmpty { try container.encode(missingApps, forKey: .missingApps) }
+    }
+
+    /// The blocked app that stands for the app `id` with these executables (any one path in
+    /// common counts: the same program named another way), or nil when none does.
+    public func blockedApp(id: String, executables: some Sequence<String>) -> BlockedApp? {
+        if let byID = apps.first(where: { $0.id == id }) { return byID }
+        let paths = Set(executables)
+        guard !paths.isEmpty else { return nil }
+        return apps.first { $0.executables.contains(where: paths.contains) }
     }
 
     /// The rule blocking `name`, or nil when it is not blocked. The most specific of the
@@ -151,9 +175,13 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// The rules after a change to a strict session's profile: they may only get stricter. Two
     /// blocklists unite (exceptions of one side never unblock what the other blocks); two
     /// allowlists keep only what both allow; a change of mode waits for the session to end.
-    /// `lists` finds the imported lists both sides hold, so that a new exception cannot
-    /// unblock a name one of them blocks.
+    /// Apps always unite (an app blocked stays blocked, with every executable found for it),
+    /// and the running policy of an app both sides block is the stronger one. `lists` finds the
+    /// imported lists both sides hold, so that a new exception cannot unblock a name one of
+    /// them blocks.
     public func merged(with other: BlockRules, lists resolve: (BlocklistReference) -> Blocklist? = { _ in nil }) -> BlockRules {
+        let apps = BlockedApp.union(apps + other.apps)
+        let missing = other.missingApps.filter { name in !apps.contains { $0.id == name } }
         switch (mode, other.mode) {
         case (.blocklist, .blocklist):
             let keptAllow = allow.sorted.filter { other.blockingRule(for: $0, lists: resolve) == nil }
@@ -162,13 +190,15 @@ public struct BlockRules: Sendable, Equatable, Codable {
             // a list is imported again (whoever knows the versions may drop one the newer
             // covers, `droppingLists`).
             return BlockRules(block: DomainSet(block.sorted + other.block.sorted), allow: DomainSet(keptAllow),
-                              addresses: addresses + other.addresses, lists: lists + other.lists)
+                              addresses: addresses + other.addresses, apps: apps, missingApps: missing, lists: lists + other.lists)
         case (.allowlist, .allowlist):
             let otherAddresses = Set(other.addresses)
             return BlockRules(block: DomainSet(block.sorted.filter { other.block.containsExactly($0) }),
-                              addresses: addresses.filter { otherAddresses.contains($0) }, mode: .allowlist)
+                              addresses: addresses.filter { otherAddresses.contains($0) }, mode: .allowlist, apps: apps,
+                              missingApps: missing)
         default:
-            return self
+            return BlockRules(block: block, allow: allow, addresses: addresses, mode: mode, apps: apps, missingApps: missingApps,
+                              lists: lists)
         }
     }
 

@@ -1,4 +1,4 @@
-/// A named set of sites and app categories to block, with a strict-mode default.
+/// A named set of sites, apps and app categories to block, with a strict-mode default.
 ///
 /// System profiles ship with the package and cannot be deleted or edited; custom profiles are
 /// created by `lockctl` (or by hand) as files.
@@ -30,8 +30,16 @@ public struct Profile: Sendable, Equatable, Codable {
     /// Addresses and networks blocked directly (or, in allowlist mode, allowed), for the
     /// firewall enforcer.
     public var addresses: [IPNetwork]
-    /// Whether the profile lists what to block or the only things to allow.
+    /// Whether the profile lists what to block or the only things to allow (sites only: apps
+    /// are blocked in either mode).
     public var mode: ProfileMode
+    /// Applications to block, as named (desktop id, flatpak id, snap name or absolute path);
+    /// resolved through the app catalog when a session starts.
+    public var apps: [String]
+    /// Freedesktop categories whose installed apps are blocked (`Game`, `Chat`).
+    public var appCategories: [AppCategory]
+    /// What a block does to instances of its apps already running when it starts.
+    public var running: BlockedApp.RunningPolicy
     /// Default strictness of sessions of this profile.
     public var strict: Bool
     /// System (shipped) or custom.
@@ -41,7 +49,8 @@ public struct Profile: Sendable, Equatable, Codable {
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
                 color: String? = nil, domains: [DomainName] = [], services: [String] = [],
                 categories: [String] = [], allow: [DomainName] = [], addresses: [IPNetwork] = [],
-                mode: ProfileMode = .blocklist, strict: Bool = false, kind: Kind = .custom, lists: [String] = []) {
+                mode: ProfileMode = .blocklist, apps: [String] = [], appCategories: [AppCategory] = [],
+                running: BlockedApp.RunningPolicy = .terminate, strict: Bool = false, kind: Kind = .custom, lists: [String] = []) {
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -54,6 +63,9 @@ public struct Profile: Sendable, Equatable, Codable {
         self.lists = lists.uniqued()
         self.addresses = addresses.uniqued()
         self.mode = mode
+        self.apps = apps.uniqued()
+        self.appCategories = appCategories.uniqued()
+        self.running = running
         self.strict = strict
         self.kind = kind
     }
@@ -85,6 +97,7 @@ public struct Profile: Sendable, Equatable, Codable {
             throw FieldError(field: "lists", value: list,
                              reason: "an allowlist profile already blocks everything it does not list; blocklists do not apply")
         }
+        for app in apps { try AppName.validate(app) }
         if mode == .allowlist, !allow.isEmpty {
             throw FieldError(field: "allow", value: allow[0].value,
                              reason: "an allowlist profile lists what is allowed in domains; exceptions do not apply")

@@ -46,7 +46,9 @@ public struct SessionSet: Sendable, Equatable {
 
     /// The union of every session's rules, as enforcers need it.
     /// Blocklists unite; allowlists intersect (a second allowlist can only narrow what is
-    /// reachable); blocklists still apply on top of an allowlist.
+    /// reachable); blocklists still apply on top of an allowlist. Apps of every session unite,
+    /// whatever its mode; an app is matched by content (`BlockedApp.strict`) when a strict
+    /// session blocks it.
     public var desiredBlock: DesiredBlock {
         let blocking = sessions.filter { $0.rules.mode == .blocklist }
         let allowing = sessions.filter { $0.rules.mode == .allowlist }
@@ -60,8 +62,21 @@ public struct SessionSet: Sendable, Equatable {
             }
             allowOnly = AllowList(domains: names, addresses: addresses)
         }
+        let apps = sessions.flatMap { session in
+            session.rules.apps.map { app in
+                var app = app
+                app.strict = session.strict
+                return app
+            }
+        }
         return DesiredBlock(domains: blocking.flatMap(\.rules.exactNames), addresses: blocking.flatMap(\.rules.addresses),
-                            allowOnly: allowOnly, rules: sessions.map(\.rules))
+                            allowOnly: allowOnly, rules: sessions.map(\.rules), apps: apps)
+    }
+
+    /// Which sessions block the app `id` with these executables, each with the id of the
+    /// blocked app that matches (the same id, or another name for one of its programs).
+    public func blockers(ofApp id: String, executables: [String]) -> [(session: Session, rule: String)] {
+        sessions.compactMap { session in session.rules.blockedApp(id: id, executables: executables).map { (session, $0.id) } }
     }
 
     /// Which sessions block `name` (normalised), each with the rule that matches and the

@@ -86,6 +86,38 @@ public final class ExecGuard: Sendable {
         return nil
     }
 
+    /// Why the process-event connector cannot be used here, or nil when it can (a socket is
+    /// subscribed and unsubscribed again).
+    public static func procConnectorUnavailableReason() -> String? {
+        let fd = clinux_proc_connector_open()
+        guard fd >= 0 else { return SystemError("proc connector", "NETLINK_CONNECTOR").description }
+        clinux_proc_connector_close(fd)
+        return nil
+    }
+
+    /// The mechanism `preference` would use here, or why none can be used; with the reason
+    /// fanotify is not the one, when it is not. Opens and closes what it tries: never call it
+    /// while a guard runs (one fanotify group per process).
+    public static func availability(preference: Preference = .automatic) -> (mode: Mode?, reason: String?) {
+        var fanotifyReason: String?
+        if preference != .procConnector {
+            fanotifyReason = fanotifyUnavailableReason()
+            if fanotifyReason == nil { return (.fanotify, nil) }
+            if preference == .fanotify { return (nil, fanotifyReason) }
+        } else {
+            fanotifyReason = "the proc connector was asked for"
+        }
+        // Without these it would see other users' programs start but could neither tell which
+        // program runs (/proc/PID/exe) nor stop it: a block that blocks nothing.
+        let lacking = ProcessCapabilities.missing([ProcessCapabilities.sysPtrace, ProcessCapabilities.kill])
+        let reason = lacking.isEmpty ? procConnectorUnavailableReason()
+            : "the proc connector needs \(lacking.joined(separator: " and ")) to stop other users' programs"
+        if let reason {
+            return (nil, [fanotifyReason, reason].compactMap { $0 }.joined(separator: "; "))
+        }
+        return (.procConnector, fanotifyReason)
+    }
+
     /// Puts `rules` in force: marks the filesystems and files they need, swaps them in and
     /// forgets every allowed file remembered under the previous rules. Returns what could not
     /// be done (the rest is in force).

@@ -70,7 +70,7 @@ final class ProcConnectorExecGuard: ExecGuardBackend {
         var one: UInt64 = 1
         _ = write(stopFD, &one, 8)
         _ = finished.wait(timeout: .now() + 2)
-        close(socketFD)
+        clinux_proc_connector_close(socketFD)
     }
 
     deinit {

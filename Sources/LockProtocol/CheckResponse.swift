@@ -1,4 +1,4 @@
-/// `GET /v1/check?name=…`: whether a name is blocked now, and by what.
+/// `GET /v1/check?name=…` or `?app=…`: whether a name or an app is blocked now, and by what.
 public struct CheckResponse: Sendable, Equatable, Codable {
     /// One session that blocks the name.
     public struct Match: Sendable, Equatable, Codable {
@@ -8,7 +8,8 @@ public struct CheckResponse: Sendable, Equatable, Codable {
         public var session: String
         /// Its origin.
         public var origin: String
-        /// The rule that matched (`reddit.com` for `www.reddit.com`).
+        /// The rule that matched (`reddit.com` for `www.reddit.com`; for an app, the id of the
+        /// blocked app).
         public var rule: String
         /// The imported list the rule comes from; absent for the profile's own rules.
         public var list: String?
@@ -40,17 +41,29 @@ public struct CheckResponse: Sendable, Equatable, Codable {
         }
     }
 
-    /// The name, normalised.
+    /// The name, normalised; for an app, its id in the app catalog.
     public var name: String
-    /// True only when at least one enforcer in force blocks it (a session's rule alone is not
-    /// enough: the hosts file, say, cannot block a subdomain).
+    /// For an app, its display name (`Name=` of its desktop entry).
+    public var displayName: String?
+    /// For a name: true only when at least one enforcer in force blocks it (a session's rule
+    /// alone is not enough: the hosts file, say, cannot block a subdomain). For an app: true
+    /// when at least one active session blocks it.
     public var blocked: Bool
     /// The sessions whose rules block it.
     public var matches: [Match]
     /// Each enforcer that handles names, in order, with its answer.
     public var enforcers: [EnforcerAnswer]
 
-    /// Creates a response; `blocked` follows the enforcers' answers.
+    /// A response about an app: blocked when at least one session blocks it.
+    public init(name: String, displayName: String? = nil, matches: [Match]) {
+        self.name = name
+        self.displayName = displayName
+        self.blocked = !matches.isEmpty
+        self.matches = matches
+        self.enforcers = []
+    }
+
+    /// A response about a name; `blocked` follows the enforcers' answers.
     public init(name: String, matches: [Match], enforcers: [EnforcerAnswer]) {
         self.name = name
         self.blocked = enforcers.contains { $0.blocks }

@@ -20,9 +20,12 @@ public enum Endpoints {
     public static let stopSession = Endpoint<NoBody, [SessionInfo]>(.DELETE, "/v1/sessions/{ref}")
     /// Lengthens a session.
     public static let extendSession = Endpoint<ExtendRequest, SessionInfo>(.POST, "/v1/sessions/{ref}/extend")
-    /// Whether a name is blocked now, and by what.
+    /// Whether a name (`?name=`) or an app (`?app=`) is blocked now, and by what; exactly one
+    /// of the two is given.
     public static let check = Endpoint<NoBody, CheckResponse>(
-        .GET, "/v1/check", query: [QueryParameter("name", .text(maxBytes: 2048), required: true)])
+        .GET, "/v1/check", query: [QueryParameter("name", .text(maxBytes: 2048)), QueryParameter("app", .text(maxBytes: 4096))])
+    /// Installed applications, optionally of one freedesktop category.
+    public static let apps = Endpoint<NoBody, AppList>(.GET, "/v1/apps", query: [QueryParameter("category", .text(maxBytes: 256))])
     /// The most recent sessions.
     public static let history = Endpoint<NoBody, HistoryResponse>(
         .GET, "/v1/history", query: [QueryParameter("limit", .integer(1...10_000))])
@@ -73,6 +76,6 @@ public enum Endpoints {
         history.descriptor, reload.descriptor, doctor.descriptor, events.descriptor, pomodoro.descriptor,
         startPomodoro.descriptor, pomodoroHistory.descriptor, pomodoroAction.descriptor, schedules.descriptor,
         createSchedule.descriptor, schedule.descriptor, updateSchedule.descriptor, deleteSchedule.descriptor,
-        scheduleNext.descriptor, lists.descriptor, list.descriptor, importList.descriptor, deleteList.descriptor,
+        scheduleNext.descriptor, apps.descriptor, lists.descriptor, list.descriptor, importList.descriptor, deleteList.descriptor,
     ]
 }

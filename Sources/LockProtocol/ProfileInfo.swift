@@ -28,6 +28,12 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
     public var missingLists: [String]
     /// `blocklist` or `allowlist`.
     public var mode: String
+    /// Apps as the profile names them (desktop ids, flatpak ids, snap names, paths).
+    public var apps: [String]
+    /// Freedesktop categories whose apps it blocks.
+    public var appCategories: [String]
+    /// `terminate` or `freeze`: what a block does to its apps running when it starts.
+    public var running: String
     /// Default strictness of its sessions.
     public var strict: Bool
     /// `system` or `custom`.
@@ -36,6 +42,12 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
     public var domainCount: Int
     /// Every domain rule after expansion, sorted (only in single-profile answers).
     public var expandedDomains: [String]?
+    /// Installed apps it blocks, its apps and categories resolved through the app catalog now.
+    public var appCount: Int
+    /// The ids of those apps, sorted (only in single-profile answers).
+    public var expandedApps: [String]?
+    /// Apps it names that are not installed here (only in single-profile answers).
+    public var missingApps: [String]?
 
     /// Creates the wire form of a profile.
     public init(_ profile: Profile, rules: BlockRules, includeExpansion: Bool) {
@@ -53,10 +65,16 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
         let imported = Set(rules.lists.map(\.name))
         missingLists = profile.lists.filter { !imported.contains($0) }
         mode = profile.mode.rawValue
+        apps = profile.apps
+        appCategories = profile.appCategories.map(\.name)
+        running = profile.running.rawValue
         strict = profile.strict
         kind = profile.kind.rawValue
         domainCount = rules.block.count
         expandedDomains = includeExpansion ? rules.block.sorted : nil
+        appCount = rules.apps.count
+        expandedApps = includeExpansion ? rules.apps.map(\.id) : nil
+        missingApps = includeExpansion ? rules.missingApps : nil
     }
 }
 

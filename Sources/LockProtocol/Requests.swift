@@ -54,13 +54,20 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public var mode: String?
     /// Imported blocklists, by name.
     public var lists: [String]?
+    /// Apps: desktop ids, flatpak ids, snap names or paths; each must be installed.
+    public var apps: [String]?
+    /// Freedesktop app categories (any case).
+    public var appCategories: [String]?
+    /// `terminate` (default) or `freeze`.
+    public var running: String?
     /// Default strictness.
     public var strict: Bool
 
     /// Creates a request.
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
                 color: String? = nil, domains: [String] = [], services: [String] = [], categories: [String] = [],
-                allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, strict: Bool = false, lists: [String]? = nil) {
+                allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, apps: [String]? = nil,
+                appCategories: [String]? = nil, running: String? = nil, strict: Bool = false, lists: [String]? = nil) {
         self.lists = lists
         self.name = name
         self.displayName = displayName
@@ -73,6 +80,9 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
         self.allow = allow
         self.addresses = addresses
         self.mode = mode
+        self.apps = apps
+        self.appCategories = appCategories
+        self.running = running
         self.strict = strict
     }
 }
@@ -99,6 +109,16 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var addLists: [String]?
     /// Imported lists to remove.
     public var removeLists: [String]?
+    /// Apps to add; each must be installed.
+    public var addApps: [String]?
+    /// Apps to remove, as the profile names them.
+    public var removeApps: [String]?
+    /// App categories to add.
+    public var addAppCategories: [String]?
+    /// App categories to remove.
+    public var removeAppCategories: [String]?
+    /// `terminate` or `freeze`.
+    public var running: String?
     /// New title.
     public var displayName: String?
     /// New description.
@@ -109,8 +129,10 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     /// Creates a request.
     public init(addDomains: [String]? = nil, removeDomains: [String]? = nil, addServices: [String]? = nil,
                 removeServices: [String]? = nil, addAllow: [String]? = nil, removeAllow: [String]? = nil,
-                addAddresses: [String]? = nil, removeAddresses: [String]? = nil, addLists: [String]? = nil,
-                removeLists: [String]? = nil, displayName: String? = nil, description: String? = nil, strict: Bool? = nil) {
+                addAddresses: [String]? = nil, removeAddresses: [String]? = nil, addApps: [String]? = nil,
+                removeApps: [String]? = nil, addAppCategories: [String]? = nil, removeAppCategories: [String]? = nil,
+                running: String? = nil, addLists: [String]? = nil, removeLists: [String]? = nil, displayName: String? = nil,
+                description: String? = nil, strict: Bool? = nil) {
         self.addLists = addLists
         self.removeLists = removeLists
         self.addDomains = addDomains
@@ -121,6 +143,11 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
         self.removeAllow = removeAllow
         self.addAddresses = addAddresses
         self.removeAddresses = removeAddresses
+        self.addApps = addApps
+        self.removeApps = removeApps
+        self.addAppCategories = addAppCategories
+        self.removeAppCategories = removeAppCategories
+        self.running = running
         self.displayName = displayName
         self.description = description
         self.strict = strict

@@ -19,6 +19,11 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     public var remainingSeconds: Int
     /// How many names it blocks (`www.` twins included).
     public var blockedNames: Int
+    /// The ids of the apps it blocks, sorted.
+    public var apps: [String]
+    /// Apps its profile names that were not found installed when it started (or last took
+    /// its profile's rules).
+    public var missingApps: [String]
 
     /// Creates the wire form of `session` as it looks at `now`.
     public init(_ session: Session, at now: ClockReading) {
@@ -31,5 +36,7 @@ public struct SessionInfo: Sendable, Equatable, Codable {
         remainingSeconds = Int(remaining.seconds.rounded(.up))
         endsAt = now.wall.addingTimeInterval(Double(remainingSeconds))
         blockedNames = session.rules.exactNameCount
+        apps = session.rules.apps.map(\.id)
+        missingApps = session.rules.missingApps
     }
 }

@@ -29,12 +29,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The loopback port of the DNS filter (the nftables redirect sends the machine's DNS there
     /// during blocks).
     public var dnsPort: UInt16 = 10053
+    /// The app catalog's extra places and the app enforcer's settings (the `[apps]` section).
+    public var apps = AppsSection.Settings()
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
-    public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns"]
+    public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "apps"]
     static let keys: Set<String> = ["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                                    "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name]
+                                    "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name, AppsSection.name]
     /// The longest `max_session` that may be configured.
     public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
@@ -138,6 +140,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let pomodoro = PomodoroSection.parse(document)
         configuration.pomodoro = pomodoro.config
         problems += pomodoro.problems
+        let apps = AppsSection.parse(document)
+        configuration.apps = apps.settings
+        problems += apps.problems
         check { () throws(FileProblem) in
             guard let text = try document.string("schedule_warning") else { return }
             do throws(FieldError) { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {

@@ -13,11 +13,15 @@ import LockNames
 /// addresses = ["203.0.113.0/24"]      # for the firewall enforcer
 /// lists = ["ads"]                     # imported blocklists (`lockctl lists import`), for the DNS filter
 /// mode = "blocklist"                  # or "allowlist": only these are reachable
+/// apps = ["steam", "org.telegram.desktop", "/opt/game/game"]   # desktop ids, flatpak ids, snaps, paths
+/// app_categories = ["Game"]           # freedesktop categories (any case in the file)
+/// running = "terminate"               # or "freeze": what happens to apps running at the start
 /// strict = false
 /// ```
 public enum ProfileFile {
     static let fields: Set<String> = ["name", "display_name", "description", "icon", "color", "domains", "services",
-                                      "categories", "allow", "addresses", "mode", "strict", "lists"]
+                                      "categories", "allow", "addresses", "mode", "apps", "app_categories", "running", "strict",
+                                      "lists"]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
     public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog, names: DomainNameParser) throws(FileProblem) -> Profile {
@@ -34,7 +38,8 @@ public enum ProfileFile {
             icon: try document.string("icon"), color: try document.string("color"),
             domains: try document.domains("domains", names: names), services: try document.strings("services"),
             categories: try document.strings("categories"), allow: try document.domains("allow", names: names),
-            addresses: try document.networks("addresses"), mode: try mode(document),
+            addresses: try document.networks("addresses"), mode: try mode(document), apps: try document.strings("apps"),
+            appCategories: try appCategories(document), running: try running(document),
             strict: try document.bool("strict") ?? false, kind: kind, lists: try document.strings("lists"))
         do { try profile.validate(against: catalog) } catch { throw document.problem(error) }
         return profile
@@ -46,6 +51,22 @@ public enum ProfileFile {
             throw document.problem("mode", value: text, "\"\(text)\" is not a mode (blocklist or allowlist)")
         }
         return mode
+    }
+
+    private static func appCategories(_ document: TOMLDocument) throws(FileProblem) -> [AppCategory] {
+        var categories: [AppCategory] = []
+        for text in try document.strings("app_categories") {
+            do { categories.append(try AppCategory(parsing: text)) } catch { throw document.problem(error) }
+        }
+        return categories
+    }
+
+    private static func running(_ document: TOMLDocument) throws(FileProblem) -> BlockedApp.RunningPolicy {
+        guard let text = try document.string("running") else { return .terminate }
+        guard let policy = BlockedApp.RunningPolicy(rawValue: text) else {
+            throw document.problem("running", value: text, "\"\(text)\" is not a policy for running apps (terminate or freeze)")
+        }
+        return policy
     }
 
     /// The file text for a profile.
@@ -64,6 +85,9 @@ public enum ProfileFile {
         writer.strings("addresses", profile.addresses.map(\.description))
         if !profile.lists.isEmpty { writer.strings("lists", profile.lists) }
         if profile.mode != .blocklist { writer.string("mode", profile.mode.rawValue) }
+        if !profile.apps.isEmpty { writer.strings("apps", profile.apps) }
+        if !profile.appCategories.isEmpty { writer.strings("app_categories", profile.appCategories.map(\.name)) }
+        if profile.running != .terminate { writer.string("running", profile.running.rawValue) }
         writer.bool("strict", profile.strict)
         return writer.output
     }

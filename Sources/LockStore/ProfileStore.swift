@@ -110,7 +110,8 @@ public struct ProfileStore: Sendable {
             profile = Profile(name: profile.name, displayName: profile.displayName, description: profile.description,
                               icon: profile.icon, color: profile.color, domains: profile.domains, services: profile.services,
                               categories: profile.categories, allow: profile.allow, addresses: profile.addresses,
-                              mode: profile.mode, strict: profile.strict, kind: .custom, lists: profile.lists)
+                              mode: profile.mode, apps: profile.apps, appCategories: profile.appCategories,
+                              running: profile.running, strict: profile.strict, kind: .custom, lists: profile.lists)
             try profile.validate(against: catalog)
         } catch { throw .invalid(error) }
         try write(profile)

@@ -59,6 +59,9 @@ struct StoredRules: Codable {
     var mode: String
     /// The imported list versions the session holds (absent in sessions saved before lists).
     var lists: [BlocklistReference]?
+    /// Absent in rows written before apps could be blocked.
+    var apps: [BlockedApp]?
+    var missingApps: [String]?
 
     init(_ rules: BlockRules) {
         block = rules.block.sorted
@@ -66,6 +69,8 @@ struct StoredRules: Codable {
         addresses = rules.addresses.map(\.description)
         mode = rules.mode.rawValue
         lists = rules.lists.isEmpty ? nil : rules.lists
+        apps = rules.apps.isEmpty ? nil : rules.apps
+        missingApps = rules.missingApps.isEmpty ? nil : rules.missingApps
     }
 
     func rules() throws -> BlockRules {
@@ -75,6 +80,7 @@ struct StoredRules: Codable {
         for reference in lists ?? [] where !BlocklistReference.isVersion(reference.version) {
             throw DatabaseError(message: "list \(reference.name) has no valid version \"\(reference.version)\"")
         }
-        return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode, lists: lists ?? [])
+        return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode, apps: apps ?? [],
+                          missingApps: missingApps ?? [], lists: lists ?? [])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LockProtocol
 import Testing
 import TestSupport
@@ -16,6 +17,11 @@ struct OpenAPITests {
           .enabled(if: openAPIToolsMissing == nil, "\(openAPIToolsMissing ?? "")"))
     func conformance() throws {
         let root = try TestRoot()
+        // An installed app for the app operations (the catalog reads ROOT/usr/share/applications).
+        try root.write("opt/confgame/confgame", "#!/bin/sh\necho game\n")
+        chmod(root.path + "/opt/confgame/confgame", 0o755)
+        try root.write("usr/share/applications/confgame.desktop",
+                       "[Desktop Entry]\nType=Application\nName=Conformance Game\nExec=\(root.path)/opt/confgame/confgame\nCategories=Game;\n")
         let daemon = try DaemonProcess(root: root)
         let python = try #require(TestTools.python, "the suite's Python tools are missing (run scripts/setup.sh)")
         let result = try ProcessRunner.run(python, [Self.repository + "/Tests/Scripts/openapi_conformance.py",

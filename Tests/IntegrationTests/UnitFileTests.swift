@@ -64,12 +64,17 @@ struct UnitFileTests {
         let failing = Set(items.filter { ($0["set"] as? Bool) == false }.compactMap { $0["name"] as? String })
         // Each is deliberate (README, "Running under systemd"): root for /etc/hosts,
         // CAP_NET_ADMIN for nftables, the host network for DNS and netlink, /proc/sys for the
-        // boot id, world-readable files.
+        // boot id, world-readable files; for app blocking fanotify (CAP_SYS_ADMIN and its two
+        // system calls), everyone's processes (CAP_SYS_PTRACE, CAP_KILL, /proc in full), users'
+        // application entries (CAP_DAC_READ_SEARCH, homes read-only) and the cgroup freezer.
         #expect(failing == [
             "RootDirectory=/RootImage=", "User=/DynamicUser=", "RestrictAddressFamilies=~AF_NETLINK",
             "RestrictAddressFamilies=~AF_UNIX", "RestrictAddressFamilies=~AF_(INET|INET6)",
             "CapabilityBoundingSet=~CAP_NET_ADMIN", "ProcSubset=", "PrivateNetwork=", "PrivateUsers=",
             "DeviceAllow=", "IPAddressDeny=", "UMask=",
+            "CapabilityBoundingSet=~CAP_SYS_ADMIN", "CapabilityBoundingSet=~CAP_SYS_PTRACE", "CapabilityBoundingSet=~CAP_KILL",
+            "CapabilityBoundingSet=~CAP_(DAC_*|FOWNER|IPC_OWNER)", "SystemCallFilter=~@privileged", "ProtectHome=",
+            "ProtectProc=", "ProtectControlGroups=",
         ])
     }
 }

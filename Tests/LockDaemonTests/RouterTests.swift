@@ -92,7 +92,14 @@ struct RouterTests {
         #expect(await send(router, "GET", "/v1/history?").status == 200)
         #expect(await send(router, "GET", "/v1/check?name=reddit.com").status == 200)
         let missing = await send(router, "GET", "/v1/check")
-        #expect(missing.status == 400 && errorMessage(missing.json).hasPrefix("name:"))
+        #expect(missing.status == 400 && errorMessage(missing.json).contains("?name="), "\(missing.json)")
+        #expect(await send(router, "GET", "/v1/check?name=reddit.com&app=steam").status == 400)
+        #expect(await send(router, "GET", "/v1/check?app=").status == 400)
+        #expect(await send(router, "GET", "/v1/check?app=%07bell").status == 400)
+        #expect(await send(router, "GET", "/v1/check?app=no-such-app").status == 404)
+        #expect(await send(router, "GET", "/v1/apps").status == 200)
+        #expect(await send(router, "GET", "/v1/apps?category=").status == 400)
+        #expect(await send(router, "GET", "/v1/apps?category=Game&category=Chat").status == 400)
         #expect(await send(router, "GET", "/v1/check?name=").status == 400)
     }
 

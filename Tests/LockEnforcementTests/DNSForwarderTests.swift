@@ -306,8 +306,17 @@ import Testing
 
     @Test func stopClosesTheSockets() async throws {
         let server = try Self.upstream()
-        let forwarder = DNSForwarder(settings: Self.settings(), upstream: server.configuration(), policy: Self.policy, logger: Self.logger)
-        let port = try await forwarder.start()
+        // A port below the ephemeral range: a port the kernel hands out to other tests' sockets
+        // could be taken between stop and rebinding, and the test would blame the forwarder.
+        var settings = Self.settings()
+        var forwarder: DNSForwarder?
+        var port: UInt16 = 0
+        for candidate in (UInt16(20000)..<32000).shuffled().prefix(50) {
+            settings.port = candidate
+            let attempt = DNSForwarder(settings: settings, upstream: server.configuration(), policy: Self.policy, logger: Self.logger)
+            if let bound = try? await attempt.start() { forwarder = attempt; port = bound; break }
+        }
+        guard let forwarder else { Issue.record("no free port below the ephemeral range"); return }
         #expect(try await forwarder.start() == port, "starting twice keeps the first")
         await forwarder.stop()
         #expect(forwarder.port == nil)

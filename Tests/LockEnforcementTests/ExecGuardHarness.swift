@@ -45,37 +45,8 @@ final class ExecGuardHarness {
         return directory.appendingPathComponent("exec-guard-probe").path
     }()
 
-    /// A static C program: prints `game running`; with `sleep` it waits for a signal, with
-    /// `stubborn` it also ignores SIGTERM.
-    static let fakeGame: String? = {
-        // Built once per machine and kept (bump the version when the program changes): every
-        // test process needs it, and none of them could remove it when it ends.
-        let directory = NSTemporaryDirectory() + "simplylock-fakegame-v1"
-        let binary = directory + "/game"
-        if access(binary, X_OK) == 0 { return binary }
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let source = directory + "/game-\(getpid()).c"
-        let built = directory + "/game-\(getpid())"
-        let program = """
-            #include <signal.h>
-            #include <stdio.h>
-            #include <string.h>
-            #include <unistd.h>
-            int main(int argc, char **argv) {
-                if (argc > 1 && strcmp(argv[1], "stubborn") == 0) signal(SIGTERM, SIG_IGN);
-                if (argc > 1) for (;;) pause();
-                puts("game running");
-                return 0;
-            }
-            """
-        defer { unlink(source) }
-        guard (try? program.write(toFile: source, atomically: true, encoding: .utf8)) != nil,
-              let result = try? ProcessRunner.run("/usr/bin/gcc", ["-static", "-O2", "-o", built, source]),
-              result.status == 0 else { return nil }
-        // Atomic: test processes building at the same time never see half a binary.
-        guard rename(built, binary) == 0 else { return nil }
-        return binary
-    }()
+    /// The static fake game (see `FakeGame`).
+    static var fakeGame: String? { FakeGame.binary }
 
     /// The Python that runs the Python game (a real interpreter, not a wrapper script).
     static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { access($0, X_OK) == 0 }

@@ -121,6 +121,25 @@ def main():
     call("post", "/v1/sessions", {"profile": "social", "seconds": 600, "strict": True}, expect=201)
     call("get", "/v1/check?name=www.example.com", expect=200)
     call("get", "/v1/check?name=bad..name", expect=400)
+    call("get", "/v1/check", expect=400)
+    call("get", "/v1/check?name=example.com&app=confgame", expect=400)
+    # The test installs one app, confgame (category Game), under the daemon's root.
+    call("get", "/v1/apps", expect=200)
+    call("get", "/v1/apps?category=game", expect=200)
+    call("get", "/v1/apps?category=gmae", expect=400)
+    call("get", "/v1/check?app=confgame", expect=200)
+    call("get", "/v1/check?app=no-such-app", expect=404)
+    call("post", "/v1/profiles", {"name": "conf-apps", "domains": [], "services": [], "categories": [], "allow": [],
+                                  "apps": ["confgame"], "appCategories": ["game"], "running": "freeze", "strict": False}, expect=201)
+    call("post", "/v1/profiles", {"name": "conf-apps2", "domains": [], "services": [], "categories": [], "allow": [],
+                                  "apps": ["no-such-app"], "strict": False}, expect=400)
+    call("post", "/v1/profiles", {"name": "conf-apps3", "domains": [], "services": [], "categories": [], "allow": [],
+                                  "running": "pause", "strict": False}, expect=400)
+    call("patch", "/v1/profiles/conf-apps", {"removeApps": ["confgame"], "removeAppCategories": ["Game"],
+                                             "addAppCategories": ["chat"], "running": "terminate"}, expect=200)
+    call("patch", "/v1/profiles/conf-apps", {"addApps": ["Conformance Game"]}, expect=200)
+    call("patch", "/v1/profiles/conf-apps", {"removeApps": ["steam"]}, expect=404)
+    call("delete", "/v1/profiles/conf-apps", expect=200)
     call("post", f"/v1/sessions/{started['id'] if started else 'x'}/extend", {"seconds": 60}, expect=200)
     call("post", "/v1/sessions/conformance/extend", {"seconds": 0}, expect=400)
     call("post", "/v1/sessions/nothing/extend", {"seconds": 60}, expect=404)

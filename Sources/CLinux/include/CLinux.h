@@ -49,6 +49,9 @@ int clinux_fanotify_respond(int fd, int32_t event_fd, int allow);
 // The kernel's process-event connector (netlink NETLINK_CONNECTOR, CN_IDX_PROC): opens a
 // socket subscribed to process events (needs CAP_NET_ADMIN). -1 with errno on failure.
 int clinux_proc_connector_open(void);
+/// Tells the kernel this socket no longer listens (the kernel counts listeners and builds
+/// process events for everyone while any are counted), then closes it.
+void clinux_proc_connector_close(int fd);
 // Reads one datagram and stores the pids of processes that called exec (PROC_EVENT_EXEC) in
 // `pids`. Returns how many (0 for other events), -1 with errno (EAGAIN when none pending;
 // ENOBUFS when the kernel dropped events because the socket buffer was full).

@@ -1,5 +1,6 @@
 import Foundation
 import LockCore
+import LockPlatform
 import LockProtocol
 
 /// Turns domain errors into API errors: the status code, and a message that names what to fix
@@ -107,6 +108,13 @@ struct ErrorMapping: Sendable {
     func map(_ error: ReportError) -> APIError {
         switch error {
         case .storage(let message): APIError(.internalError, "cannot read the history: \(message)")
+        }
+    }
+
+    func map(_ error: AppLookupError) -> APIError {
+        switch error {
+        case .unknown: APIError(.notFound, "\(error.description) (see `lockctl apps list`)")
+        case .notExecutable, .noExecutables: APIError(.invalidArgument, error.description)
         }
     }
 

@@ -1,4 +1,5 @@
 import LockCore
+import LockPlatform
 import LockProtocol
 
 /// What a route handler gets: the decoded body, the path parameters, the validated query, who
@@ -35,6 +36,7 @@ extension ProfileError: APIMappable { func apiError(_ mapping: ErrorMapping) -> 
 extension SchedulingError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension PomodoroError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension ListError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
+extension AppLookupError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension ReportError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension APIError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { self } }
 extension Never: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { switch self {} } }

@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import LockEnforcement
+import LockPlatform
 import LockProtocol
 import LockStore
 
@@ -152,5 +153,13 @@ extension Event {
         case .stopping(let at):
             self.init(type: .stopping, at: at, message: "simplylockd is stopping; the stream ends")
         }
+    }
+}
+
+extension AppInfo {
+    init(_ app: InstalledApp) {
+        self.init(id: app.id, name: app.name, categories: app.categories,
+                  executables: Array(Set(app.executables.map(\.resolved))).sorted(), flatpakID: app.flatpakID,
+                  snapName: app.snapName, hidden: app.noDisplay, desktopFiles: app.desktopFiles)
     }
 }

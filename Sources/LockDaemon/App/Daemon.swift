@@ -107,7 +107,8 @@ struct Daemon {
             // Shut down in reverse order: event streams end first, so no client holds the server up.
             .init(service: EventStreamCloser(events: core.events)),
             // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
-            .init(service: SystemdService(notifier: notifier, sessions: core.sessions, reporter: reporter, events: core.events)),
+            .init(service: SystemdService(notifier: notifier, sessions: core.sessions, reporter: reporter, events: core.events,
+                                          execGuardAnswers: { [apps = built.apps] in apps?.isAnswering(within: SystemdService.execGuardSilence) ?? true })),
         ]
         if let firewall = built.firewall {
             // Before the server in the list, so it saves the addresses after the server stopped.

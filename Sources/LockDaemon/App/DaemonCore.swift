@@ -34,6 +34,8 @@ public struct DaemonCore: Sendable {
     public let profiles: ProfileService
     /// Imported blocklists.
     public let lists: ListService
+    /// The installed applications.
+    public let apps: AppCatalogService
     /// The active sessions.
     public let sessions: SessionService
     /// Schedules.
@@ -60,16 +62,18 @@ public struct DaemonCore: Sendable {
     public static func start(paths: Paths, configuration: DaemonConfiguration.Loaded, profiles profileStore: ProfileStore,
                              enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
                              clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
-                             makeID: (@Sendable () -> String)? = nil,
+                             makeID: (@Sendable () -> String)? = nil, apps: AppCatalogService? = nil,
                              firewallUnavailable: @escaping @Sendable () -> String? = { nil },
                              library: BlocklistLibrary = BlocklistLibrary(), listProblems: [FileProblem] = [],
                              caches: ResolverCacheFlusher? = nil) async throws -> DaemonCore {
         let settings = configuration.configuration
         let events = EventBus()
         let enforcement = Enforcement(enforcers: enforcers, caches: caches, logger: logger)
+        let apps = apps ?? AppCatalogService(roots: AppCatalogService.roots(paths: paths,
+                                                                           extraDataDirectories: settings.apps.dataDirectories))
         let lists = ListService(store: BlocklistStore(directory: paths.listsDirectory), library: library, problems: listProblems,
                                 names: profileStore.names, logger: logger, clock: clock)
-        let profiles = ProfileService(store: profileStore, logger: logger, lists: library.currentResolver)
+        let profiles = ProfileService(store: profileStore, apps: apps, logger: logger, lists: library.currentResolver)
         let makeID = makeID ?? { SessionService.randomID() }
         let sessions = SessionService(profiles: profiles, store: store, enforcement: enforcement, events: events,
                                       timer: timers.sessions, maxSession: settings.maxSession, logger: logger, clock: clock,
@@ -83,14 +87,13 @@ public struct DaemonCore: Sendable {
                                   systemZone: zone, defaultWarning: settings.scheduleWarning)
         await scheduler.start()
         let coordinator = Coordinator(profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, lists: lists,
-                                      events: events, configuration: configuration, configurationPath: paths.configFile, logger: logger,
-                                      clock: clock)
+                                      events: events, apps: apps, configuration: configuration, paths: paths, logger: logger, clock: clock)
         // Versions only blocks that ended while the daemon was down still held.
         await coordinator.collectUnusedLists()
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
-                                profiles: profiles, coordinator: coordinator, lists: lists, store: store, paths: paths,
+                                profiles: profiles, apps: apps, coordinator: coordinator, lists: lists, store: store, paths: paths,
                                 firewallUnavailable: firewallUnavailable, clock: clock)
-        return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, lists: lists, sessions: sessions,
+        return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, lists: lists, apps: apps, sessions: sessions,
                           scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
                           clock: clock, zone: zone)
@@ -107,6 +110,7 @@ public struct DaemonCore: Sendable {
         PomodoroRoutes(core: self).register(in: &router)
         SystemRoutes(core: self).register(in: &router)
         ListRoutes(core: self).register(in: &router)
+        AppRoutes(core: self).register(in: &router)
         return router
     }
 }

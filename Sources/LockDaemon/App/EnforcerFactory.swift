@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LockCore
 import LockEnforcement
 import LockStore
@@ -7,25 +8,35 @@ import Logging
 /// Builds the enforcers to run and says why each one is (or is not) in use.
 ///
 /// Under `--root` other than `/`, the daemon manages files under that root only: enforcers that
-/// act on the whole machine (the nftables firewall) run only when named with `--enforcers`, so
-/// a demo or a test in a scratch root never touches the machine's ruleset by default.
+/// act on the whole machine (the nftables firewall, the DNS filter, app blocking) run only when
+/// named with `--enforcers`, so a demo or a test in a scratch root never touches the machine's
+/// ruleset or anyone's programs by default.
 struct EnforcerFactory {
     let paths: Paths
     let configuration: DaemonConfiguration
     let logger: Logger
     /// The imported lists, shared with the dns enforcer.
     var library = BlocklistLibrary()
+    /// Called for each exec the app enforcer refuses and each process it kills (on a reporting
+    /// thread of its own). Not connected yet: blocked attempts (`app.blocked` events, counts)
+    /// come with insights.
+    var onAppDenial: @Sendable (ExecDenial) -> Void = { _ in }
 
     /// Firefox switches its default DNS over HTTPS off when this name does not resolve; it is
     /// listed in the hosts section while any block is active.
     static let dohCanary = "use-application-dns.net"
 
     /// Enforcers that change the whole machine, not files under the root.
-    static let machineWide: Set<String> = ["nftables", "dns"]
+    static let machineWide: Set<String> = ["nftables", "dns", "apps"]
+
+    /// Where the app enforcer records the scopes it froze, so that a restarted daemon thaws
+    /// what a killed one froze.
+    static func frozenRecord(_ paths: Paths) -> String { paths.stateDirectory + "/frozen-scopes.json" }
 
     struct Built {
         var enforcers: [any Enforcer]
         var firewall: NFTablesEnforcer?
+        var apps: AppEnforcer?
         var problems: [String]
         /// Each enforcer considered, and why it is used or not.
         var decisions: [(name: String, used: Bool, reason: String)]
@@ -63,9 +74,17 @@ struct EnforcerFactory {
                     decisions.append((name, true, "nftables is available on this machine"))
                 }
             }
+            if scratchRoot {
+                decisions.append(("apps", false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
+            } else {
+                let (used, reason) = EnforcerFactory.appsDecision(configuration.apps)
+                if used { names.append("apps") }
+                decisions.append(("apps", used, reason))
+            }
         }
         var enforcers: [any Enforcer] = []
         var firewall: NFTablesEnforcer?
+        var apps: AppEnforcer?
         let servers: DNSResolver.Servers
         if configuration.resolvers.isEmpty {
             servers = .resolvConf(path: paths.resolvConf)
@@ -104,6 +123,15 @@ struct EnforcerFactory {
                     enforcers.append(dns!)
                     problems.append("the dns enforcer needs the nftables enforcer to send the machine's DNS through it")
                 }
+            case "apps":
+                let settings = configuration.apps
+                var enforcerSettings = AppEnforcer.Settings(
+                    preference: ExecGuard.Preference(rawValue: settings.mechanism.rawValue) ?? .automatic,
+                    terminateGrace: settings.terminateGrace, frozenRecord: EnforcerFactory.frozenRecord(paths))
+                if let userWritable = settings.userWritable { enforcerSettings.userWritable = userWritable }
+                let enforcer = AppEnforcer(settings: enforcerSettings, logger: logger, onDenial: onAppDenial)
+                enforcers.append(enforcer)
+                apps = enforcer
             default:
                 problems.append("unknown enforcer \(name)")
             }
@@ -111,7 +139,22 @@ struct EnforcerFactory {
         for (name, used, reason) in decisions {
             logger.notice(used ? "enforcer active" : "enforcer not used", metadata: ["enforcer": "\(name)", "why": "\(reason)"])
         }
-        return Built(enforcers: enforcers, firewall: firewall, problems: problems, decisions: decisions)
+        return Built(enforcers: enforcers, firewall: firewall, apps: apps, problems: problems, decisions: decisions)
+    }
+
+    /// Whether the app enforcer belongs in the default set here, and why: as root, with a
+    /// mechanism the kernel lets this process use (fanotify, else the proc connector).
+    static func appsDecision(_ settings: AppsSection.Settings) -> (used: Bool, reason: String) {
+        guard geteuid() == 0 else { return (false, "blocking apps needs root") }
+        let preference = ExecGuard.Preference(rawValue: settings.mechanism.rawValue) ?? .automatic
+        switch ExecGuard.availability(preference: preference) {
+        case (.fanotify?, _):
+            return (true, "fanotify permission events are available")
+        case (.procConnector?, let reason):
+            return (true, "the proc connector is available (fanotify is not: \(reason ?? "not chosen"))")
+        case (nil, let reason):
+            return (false, "neither fanotify nor the proc connector can be used: \(reason ?? "unknown")")
+        }
     }
 
     /// Whether the daemon flushes the machine's resolver caches: only when it acts on the whole

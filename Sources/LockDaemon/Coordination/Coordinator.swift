@@ -14,7 +14,8 @@ public actor Coordinator {
     private let pomodoro: PomodoroEngine
     private let lists: ListService
     private let events: EventBus
-    private let configurationPath: String
+    private let apps: AppCatalogService
+    private let paths: Paths
     private let logger: Logger
     private let clock: @Sendable () -> ClockReading
     private let gate = SerialGate()
@@ -23,7 +24,7 @@ public actor Coordinator {
 
     /// Creates the coordinator over services built with `configuration`.
     public init(profiles: ProfileService, sessions: SessionService, scheduler: Scheduler, pomodoro: PomodoroEngine,
-                lists: ListService, events: EventBus, configuration: DaemonConfiguration.Loaded, configurationPath: String,
+                lists: ListService, events: EventBus, apps: AppCatalogService, configuration: DaemonConfiguration.Loaded, paths: Paths,
                 logger: Logger, clock: @escaping @Sendable () -> ClockReading) {
         self.lists = lists
         self.profiles = profiles
@@ -33,7 +34,8 @@ public actor Coordinator {
         self.events = events
         self.configuration = configuration.configuration
         self.configurationProblems = configuration.problems
-        self.configurationPath = configurationPath
+        self.apps = apps
+        self.paths = paths
         self.logger = logger
         self.clock = clock
     }
@@ -158,10 +160,11 @@ public actor Coordinator {
     /// once and handed to each service.
     public func reload() async -> ReloadOutcome {
         await gate.run {
-            let loaded = DaemonConfiguration.load(configurationPath)
+            let loaded = DaemonConfiguration.load(paths.configFile)
             configuration = loaded.configuration
             configurationProblems = loaded.problems
             var problems = loaded.problems.map(\.description)
+            await apps.setRoots(AppCatalogService.roots(paths: paths, extraDataDirectories: configuration.apps.dataDirectories))
             problems += await profiles.reload().map(\.description)
             await sessions.setMaxSession(configuration.maxSession)
             await pomodoro.setDefaults(configuration.pomodoro)

@@ -22,6 +22,16 @@ public struct ProfileEdit: Sendable, Equatable {
     public var addLists: [String] = []
     /// Imported lists to remove; each must be in the profile.
     public var removeLists: [String] = []
+    /// Apps to add, as named; each must be installed.
+    public var addApps: [String] = []
+    /// Apps to remove, as the profile names them; each must be in the profile.
+    public var removeApps: [String] = []
+    /// App categories to add.
+    public var addAppCategories: [AppCategory] = []
+    /// App categories to remove; each must be in the profile.
+    public var removeAppCategories: [AppCategory] = []
+    /// What happens to running apps at a block's start.
+    public var running: BlockedApp.RunningPolicy?
     /// A new title; empty clears it.
     public var displayName: String?
     /// A new description; empty clears it.
@@ -46,12 +56,21 @@ public struct ProfileEdit: Sendable, Equatable {
         if let missing = removeLists.first(where: { !profile.lists.contains($0) }) {
             throw .notInProfile(field: "remove-list", value: missing, profile: profile.name)
         }
+        if let missing = removeApps.first(where: { !profile.apps.contains($0) }) {
+            throw .notInProfile(field: "remove-app", value: missing, profile: profile.name)
+        }
+        if let missing = removeAppCategories.first(where: { !profile.appCategories.contains($0) }) {
+            throw .notInProfile(field: "remove-app-category", value: missing.name, profile: profile.name)
+        }
         var edited = profile
         edited.lists = profile.lists.filter { !removeLists.contains($0) } + addLists
         edited.domains = profile.domains.filter { !removeDomains.contains($0) } + addDomains
         edited.services = profile.services.filter { !removeServices.contains($0) } + addServices
         edited.allow = profile.allow.filter { !removeAllow.contains($0) } + addAllow
         edited.addresses = profile.addresses.filter { !removeAddresses.contains($0) } + addAddresses
+        edited.apps = profile.apps.filter { !removeApps.contains($0) } + addApps
+        edited.appCategories = profile.appCategories.filter { !removeAppCategories.contains($0) } + addAppCategories
+        if let running { edited.running = running }
         if let displayName { edited.displayName = displayName.isEmpty ? nil : displayName }
         if let description { edited.description = description.isEmpty ? nil : description }
         if let strict { edited.strict = strict }

@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import LockEnforcement
+import LockPlatform
 import LockStore
 
 /// Answers the questions about the daemon's state: what is blocked, by what, what happened
@@ -11,6 +12,7 @@ public struct Reporter: Sendable {
     let scheduler: Scheduler
     let pomodoro: PomodoroEngine
     let profiles: ProfileService
+    let apps: AppCatalogService
     let coordinator: Coordinator
     let lists: ListService
     let store: StateStore
@@ -50,6 +52,25 @@ public struct Reporter: Sendable {
             }
         }
         return CheckResult(name: name.value, matches: matches, enforcers: coverage)
+    }
+
+    /// Which sessions block the app `name` names (a desktop id, flatpak id, snap name, display
+    /// name or path), each with the id of the blocked app that matches. An app no longer
+    /// installed is still found in the sessions that block it by its id.
+    ///
+    /// - Throws: `AppLookupError` when neither the catalog nor any session knows the name.
+    public func checkApp(_ name: String) async throws(AppLookupError) -> AppCheck {
+        let active = SessionSet(await sessions.active)
+        let app: InstalledApp
+        do {
+            app = try await apps.lookup(name)
+        } catch {
+            let blockers = active.blockers(ofApp: name, executables: name.hasPrefix("/") ? [name] : [])
+            guard !blockers.isEmpty else { throw error }
+            return AppCheck(id: name, name: nil, blockers: blockers)
+        }
+        let executables = app.executables.flatMap { [$0.path, $0.resolved] }
+        return AppCheck(id: app.id, name: app.name, blockers: active.blockers(ofApp: app.id, executables: executables))
     }
 
     /// The most recent sessions, newest first.
@@ -111,6 +132,16 @@ public struct CheckResult: Sendable {
 
     /// True only when at least one enforcer in force blocks it.
     public var blocked: Bool { enforcers.contains { $0.coverage.blocks } }
+}
+
+/// What `check --app` found.
+public struct AppCheck: Sendable {
+    /// The app's id.
+    public var id: String
+    /// Its display name, when it is installed.
+    public var name: String?
+    /// The sessions blocking it, each with the id of the blocked app that matches.
+    public var blockers: [(session: Session, rule: String)]
 }
 
 /// Why a report could not be made.

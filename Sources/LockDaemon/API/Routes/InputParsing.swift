@@ -22,6 +22,37 @@ enum InputParsing {
         return result
     }
 
+    /// App names as typed (ids, paths or display names): what can never name an app is
+    /// refused here; whether one is installed is the profile service's question.
+    static func apps(_ values: [String], field: String) throws(APIError) -> [String] {
+        for value in values {
+            do throws(FieldError) { try AppName.validateTyped(value, field: field) } catch {
+                throw APIError(.invalidArgument, error.description)
+            }
+        }
+        return values
+    }
+
+    /// Freedesktop categories in any case, refused with the closest registered ones.
+    static func appCategories(_ values: [String], field: String) throws(APIError) -> [AppCategory] {
+        var result: [AppCategory] = []
+        for value in values {
+            do throws(FieldError) { result.append(try AppCategory(parsing: value)) } catch {
+                throw APIError(.invalidArgument, "\(field): \(error.reason)")
+            }
+        }
+        return result
+    }
+
+    /// `terminate` or `freeze`; nil when not given.
+    static func running(_ value: String?) throws(APIError) -> BlockedApp.RunningPolicy? {
+        guard let value else { return nil }
+        guard let policy = BlockedApp.RunningPolicy(rawValue: value) else {
+            throw APIError(.invalidArgument, "running: \"\(value)\" is not a policy for running apps (terminate or freeze)")
+        }
+        return policy
+    }
+
     /// A number of seconds from a request: finite, at least `minimum`, at most `maximum`.
     static func seconds(_ value: Double, field: String, minimum: Double = 1, maximum: Duration) throws(APIError) -> Duration {
         guard value.isFinite else { throw APIError(.invalidArgument, "\(field): \(value) is not a number of seconds") }

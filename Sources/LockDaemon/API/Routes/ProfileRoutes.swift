@@ -34,10 +34,12 @@ struct ProfileRoutes {
                                   services: request.services, categories: request.categories,
                                   allow: try InputParsing.domains(request.allow, field: "allow", parser: names),
                                   addresses: try InputParsing.networks(request.addresses ?? [], field: "addresses"), mode: mode,
-                                  strict: request.strict, kind: .custom, lists: request.lists ?? [])
+                                  apps: try InputParsing.apps(request.apps ?? [], field: "apps"),
+                                  appCategories: try InputParsing.appCategories(request.appCategories ?? [], field: "app_categories"),
+                                  running: try InputParsing.running(request.running) ?? .terminate, strict: request.strict,
+                                  kind: .custom, lists: request.lists ?? [])
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
-            guard let expansion = await profiles.expansion(of: created.name) else { throw context.errors.map(ProfileError.notFound(created.name)) }
-            return ProfileInfo(expansion, includeExpansion: true)
+            return ProfileInfo(await profiles.expansion(created), includeExpansion: true)
         }
         router.add(Endpoints.updateProfile) { context throws(APIError) in
             let request = context.body
@@ -48,6 +50,11 @@ struct ProfileRoutes {
             edit.removeAllow = try InputParsing.domains(request.removeAllow ?? [], field: "allow", parser: names)
             edit.addAddresses = try InputParsing.networks(request.addAddresses ?? [], field: "add-address")
             edit.removeAddresses = try InputParsing.networks(request.removeAddresses ?? [], field: "remove-address")
+            edit.addApps = try InputParsing.apps(request.addApps ?? [], field: "add-app")
+            edit.removeApps = request.removeApps ?? []
+            edit.addAppCategories = try InputParsing.appCategories(request.addAppCategories ?? [], field: "add-app-category")
+            edit.removeAppCategories = try InputParsing.appCategories(request.removeAppCategories ?? [], field: "remove-app-category")
+            edit.running = try InputParsing.running(request.running)
             edit.addServices = request.addServices ?? []
             edit.removeServices = request.removeServices ?? []
             edit.displayName = request.displayName
@@ -57,8 +64,7 @@ struct ProfileRoutes {
             edit.removeLists = request.removeLists ?? []
             let name = context.parameter("name")
             let updated = try await context.call { () async throws(ProfileError) in try await coordinator.updateProfile(name, edit) }
-            guard let expansion = await profiles.expansion(of: updated.name) else { throw context.errors.map(ProfileError.notFound(updated.name)) }
-            return ProfileInfo(expansion, includeExpansion: true)
+            return ProfileInfo(await profiles.expansion(updated), includeExpansion: true)
         }
         router.add(Endpoints.deleteProfile) { context throws(APIError) in
             let name = context.parameter("name")

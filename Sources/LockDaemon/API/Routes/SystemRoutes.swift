@@ -1,5 +1,6 @@
 import Foundation
 import LockCore
+import LockPlatform
 import LockProtocol
 
 /// Status, check, history, doctor, reload and the event stream.
@@ -13,6 +14,19 @@ struct SystemRoutes {
         let names = core.names
         router.add(Endpoints.status) { _ in StatusResponse(await reporter.status()) }
         router.add(Endpoints.check) { context throws(APIError) in
+            switch (context.query.text("name"), context.query.text("app")) {
+            case (nil, let app?):
+                do throws(FieldError) { try AppName.validateTyped(app, field: "app") } catch {
+                    throw APIError(.invalidArgument, error.description)
+                }
+                let found = try await context.call { () async throws(AppLookupError) in try await reporter.checkApp(app) }
+                return CheckResponse(name: found.id, displayName: found.name, matches: found.blockers.map {
+                    CheckResponse.Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue,
+                                        rule: $0.rule)
+                })
+            case (_?, nil): break
+            default: throw APIError(.invalidArgument, "give exactly one of ?name= (a domain) and ?app= (an app)")
+            }
             let input = context.query.text("name") ?? ""
             let name: DomainName
             do { name = try names.lookupName(input) } catch { throw APIError(.invalidArgument, "name: \(error)") }
