@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
         .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon",
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "LockEnforcementTests", dependencies: [

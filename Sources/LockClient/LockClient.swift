@@ -127,6 +127,29 @@ public struct LockClient: Sendable {
         return try call(Endpoints.scheduleNext, [name], query: query)
     }
 
+    /// Every imported blocklist.
+    public func lists() async throws(ClientError) -> ListList { try call(Endpoints.lists) }
+
+    /// One imported blocklist, with what its import skipped.
+    public func list(_ name: String) async throws(ClientError) -> ListInfo { try call(Endpoints.list, [name]) }
+
+    /// Imports a blocklist from the open file `fd`, read and sent as it is read (a list of a
+    /// million lines is never held whole); `source` is recorded (a path, `-` for standard input).
+    public func importList(_ name: String, from fd: Int32, source: String) async throws(ClientError) -> ListImport {
+        let endpoint = Endpoints.importList
+        let path = endpoint.template.path([name]) + "?source=" + PathTemplate.escape(source)
+        // An import of a large list takes as long as the daemon needs to parse it.
+        let response = try UnixSocketHTTP(socketPath: socketPath, timeout: .seconds(600))
+            .upload(method: endpoint.method.rawValue, path: path, contentType: "text/plain", from: fd)
+        guard (200..<300).contains(response.status) else { throw LockClient.failure(status: response.status, body: response.body) }
+        do { return try API.makeDecoder().decode(ListImport.self, from: Data(response.body)) } catch {
+            throw .protocolError("cannot decode ListImport: \(error)")
+        }
+    }
+
+    /// Removes an imported blocklist.
+    public func removeList(_ name: String) async throws(ClientError) { _ = try call(Endpoints.deleteList, [name]) }
+
     /// Calls `handler` with each event as it happens, until the daemon ends the stream or the
     /// handler throws (its error passes through).
     public func events(_ handler: @Sendable (Event) throws -> Void) async throws {

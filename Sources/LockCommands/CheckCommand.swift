@@ -1,10 +1,12 @@
 import ArgumentParser
+import LockProtocol
 
 /// `lockctl check NAME` or `lockctl check --app APP`: exit 0 when blocked, 1 when not.
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Tell whether a site or an app is blocked now, and by which profile (exit 0 blocked, 1 not).")
+        abstract: "Tell whether a site or an app is blocked now, by which profile, and which enforcers really stop a site (exit 0 blocked, 1 not).",
+        discussion: "For a site, exit 0 only when at least one enforcer in force blocks the name; --json gives each enforcer's answer.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -23,16 +25,39 @@ struct CheckCommand: AsyncParsableCommand {
             if let app { try await client.check(app: app) } else { try await client.check(name ?? "") }
         }
         if try !global.printJSON(result) {
-            let subject = app == nil ? result.name : result.displayName.map { "\($0) (\(result.name))" } ?? result.name
-            if result.blocked {
-                for match in result.matches {
-                    let rule = app == nil || match.rule != result.name ? "rule \(match.rule), " : ""
-                    print("\(subject) is blocked by \(match.profile) (\(rule)\(match.origin), session \(match.session))")
+            if app != nil {
+                let subject = result.displayName.map { "\($0) (\(result.name))" } ?? result.name
+                if result.blocked {
+                    for match in result.matches {
+                        let rule = match.rule != result.name ? "rule \(match.rule), " : ""
+                        print("\(subject) is blocked by \(match.profile) (\(rule)\(match.origin), session \(match.session))")
+                    }
+                } else {
+                    print("\(subject) is not blocked")
                 }
             } else {
-                print("\(subject) is not blocked")
+                print(CheckCommand.render(result))
             }
         }
         if !result.blocked { throw ExitCode(ExitCodes.negative) }
+    }
+
+    static func render(_ result: CheckResponse) -> String {
+        var lines: [String] = []
+        if result.blocked {
+            lines.append("\(result.name) is blocked")
+        } else if result.matches.isEmpty {
+            lines.append("\(result.name) is not blocked")
+        } else {
+            lines.append("\(result.name) is NOT blocked: a block's rule covers it, but no enforcer in force can stop it")
+        }
+        for match in result.matches {
+            let list = match.list.map { ", list \($0)" } ?? ""
+            lines.append("  by \(match.profile) (rule \(match.rule)\(list), \(match.origin), session \(match.session))")
+        }
+        if !result.enforcers.isEmpty {
+            lines.append(TextFormat.table(result.enforcers.map { ["", $0.name, $0.blocks ? "blocks" : "does not", $0.detail] }, indent: " "))
+        }
+        return lines.joined(separator: "\n")
     }
 }

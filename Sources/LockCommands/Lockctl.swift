@@ -15,7 +15,7 @@ public struct Lockctl: AsyncParsableCommand {
             """,
         version: API.softwareVersion,
         subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, CheckCommand.self,
-                      ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, SchedulesCommand.self, PomodoroCommand.self,
+                      ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, ListsCommand.self, SchedulesCommand.self, PomodoroCommand.self,
                       HistoryCommand.self, EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self,
                       VersionCommand.self])
 

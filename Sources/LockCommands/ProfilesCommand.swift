@@ -8,7 +8,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         abstract: "List, show, create, change and delete blocking profiles.",
         subcommands: [List.self, Show.self, Create.self, AddDomain.self, RemoveDomain.self, AddService.self,
                       RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, AddApp.self,
-                      RemoveApp.self, AddAppCategory.self, RemoveAppCategory.self, Edit.self, Delete.self],
+                      RemoveApp.self, AddAppCategory.self, RemoveAppCategory.self, AddList.self, RemoveList.self, Edit.self, Delete.self],
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
@@ -47,6 +47,10 @@ struct ProfilesCommand: AsyncParsableCommand {
             if !profile.categories.isEmpty { rows.append(["Categories:", profile.categories.joined(separator: " ")]) }
             if !profile.allow.isEmpty { rows.append(["Exceptions:", profile.allow.joined(separator: " ")]) }
             if !profile.addresses.isEmpty { rows.append(["Addresses:", profile.addresses.joined(separator: " ")]) }
+            if !profile.lists.isEmpty {
+                let missing = Set(profile.missingLists)
+                rows.append(["Lists:", profile.lists.map { missing.contains($0) ? "\($0) (not imported)" : $0 }.joined(separator: " ")])
+            }
             if profile.mode == "allowlist" {
                 rows.append(["Mode:", "allowlist: only these domains and addresses are reachable (firewall enforcer)"])
                 rows.append(["Allows:", "\(TextFormat.count(profile.domainCount, "domain")) and their subdomains"])
@@ -92,6 +96,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Option(name: .customLong("allow"), help: "An exception that stays reachable. Repeatable.") var allow: [String] = []
         @Option(name: .customLong("address"), help: "An address or CIDR network to block at the firewall (203.0.113.0/24). Repeatable.")
         var addresses: [String] = []
+        @Option(name: .customLong("list"), help: "An imported blocklist (lockctl lists import). Repeatable.") var lists: [String] = []
         @Option(help: "blocklist (default): block what is listed; allowlist: allow only what is listed (firewall enforcer).")
         var mode: String?
         @Option(name: .customLong("app"), help: "An installed app to block: desktop id, flatpak id, snap name or path (see `lockctl apps list`). Repeatable.")
@@ -112,7 +117,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                                                allow: allow, addresses: addresses, mode: mode,
                                                apps: apps.isEmpty ? nil : apps,
                                                appCategories: appCategories.isEmpty ? nil : appCategories, running: running,
-                                               strict: strict)
+                                               strict: strict, lists: lists.isEmpty ? nil : lists)
             let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
             print("profile \(profile.name) created: \(summary(profile))")
@@ -181,6 +186,23 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Addresses or networks.") var addresses: [String]
         func run() async throws { try await update(global, name, UpdateProfileRequest(removeAddresses: addresses)) }
+    }
+
+    struct AddList: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add-list",
+                                                        abstract: "Block imported blocklists with a custom profile (running blocks pick them up at once).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "List names (lockctl lists list).") var lists: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(addLists: lists)) }
+    }
+
+    struct RemoveList: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-list", abstract: "Stop blocking imported blocklists with a custom profile.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Profile name.") var name: String
+        @Argument(help: "List names.") var lists: [String]
+        func run() async throws { try await update(global, name, UpdateProfileRequest(removeLists: lists)) }
     }
 
     struct AddApp: AsyncParsableCommand {
@@ -258,8 +280,8 @@ extension ProfilesCommand {
     /// How profile commands name the request fields.
     static let fields = FieldNames([
         "domains": "--domain", "services": "--service", "categories": "--category", "allow": "--allow", "addresses": "--address",
-        "apps": "--app", "app_categories": "--app-category", "appCategories": "--app-category", "running": "--running",
-        "name": "<name>", "add-domain": "<domains>", "remove-domain": "<domains>", "add-address": "<addresses>",
+        "apps": "--app", "app_categories": "--app-category", "appCategories": "--app-category", "running": "--running", "lists": "--list",
+        "addLists": "<lists>", "removeLists": "<lists>", "name": "<name>", "add-domain": "<domains>", "remove-domain": "<domains>", "add-address": "<addresses>",
         "remove-address": "<addresses>", "addDomains": "<domains>", "removeDomains": "<domains>", "addServices": "<services>",
         "removeServices": "<services>", "addAllow": "<domains>", "removeAllow": "<domains>", "addApps": "<apps>",
         "removeApps": "<apps>", "addAppCategories": "<categories>", "removeAppCategories": "<categories>",
@@ -289,5 +311,6 @@ private func summary(_ profile: ProfileInfo) -> String {
         text += ", " + TextFormat.count(profile.appCount, "app")
         if let missing = profile.missingApps, !missing.isEmpty { text += " (not installed: \(missing.joined(separator: ", ")))" }
     }
+    if !profile.lists.isEmpty { text += ", lists \(profile.lists.joined(separator: " "))" }
     return text
 }

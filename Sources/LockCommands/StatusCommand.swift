@@ -140,6 +140,16 @@ struct StatusCommand: AsyncParsableCommand {
         } else if let mode = details["mode"]?.description, mode != "off", mode != "idle" {
             parts.append(mode)
         }
+        if let capped = details["capped"] { parts.append(capped.description) }
+        if report.name == "dns" {
+            if let lists = details["lists"] { parts.append("lists \(lists)") }
+            if let port = details["port"] { parts.append("port \(port)") }
+            if let redirect = details["redirect"] { parts.append("redirect \(redirect)") }
+            if case .number(let blocked)? = details["blocked"], case .number(let queries)? = details["queries"] {
+                parts.append("\(TextFormat.count(Int(blocked), "query", "queries")) of \(Int(queries)) blocked")
+            }
+            if let missing = details["listsMissing"] { parts.append("lists not loaded: \(missing)") }
+        }
         if case .number(let failing)? = details["namesFailing"], failing > 0 { parts.append("\(Int(failing)) not resolved") }
         if let last = details["lastResolution"]?.description, let date = Timestamp.parse(last) {
             parts.append("resolved \(TextFormat.clock(date))")

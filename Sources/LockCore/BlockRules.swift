@@ -14,6 +14,10 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// How many names `exactNames` lists, counted once: status and history show it for every
     /// session, and listing 100 000 names to count them would make every status call cost that.
     public let exactNameCount: Int
+    /// Imported blocklists, each as the version in force for this session (sorted, unique);
+    /// their names block with all their subdomains, only through mechanisms that match whole
+    /// subtrees of names (the DNS filter). Unused in allowlist mode.
+    public let lists: [BlocklistReference]
     /// Applications blocked, as the app catalog found them when the rules were made (the
     /// session's own snapshot: the executables found then), sorted by id. `strict` is not set
     /// here: it is the session's (`SessionSet.desiredBlock`).
@@ -27,18 +31,34 @@ public struct BlockRules: Sendable, Equatable, Codable {
 
     /// Creates rules.
     public init(block: DomainSet, allow: DomainSet = DomainSet([]), addresses: [IPNetwork] = [], mode: ProfileMode = .blocklist,
-                apps: [BlockedApp] = [], missingApps: [String] = []) {
+                apps: [BlockedApp] = [], missingApps: [String] = [], lists: [BlocklistReference] = []) {
         self.block = block
         self.allow = allow
         self.addresses = Array(Set(addresses)).sorted()
         self.mode = mode
         self.apps = BlockedApp.union(apps)
         self.missingApps = Array(Set(missingApps)).sorted()
+        self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
         exactNameCount = Self.countExactNames(block: block, allow: allow, mode: mode)
     }
 
+    /// The same rules holding other list versions (lists do not change the exact names).
+    private init(_ rules: BlockRules, lists: [BlocklistReference]) {
+        block = rules.block
+        allow = rules.allow
+        addresses = rules.addresses
+        mode = rules.mode
+        apps = rules.apps
+        missingApps = rules.missingApps
+        exactNameCount = rules.exactNameCount
+        self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
+    }
+
+    /// These rules with `lists` as the imported list versions they hold.
+    public func withLists(_ lists: [BlocklistReference]) -> BlockRules { BlockRules(self, lists: lists) }
+
     public static func == (a: BlockRules, b: BlockRules) -> Bool {
-        a.mode == b.mode && a.exactNameCount == b.exactNameCount && a.addresses == b.addresses && a.apps == b.apps
+        a.mode == b.mode && a.exactNameCount == b.exactNameCount && a.lists == b.lists && a.addresses == b.addresses && a.apps == b.apps
             && a.missingApps == b.missingApps && a.block == b.block && a.allow == b.allow
     }
 
@@ -66,7 +86,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, apps, missingApps }
+    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, apps, missingApps, lists }
 
     // Sessions saved before addresses, modes and apps existed must still load after an upgrade.
     public init(from decoder: any Decoder) throws {
@@ -76,7 +96,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
                   addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
                   mode: try container.decodeIfPresent(ProfileMode.self, forKey: .mode) ?? .blocklist,
                   apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [],
-                  missingApps: try container.decodeIfPresent([String].self, forKey: .missingApps) ?? [])
+                  missingApps: try container.decodeIfPresent([String].self, forKey: .missingApps) ?? [],
+                  lists: try container.decodeIfPresent([BlocklistReference].self, forKey: .lists) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -85,6 +106,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
         try container.encode(allow, forKey: .allow)
         try container.encode(addresses, forKey: .addresses)
         try container.encode(mode, forKey: .mode)
+        if !lists.isEmpty { try container.encode(lists, forKey: .lists) }
         if !apps.isEmpty { try container.encode(apps, forKey: .apps) }
         if !missingApps.isEmpty { try container.encode(missingApps, forKey: .missingApps) }
     }
@@ -106,6 +128,25 @@ public struct BlockRules: Sendable, Equatable, Codable {
         guard let blocked = block.match(name) else { return nil }
         if let allowed = allow.match(name), allowed.count >= blocked.count { return nil }
         return blocked
+    }
+
+    /// `blockingRule(for:)` with the session's imported lists too, each found by `lists`
+    /// (a list that cannot be found blocks nothing). A list's rule blocks unless one of the
+    /// list's own exceptions or one of the profile's exceptions is at least as specific. Returns
+    /// the rule and the list it came from (nil for the profile's own rules); the most specific
+    /// rule wins.
+    public func blockingRule(for name: String, lists resolve: (BlocklistReference) -> Blocklist?) -> (rule: String, list: String?)? {
+        let own = blockingRule(for: name)
+        if mode == .allowlist { return own.map { ($0, nil) } }
+        var best: (rule: String, list: String?)? = own.map { ($0, nil) }
+        guard !lists.isEmpty else { return best }
+        let profileException = allow.match(name)
+        for reference in lists {
+            guard let list = resolve(reference), let rule = list.blockingRule(for: name) else { continue }
+            if let profileException, profileException.count >= rule.count { continue }
+            if best == nil || rule.count > best!.rule.count { best = (rule, reference.name) }
+        }
+        return best
     }
 
     /// The names an exact-name mechanism (the hosts file) must list: every block rule that is
@@ -135,23 +176,35 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// blocklists unite (exceptions of one side never unblock what the other blocks); two
     /// allowlists keep only what both allow; a change of mode waits for the session to end.
     /// Apps always unite (an app blocked stays blocked, with every executable found for it),
-    /// and the running policy of an app both sides block is the stronger one.
-    public func merged(with other: BlockRules) -> BlockRules {
+    /// and the running policy of an app both sides block is the stronger one. `lists` finds the
+    /// imported lists both sides hold, so that a new exception cannot unblock a name one of
+    /// them blocks.
+    public func merged(with other: BlockRules, lists resolve: (BlocklistReference) -> Blocklist? = { _ in nil }) -> BlockRules {
         let apps = BlockedApp.union(apps + other.apps)
         let missing = other.missingApps.filter { name in !apps.contains { $0.id == name } }
         switch (mode, other.mode) {
         case (.blocklist, .blocklist):
-            let keptAllow = allow.sorted.filter { other.blockingRule(for: $0) == nil }
-                + other.allow.sorted.filter { blockingRule(for: $0) == nil }
+            let keptAllow = allow.sorted.filter { other.blockingRule(for: $0, lists: resolve) == nil }
+                + other.allow.sorted.filter { blockingRule(for: $0, lists: resolve) == nil }
+            // Every list version either side holds stays: a strict block never loses a name when
+            // a list is imported again (whoever knows the versions may drop one the newer
+            // covers, `droppingLists`).
             return BlockRules(block: DomainSet(block.sorted + other.block.sorted), allow: DomainSet(keptAllow),
-                              addresses: addresses + other.addresses, apps: apps, missingApps: missing)
+                              addresses: addresses + other.addresses, apps: apps, missingApps: missing, lists: lists + other.lists)
         case (.allowlist, .allowlist):
             let otherAddresses = Set(other.addresses)
             return BlockRules(block: DomainSet(block.sorted.filter { other.block.containsExactly($0) }),
                               addresses: addresses.filter { otherAddresses.contains($0) }, mode: .allowlist, apps: apps,
                               missingApps: missing)
         default:
-            return BlockRules(block: block, allow: allow, addresses: addresses, mode: mode, apps: apps, missingApps: missingApps)
+            return BlockRules(block: block, allow: allow, addresses: addresses, mode: mode, apps: apps, missingApps: missingApps,
+                              lists: lists)
         }
+    }
+
+    /// The rules without the list versions `drop` names (a strict block leaving an older
+    /// version of a list that a newer one it also holds covers completely).
+    public func droppingLists(where drop: (BlocklistReference) -> Bool) -> BlockRules {
+        withLists(lists.filter { !drop($0) })
     }
 }

@@ -12,6 +12,7 @@ public struct BlocklistParser {
     public private(set) var report = BlocklistReport()
 
     private let normalize: (String) -> String?
+    private let refuse: ((String) -> BlocklistSkipReason?)?
     private let maximumLineLength: Int
     private let examplesPerReason: Int
     private var line: [UInt8] = []
@@ -25,8 +26,12 @@ public struct BlocklistParser {
     ///   - examplesPerReason: examples kept per skip reason.
     ///   - normalize: turns a name as written into its normalised form, or nil when it is not a
     ///     valid domain name. Plain lowercase ASCII names skip it (they are their own normal form).
-    public init(maximumLineLength: Int = 4096, examplesPerReason: Int = 3, normalize: @escaping (String) -> String?) {
+    ///   - refuse: asked about every normalised name; a reason skips it (the daemon refuses
+    ///     public suffixes, which would block every site under them).
+    public init(maximumLineLength: Int = 4096, examplesPerReason: Int = 3, normalize: @escaping (String) -> String?,
+                refuse: ((String) -> BlocklistSkipReason?)? = nil) {
         self.normalize = normalize
+        self.refuse = refuse
         self.maximumLineLength = max(16, maximumLineLength)
         self.examplesPerReason = max(0, examplesPerReason)
         line.reserveCapacity(256)
@@ -167,6 +172,10 @@ public struct BlocklistParser {
                 }
                 return end - field.lowerBound
             }
+            if let refuse, let reason = refuse(name) {
+                skip(reason, String(decoding: bytes, as: UTF8.self))
+                continue
+            }
             report.blocked += 1
             emit(BlocklistEntry(name: name))
         }
@@ -305,6 +314,7 @@ public struct BlocklistParser {
         guard let normalised = Self.plainASCIIName(lowered) ?? normalize(String(name)) else {
             return skip(.invalidName, line)
         }
+        if let refuse, let reason = refuse(normalised) { return skip(reason, line) }
         if exception { report.allowed += 1 } else { report.blocked += 1 }
         emit(BlocklistEntry(name: normalised, isException: exception))
     }

@@ -23,6 +23,8 @@ public enum BlocklistSkipReason: String, CaseIterable, Sendable, Hashable, Codab
     case localName
     /// Not a valid domain name, as the normaliser judged it.
     case invalidName
+    /// A public suffix (`co.uk`, `github.io`): blocking it would block every site under it.
+    case publicSuffix
     /// A line longer than the parser's limit; skipped without being held in memory.
     case tooLong
     /// Binary data: NUL or other control bytes, or bytes that are not UTF-8.
@@ -42,6 +44,7 @@ public enum BlocklistSkipReason: String, CaseIterable, Sendable, Hashable, Codab
         case .singleLabel: "a single-label name would break local networks"
         case .localName: "a name of this machine (hosts file boilerplate)"
         case .invalidName: "not a valid domain name"
+        case .publicSuffix: "a public suffix would block every site under it"
         case .tooLong: "line too long"
         case .notText: "binary data or invalid UTF-8"
         }

@@ -25,7 +25,8 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// are merged), sorted by id. Only the app enforcer acts on these.
     public var apps: [BlockedApp]
 
-    /// Every active session's rules, as they are (suffix rules, exceptions, mode): what
+    /// Every active session's rules, as they are (suffix rules, exceptions, mode, imported
+    /// lists by reference): what
     /// mechanisms that match whole subtrees of names (the DNS filter) enforce, and what
     /// `verdict(for:)` reads.
     public var rules: [BlockRules]
@@ -50,20 +51,20 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// True when something is to be blocked on the network (the state without its apps is not empty).
     public var blocksNetwork: Bool {
         !domains.isEmpty || !addresses.isEmpty || allowOnly != nil
-            || rules.contains { $0.mode == .allowlist || !$0.block.isEmpty || !$0.addresses.isEmpty }
+            || rules.contains { $0.mode == .allowlist || !$0.block.isEmpty || !$0.addresses.isEmpty || !$0.lists.isEmpty }
     }
     /// The rule that blocks `name` (any case, trailing dot allowed), or nil when it may be
     /// looked up: the matching rule of any blocklist session, honouring that session's own
     /// exceptions (`BlockRules.blockingRule(for:)`); `BlockRules.notAllowed` when an allowlist
     /// session leaves the name out (with several allowlists a name must be on all of them).
     /// Names listed in `domains` but in no session's rules (a state built by hand) block
-    /// exactly themselves.
-    public func verdict(for name: String) -> String? {
+    /// exactly themselves. Imported lists count when `lists` finds them.
+    public func verdict(for name: String, lists resolve: (BlocklistReference) -> Blocklist? = { _ in nil }) -> String? {
         var canonical = name.lowercased()
         if canonical.hasSuffix(".") { canonical.removeLast() }
         guard !canonical.isEmpty else { return nil }
         for sessionRules in rules {
-            if let rule = sessionRules.blockingRule(for: canonical) { return rule }
+            if let found = sessionRules.blockingRule(for: canonical, lists: resolve) { return found.rule }
         }
         // `domains` is sorted: binary search, it may be long.
         var low = 0

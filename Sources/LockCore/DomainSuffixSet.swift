@@ -82,6 +82,12 @@ public struct DomainSuffixSet: Sendable {
         storage.forEachEntry { _, bytes in body(String(decoding: bytes, as: UTF8.self)) }
     }
 
+    /// Calls `body` with the bytes of every name (lowercase, no trailing dot), in the order
+    /// they were first inserted, without making strings: for writing a set out.
+    public func forEachName(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try storage.forEachEntryThrowing { _, bytes in try body(bytes) }
+    }
+
     /// Every name, sorted (allocates them all: for tests and small sets).
     public var sorted: [String] {
         var names: [String] = []
@@ -120,10 +126,11 @@ extension DomainSuffixSet {
         private var storage: Storage
         private let seed: UInt64
 
-        /// Creates an empty builder.
-        public init(seed: UInt64 = defaultSeed) {
+        /// Creates an empty builder; `expectedCount` sizes the index for that many names at
+        /// once (a stored list being loaded), so that it is not rebuilt as it grows.
+        public init(seed: UInt64 = defaultSeed, expectedCount: Int = 0) {
             self.seed = seed
-            storage = Storage(seed: seed)
+            storage = Storage(seed: seed, expectedCount: expectedCount)
         }
 
         /// Names inserted so far (duplicates counted once).
@@ -175,9 +182,11 @@ private final class Storage: @unchecked Sendable {
     private var index: UnsafeMutablePointer<UInt64>
     private var capacity: Int
 
-    init(seed: UInt64 = DomainSuffixSet.Builder.defaultSeed) {
+    init(seed: UInt64 = DomainSuffixSet.Builder.defaultSeed, expectedCount: Int = 0) {
         self.seed = seed
         capacity = 16
+        // Bounded: a wrong count in a damaged file must not allocate gigabytes.
+        while capacity < min(max(expectedCount, 0), 1 << 26) * 2 + 2 { capacity *= 2 }
         index = .allocate(capacity: capacity)
         index.initialize(repeating: 0, count: capacity)
     }
@@ -289,6 +298,18 @@ private final class Storage: @unchecked Sendable {
             while position < used[chunkIndex] {
                 let length = Int(chunk[position])
                 body(chunkIndex << Self.chunkShift + position, UnsafeRawBufferPointer(start: chunk + position + 1, count: length))
+                position += 1 + length
+            }
+        }
+    }
+
+    func forEachEntryThrowing(_ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        for chunkIndex in chunks.indices {
+            let chunk = chunks[chunkIndex]
+            var position = 0
+            while position < used[chunkIndex] {
+                let length = Int(chunk[position])
+                try body(chunkIndex << Self.chunkShift + position, UnsafeRawBufferPointer(start: chunk + position + 1, count: length))
                 position += 1 + length
             }
         }

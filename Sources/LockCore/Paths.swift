@@ -37,6 +37,9 @@ public struct Paths: Sendable, Equatable {
     /// The SQLite database.
     public var stateDatabase: String { stateDirectory + "/state.sqlite" }
 
+    /// Imported blocklists, in the daemon's compact form (`NAME.VERSION.list`).
+    public var listsDirectory: String { stateDirectory + "/lists" }
+
     /// `root` and a relative path joined with exactly one slash.
     public static func join(_ root: String, _ relative: String) -> String {
         let trimmedRoot = root.hasSuffix("/") ? String(root.dropLast()) : root

@@ -22,8 +22,11 @@ public struct Profile: Sendable, Equatable, Codable {
     public var services: [String]
     /// Catalog categories (`social`) whose services are blocked.
     public var categories: [String]
-    /// Exceptions: names that stay reachable even though a rule above covers them.
+    /// Exceptions: names that stay reachable even though a rule above covers them (or a
+    /// name of one of its lists).
     public var allow: [DomainName]
+    /// Imported blocklists (`lockctl lists import`) blocked with the profile, by name.
+    public var lists: [String]
     /// Addresses and networks blocked directly (or, in allowlist mode, allowed), for the
     /// firewall enforcer.
     public var addresses: [IPNetwork]
@@ -47,7 +50,7 @@ public struct Profile: Sendable, Equatable, Codable {
                 color: String? = nil, domains: [DomainName] = [], services: [String] = [],
                 categories: [String] = [], allow: [DomainName] = [], addresses: [IPNetwork] = [],
                 mode: ProfileMode = .blocklist, apps: [String] = [], appCategories: [AppCategory] = [],
-                running: BlockedApp.RunningPolicy = .terminate, strict: Bool = false, kind: Kind = .custom) {
+                running: BlockedApp.RunningPolicy = .terminate, strict: Bool = false, kind: Kind = .custom, lists: [String] = []) {
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -57,6 +60,7 @@ public struct Profile: Sendable, Equatable, Codable {
         self.services = services.uniqued()
         self.categories = categories.uniqued()
         self.allow = allow.uniqued()
+        self.lists = lists.uniqued()
         self.addresses = addresses.uniqued()
         self.mode = mode
         self.apps = apps.uniqued()
@@ -83,6 +87,15 @@ public struct Profile: Sendable, Equatable, Codable {
         for category in categories where catalog.categories[category] == nil {
             throw FieldError(field: "categories", value: category,
                              reason: "unknown category \"\(category)\" (known: \(catalog.categories.keys.sorted().joined(separator: ", ")))")
+        }
+        for list in lists {
+            do throws(FieldError) { try NameRule.validate(list, kind: "list") } catch {
+                throw FieldError(field: "lists", value: list, reason: error.reason)
+            }
+        }
+        if mode == .allowlist, let list = lists.first {
+            throw FieldError(field: "lists", value: list,
+                             reason: "an allowlist profile already blocks everything it does not list; blocklists do not apply")
         }
         for app in apps { try AppName.validate(app) }
         if mode == .allowlist, !allow.isEmpty {

@@ -34,7 +34,10 @@ public struct ServiceCatalog: Sendable, Equatable {
     /// The rules a profile stands for: its own domains plus those of its services and of every
     /// service in its categories, with its exceptions. Unknown names are skipped here; they
     /// are refused earlier by `Profile.validate(against:)`.
-    public func rules(for profile: Profile) -> BlockRules {
+    ///
+    /// `lists` gives the version in force of each imported list the profile names; lists it
+    /// does not know (not imported, or removed) are left out.
+    public func rules(for profile: Profile, lists: (String) -> BlocklistReference? = { _ in nil }) -> BlockRules {
         var names = profile.domains.map(\.value)
         var serviceNames = profile.services
         for category in profile.categories {
@@ -42,6 +45,6 @@ public struct ServiceCatalog: Sendable, Equatable {
         }
         for name in serviceNames { names += services[name]?.domains.map(\.value) ?? [] }
         return BlockRules(block: DomainSet(names), allow: DomainSet(profile.allow.map(\.value)), addresses: profile.addresses,
-                          mode: profile.mode)
+                          mode: profile.mode, lists: profile.lists.compactMap(lists))
     }
 }

@@ -79,8 +79,11 @@ public struct SessionSet: Sendable, Equatable {
         sessions.compactMap { session in session.rules.blockedApp(id: id, executables: executables).map { (session, $0.id) } }
     }
 
-    /// Which sessions block `name` (normalised), each with the rule that matches.
-    public func blockers(of name: String) -> [(session: Session, rule: String)] {
-        sessions.compactMap { session in session.rules.blockingRule(for: name).map { (session, $0) } }
+    /// Which sessions block `name` (normalised), each with the rule that matches and the
+    /// imported list it comes from (nil for the profile's own rules); lists count when `lists`
+    /// finds them.
+    public func blockers(of name: String, lists resolve: (BlocklistReference) -> Blocklist? = { _ in nil })
+        -> [(session: Session, rule: String, list: String?)] {
+        sessions.compactMap { session in session.rules.blockingRule(for: name, lists: resolve).map { (session, $0.rule, $0.list) } }
     }
 }

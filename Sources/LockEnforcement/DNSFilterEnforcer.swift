@@ -30,6 +30,9 @@ public actor DNSFilterEnforcer: Enforcer {
     private let refreshInterval: Duration
     private let logger: Logger
     private nonisolated let redirectState: Mutex<DNSRedirect?> = Mutex(nil)
+    private let resolveList: @Sendable (BlocklistReference) -> Blocklist?
+    /// False when nothing sends the machine's DNS here (the nftables enforcer does not run).
+    private let redirected: Bool
 
     private var desired: DesiredBlock?
     private var lastApplied: Date?
@@ -45,12 +48,18 @@ public actor DNSFilterEnforcer: Enforcer {
     ///   - systemdUpstreamPath: systemd-resolved's upstream list, used when resolv.conf names only its stub.
     ///   - refreshInterval: how often `watch()` re-reads the upstream servers.
     ///   - onBlocked: told of every blocked answer (on the forwarder's thread; keep it short).
+    ///   - lists: finds the loaded imported lists the sessions hold (the daemon's one copy of each).
+    ///   - redirected: whether the nftables enforcer sends the machine's DNS here during blocks.
     public init(settings: DNSForwarder.Settings = DNSForwarder.Settings(port: DNSFilterEnforcer.defaultPort),
                 servers: DNSResolver.Servers = .resolvConf(path: "/etc/resolv.conf"),
                 systemdUpstreamPath: String = "/run/systemd/resolve/resolv.conf",
                 refreshInterval: Duration = .seconds(30),
                 onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil,
+                lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil },
+                redirected: Bool = true,
                 logger: Logger = Logger(label: "simplylock.dns-filter")) {
+        self.resolveList = lists
+        self.redirected = redirected
         self.settings = settings
         self.resolver = DNSResolver(servers: servers, systemdUpstreamPath: systemdUpstreamPath, logger: logger)
         self.refreshInterval = refreshInterval
@@ -93,7 +102,12 @@ public actor DNSFilterEnforcer: Enforcer {
         guard desired != self.desired else { return }
         let started = ContinuousClock.now
         let previous = forwarder.policy
-        let policy = DNSFilterPolicy(desired, reusing: previous, seed: UInt64.random(in: .min ... .max))
+        let policy = DNSFilterPolicy(desired, resolve: resolveList, reusing: previous, seed: UInt64.random(in: .min ... .max))
+        if !policy.missingLists.isEmpty {
+            logger.error("blocks hold imported lists that are not loaded; they block nothing", metadata: [
+                "lists": "\(policy.missingLists.map(\.description))",
+            ])
+        }
         let releasesMemory = previous.allocatedBytes > 1 << 20
         forwarder.setPolicy(policy)
         if releasesMemory {
@@ -134,11 +148,37 @@ public actor DNSFilterEnforcer: Enforcer {
             "inFlight": .count(statistics.inFlight),
             "covers": .text("each blocked name and every name under it, for programs using the machine's DNS"),
         ]
+        let held = policy.heldLists
+        if !held.isEmpty { details["lists"] = .text(held.map(\.description).joined(separator: " ")) }
+        if !policy.missingLists.isEmpty { details["listsMissing"] = .text(policy.missingLists.map(\.description).joined(separator: " ")) }
         if let lastBuild { details["buildSeconds"] = .seconds(lastBuild.seconds) }
         if let upstreamProblem { details["problem"] = .text(upstreamProblem) }
         return EnforcerStatus(name: name, applied: desired != nil && lastError == nil && forwarder.port != nil,
                               elements: policy.nameCount, lastApplied: lastApplied,
                               lastError: lastError ?? upstreamProblem, details: details)
+    }
+
+    public nonisolated var scope: EnforcerScope? {
+        EnforcerScope(covers: "each blocked name and every name under it, imported lists included, for programs using the machine's DNS",
+                      misses: "browsers using DNS over HTTPS (the nftables enforcer refuses known endpoints) and answers already cached by programs")
+    }
+
+    public func coverage(of name: String) async -> Coverage? {
+        guard forwarder.port != nil else {
+            return .doesNotCover("the DNS filter is not listening" + (lastError.map { ": \($0)" } ?? ""))
+        }
+        let policy = forwarder.policy
+        guard let (rule, list) = policy.explain(name) else {
+            return .doesNotCover(policy.isEmpty ? "nothing is blocked: queries are forwarded"
+                                                : "no rule blocks it (or an exception keeps it reachable): it is forwarded")
+        }
+        let source = list.map { " of list \($0.name) (version \($0.version))" } ?? ""
+        guard redirected else {
+            return .doesNotCover("rule \(rule)\(source) would block it, but nothing sends the machine's DNS to the filter: "
+                                 + "the dns enforcer needs the nftables enforcer")
+        }
+        if let upstreamProblem { return .doesNotCover("rule \(rule)\(source) would block it, but \(upstreamProblem)") }
+        return .blocks("rule \(rule)\(source): answered 0.0.0.0 and :: for it and every name under it")
     }
 
     /// Takes the servers from resolv.conf (or the configuration) again and decides whether the

@@ -37,8 +37,14 @@ public actor HostsFileEnforcer: Enforcer {
     public nonisolated let userCopyPath: String?
     /// Mode and owner of the file written.
     public nonisolated let attributes: AtomicFile.Attributes
+    /// The most blocked names the section lists (`hosts_max_names`); beyond it the first ones
+    /// in sorted order, so that the section stays the same from one apply to the next.
+    public nonisolated let maxNames: Int
     private let logger: Logger
     private var desired: [String] = []
+    private var desiredSet: Set<String> = []
+    /// Names of the block left out of the section by the cap, and how many the block had.
+    private var capped: (total: Int, left: Set<String>)?
     private var lastApplied: Date?
     private var lastError: String?
     private var restores = 0
@@ -58,8 +64,9 @@ public actor HostsFileEnforcer: Enforcer {
     private var started = false
 
     /// Creates an enforcer for the hosts file at `path`.
-    public init(path: String, alwaysWithBlock: [String] = [], userCopyPath: String? = nil, logger: Logger) {
+    public init(path: String, alwaysWithBlock: [String] = [], userCopyPath: String? = nil, maxNames: Int = 20_000, logger: Logger) {
         self.path = path
+        self.maxNames = max(1, maxNames)
         self.alwaysWithBlock = alwaysWithBlock
         self.userCopyPath = userCopyPath
         attributes = AtomicFile.Attributes(mode: 0o644, owner: geteuid() == 0 ? (user: 0, group: 0) : nil)
@@ -68,6 +75,14 @@ public actor HostsFileEnforcer: Enforcer {
 
     public func apply(_ block: DesiredBlock) async throws {
         desired = names(for: block)
+        desiredSet = Set(desired)
+        if block.blocksNetwork, block.domains.count > maxNames {
+            capped = (block.domains.count, Set(block.domains.dropFirst(maxNames)))
+            logger.notice("the hosts section lists only the first names of the block (hosts_max_names)",
+                          metadata: ["listed": "\(maxNames)", "names": "\(block.domains.count)"])
+        } else {
+            capped = nil
+        }
         do {
             try sync()
             lastApplied = Date()
@@ -82,8 +97,39 @@ public actor HostsFileEnforcer: Enforcer {
     /// The names the section lists for `block`: its names, plus the always-listed ones while
     /// anything is blocked on the network (an address-only or allowlist block included; an
     /// apps-only block is not the hosts file's business).
+    /// Beyond `maxNames` only the first names (in the block's sorted order) are listed.
     public nonisolated func names(for block: DesiredBlock) -> [String] {
-        !block.blocksNetwork ? [] : block.domains + alwaysWithBlock.filter { !block.domains.contains($0) }
+        guard block.blocksNetwork else { return [] }
+        let listed = block.domains.count > maxNames ? Array(block.domains.prefix(maxNames)) : block.domains
+        return listed + alwaysWithBlock.filter { !listed.contains($0) }
+    }
+
+    public nonisolated var scope: EnforcerScope? {
+        EnforcerScope(covers: "exact names only, each with its www. twin and trailing-dot form, for programs that read \(path)",
+                      misses: "subdomains and imported lists need the dns enforcer; browsers using DNS over HTTPS skip the file")
+    }
+
+    public func coverage(of name: String) async -> Coverage? {
+        var exact = name.lowercased()
+        let trailingDot = exact.hasSuffix(".")
+        if trailingDot { exact.removeLast() }
+        guard inForce, lastError == nil, !desired.isEmpty else {
+            return .doesNotCover(lastError.map { "the section is not in force: \($0)" } ?? "nothing is listed in \(path)")
+        }
+        if desiredSet.contains(exact) {
+            return .blocks("listed in \(path)" + (trailingDot ? " (with its trailing-dot form)" : ""))
+        }
+        if let capped, capped.left.contains(exact) {
+            return .doesNotCover("blocked, but beyond hosts_max_names: the section lists the first \(maxNames) of \(capped.total) names")
+        }
+        var parent = Substring(exact)
+        while let dot = parent.firstIndex(of: ".") {
+            parent = parent[parent.index(after: dot)...]
+            if desiredSet.contains(String(parent)) {
+                return .doesNotCover("\(parent) is listed, but a hosts file holds exact names only: names under it need the dns enforcer")
+            }
+        }
+        return .doesNotCover("not listed in \(path)")
     }
 
     public func watch() async {
@@ -157,7 +203,10 @@ public actor HostsFileEnforcer: Enforcer {
     }
 
     public func status() async -> EnforcerStatus {
-        var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores)]
+        var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores), "maxNames": .count(maxNames)]
+        if let capped {
+            details["capped"] = .text("lists the first \(maxNames) of \(capped.total) names (hosts_max_names); the dns and nftables enforcers block them all")
+        }
         if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
         if let lastRepair { details["lastRepair"] = .text(lastRepair) }
         // Counted in `elements` beside the blocked names, so clients can say which is which.

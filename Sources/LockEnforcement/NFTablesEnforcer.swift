@@ -144,6 +144,15 @@ public final class NFTablesEnforcer: Enforcer {
         await controller.status()
     }
 
+    public func coverage(of name: String) async -> Coverage? {
+        await controller.coverage(of: name)
+    }
+
+    public var scope: EnforcerScope? {
+        EnforcerScope(covers: "the resolved addresses of exact blocked names, for every program, DNS over HTTPS and open connections included",
+                      misses: "names under a blocked one resolve to addresses of their own (the dns enforcer covers them); imported lists are not resolved")
+    }
+
     /// The ruleset the enforcer would commit now (for `lockctl doctor` and tests).
     public func currentRuleset() async -> NFTablesRuleset {
         await controller.currentRuleset()

@@ -22,6 +22,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// How long before a schedule starts or ends a warning goes out, unless the schedule says
     /// otherwise; zero for none.
     public var scheduleWarning: Duration = .seconds(300)
+    /// The most names the hosts section lists (the first ones in sorted order beyond it):
+    /// every lookup on the machine reads the hosts file, so it is kept to profile-sized sets;
+    /// the DNS filter and the firewall still block every name.
+    public var hostsMaxNames = 20_000
+    /// The loopback port of the DNS filter (the nftables redirect sends the machine's DNS there
+    /// during blocks).
+    public var dnsPort: UInt16 = 10053
     /// The app catalog's extra places and the app enforcer's settings (the `[apps]` section).
     public var apps = AppsSection.Settings()
 
@@ -29,7 +36,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Every enforcer name the daemon knows.
     public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "apps"]
     static let keys: Set<String> = ["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                                    "schedule_warning", PomodoroSection.name, AppsSection.name]
+                                    "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name, AppsSection.name]
     /// The longest `max_session` that may be configured.
     public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
@@ -141,6 +148,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
             do throws(FieldError) { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {
                 throw document.problem("schedule_warning", value: text, error.reason)
             }
+        }
+        check { () throws(FileProblem) in
+            guard let limit = try document.int("hosts_max_names") else { return }
+            guard (100...1_000_000).contains(limit) else {
+                throw document.problem("hosts_max_names", value: "\(limit)", "must be between 100 and 1000000")
+            }
+            configuration.hostsMaxNames = limit
+        }
+        check { () throws(FileProblem) in
+            guard let port = try document.int("dns_port") else { return }
+            guard (1...65_535).contains(port) else { throw document.problem("dns_port", value: "\(port)", "must be a port from 1 to 65535") }
+            configuration.dnsPort = UInt16(port)
         }
         return Loaded(configuration: configuration, problems: problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
     }

@@ -26,7 +26,7 @@ struct ReportingTests {
 
     func diagnostics(_ scratch: Scratch, statuses: [EnforcerStatus] = [], launch: DaemonLaunch) -> [Finding] {
         Diagnostics(paths: scratch.paths, statuses: statuses, configuredEnforcers: ["hosts"], fileProblems: ["schedules.d/x.toml:2: profile: bad"],
-                    firewallUnavailable: nil, stateReadOnly: nil, now: ManualClock().now(), launch: launch).run()
+                    scopes: [], importedLists: 0, missingLists: [:], firewallUnavailable: nil, stateReadOnly: nil, now: ManualClock().now(), launch: launch).run()
     }
 
     @Test func doctorsFixesFitTheWayTheDaemonWasStarted() throws {

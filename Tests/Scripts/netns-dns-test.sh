@@ -226,6 +226,31 @@ try:
 except ConnectionRefusedError:
     print("refused")'
 
+echo "# an imported list: a name from it blocked through dig while the block holds it, lifted when the list is removed"
+printf '! test list\n||listed.allowed.test^\n0.0.0.0 hosts-style.allowed.test\n||x.com/path\n' >"$work/list.txt"
+expect "lockctl lists import ads FILE" sh -c "'$bin/lockctl' --root '$root' lists import ads '$work/list.txt' | grep -q '2 names'"
+expect "a name of the list resolves while no profile names it" resolves_to m.listed.allowed.test 198.18.0.4
+expect "lockctl profiles add-list site ads (the running block picks it up)" lockctl profiles add-list site ads
+expect "dig m.listed.allowed.test: 0.0.0.0" resolves_to m.listed.allowed.test 0.0.0.0
+expect "getent ahosts hosts-style.allowed.test: no real address" sinkholed getent ahosts hosts-style.allowed.test
+expect "a name beside the list still resolves" resolves_to other.allowed.test 198.18.0.4
+expect "check names the list and the dns enforcer blocks it" sh -c "'$bin/lockctl' --root '$root' check a.listed.allowed.test --json | python3 -c '
+import json, sys
+answer = json.load(sys.stdin)
+dns = [e for e in answer[\"enforcers\"] if e[\"name\"] == \"dns\"][0]
+print(answer[\"blocked\"], answer[\"matches\"][0][\"list\"], dns[\"detail\"])
+sys.exit(0 if answer[\"blocked\"] and dns[\"blocks\"] and answer[\"matches\"][0][\"list\"] == \"ads\" else 1)'"
+expect "the list's names are not in the hosts file" sh -c "! grep -q listed.allowed.test '$root/etc/hosts'"
+expect "the firewall does not resolve the list's names" sh -c "! grep -E 'query\[A+\] listed.allowed.test from 198.18.0.1' '$work/peer-dnsmasq.log'"
+expect "lockctl lists remove ads" lockctl lists remove ads
+expect "m.listed.allowed.test resolves again once the list is removed" time_until 10000 resolves_to m.listed.allowed.test 198.18.0.4
+expect "check m.blocked.test says blocked by the dns enforcer only" sh -c "'$bin/lockctl' --root '$root' check m.blocked.test --json | python3 -c '
+import json, sys
+answer = json.load(sys.stdin)
+blocks = {e[\"name\"]: e[\"blocks\"] for e in answer[\"enforcers\"]}
+print(blocks)
+sys.exit(0 if answer[\"blocked\"] and blocks == {\"hosts\": False, \"dns\": True, \"nftables\": False} else 1)'"
+
 echo "# lockctl stop site"
 expect "lockctl stop" lockctl stop site
 expect "the table and its redirect are gone" sh -c '! nft list table inet simplylock 2>/dev/null && echo none'

@@ -66,10 +66,13 @@ def main():
         schema["components"] = spec["components"]
         return schema, None
 
-    def call(method, path, body=None, expect=None):
+    def call(method, path, body=None, expect=None, text=None):
         conn = UnixConnection(sock_path)
         headers = {"Content-Type": "application/json"} if body is not None else {}
-        conn.request(method.upper(), path, body=json.dumps(body) if body is not None else None, headers=headers)
+        payload = json.dumps(body) if body is not None else None
+        if text is not None:
+            headers, payload = {"Content-Type": "text/plain"}, text.encode()
+        conn.request(method.upper(), path, body=payload, headers=headers)
         response = conn.getresponse()
         raw = response.read()
         conn.close()
@@ -150,6 +153,25 @@ def main():
     call("get", "/v1/history?limit=5", expect=200)
     call("post", "/v1/reload", expect=200)
     call("get", "/v1/doctor", expect=200)
+
+    # Imported blocklists: import (streamed text), show, the profiles that name them, removal and its refusal.
+    call("get", "/v1/lists", expect=200)
+    call("put", "/v1/lists/conf-ads?source=conformance", text="! list\n||ads.example^\n0.0.0.0 t.example\n/regex/\n", expect=200)
+    call("put", "/v1/lists/conf-tmp", text="tmp.example\n", expect=200)
+    call("put", "/v1/lists/Bad%20Name", text="x.example\n", expect=400)
+    call("put", "/v1/lists/conf-empty", text="# nothing but comments\n", expect=400)
+    call("get", "/v1/lists", expect=200)
+    call("get", "/v1/lists/conf-ads", expect=200)
+    call("get", "/v1/lists/ghost", expect=404)
+    call("post", "/v1/profiles", {"name": "conf-listed", "domains": [], "services": [], "categories": [], "allow": [],
+                                  "lists": ["conf-ads"], "strict": True}, expect=201)
+    call("post", "/v1/profiles", {"name": "conf-ghost", "domains": [], "services": [], "categories": [], "allow": [],
+                                  "lists": ["ghost-list"], "strict": False}, expect=400)
+    call("post", "/v1/sessions", {"profile": "conf-listed", "seconds": 600}, expect=201)
+    call("get", "/v1/check?name=m.ads.example", expect=200)
+    call("delete", "/v1/lists/conf-ads", expect=409)
+    call("delete", "/v1/lists/conf-tmp", expect=200)
+    call("delete", "/v1/lists/conf-tmp", expect=404)
 
     # The Pomodoro timer: every action, its refusals, and the focus history.
     call("get", "/v1/pomodoro", expect=200)

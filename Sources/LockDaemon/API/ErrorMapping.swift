@@ -94,6 +94,26 @@ struct ErrorMapping: Sendable {
         }
     }
 
+    func map(_ error: ListError) -> APIError {
+        switch error {
+        case .invalidName(let problem): APIError(.invalidArgument, "list name: \(problem.reason)")
+        case .notFound(let name): APIError(.notFound, "no list named \"\(name)\" (see `lockctl lists list`; import one with `lockctl lists import \(name) FILE`)")
+        case .importInProgress(let name):
+            APIError(.conflict, "the list \(name) is being imported; one import runs at a time, try again when it is done")
+        case .tooManyNames(let limit): APIError(.tooLarge, "the list has more than \(limit) names; split it into several lists")
+        case .empty(let report):
+            APIError(.invalidArgument, "the text gave no name to block (\(report.lines) lines, \(report.comments) comments"
+                     + (report.summary.isEmpty ? ")" : "; " + report.summary.joined(separator: "; ") + ")"))
+        case .transfer(let message): APIError(.badRequest, "the list's text did not arrive whole: \(message)")
+        case .bodyTooLarge(let limit): APIError(.tooLarge, "the list's text is larger than \(limit) bytes")
+        case .usedByStrictBlock(let list, let session):
+            APIError(.refused, "the strict block \(session.profile) (session \(session.id)) holds the list \(list) until \(ends(session)); it can be removed once that ends")
+        case .io(let message): APIError(.internalError, "cannot store the list, nothing was changed: \(message)")
+        case .enforcement(let message):
+            APIError(.internalError, "the running blocks could not be moved to the list's new version, so the old one stays: \(message)")
+        }
+    }
+
     func map(_ error: ReportError) -> APIError {
         switch error {
         case .storage(let message): APIError(.internalError, "cannot read the history: \(message)")

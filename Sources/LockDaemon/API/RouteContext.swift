@@ -35,6 +35,7 @@ extension SessionError: APIMappable { func apiError(_ mapping: ErrorMapping) -> 
 extension ProfileError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension SchedulingError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension PomodoroError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
+extension ListError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension AppLookupError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension ReportError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension APIError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { self } }

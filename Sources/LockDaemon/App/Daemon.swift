@@ -39,7 +39,8 @@ struct Daemon {
         let lock = try InstanceLock(path: paths.stateDirectory + "/simplylockd.lock")
         defer { withExtendedLifetime(lock) {} }
         // Only now, holding the lock: another daemon's writes in flight are never taken for a crash's.
-        for leftover in [paths.profilesDirectory, paths.schedulesDirectory, paths.stateDirectory].flatMap({ AtomicFile.removeLeftovers(in: $0) }) {
+        for leftover in [paths.profilesDirectory, paths.schedulesDirectory, paths.stateDirectory, paths.listsDirectory]
+            .flatMap({ AtomicFile.removeLeftovers(in: $0) }) {
             logger.notice("removed a temporary file left by a crash", metadata: ["path": "\(leftover)"])
         }
 
@@ -60,7 +61,11 @@ struct Daemon {
                                            "log": "\(destination.rawValue)", "systemd": "\(notifier.isConnected)",
                                            "openFiles": "\(openFiles)"])
 
-        let built = EnforcerFactory(paths: paths, configuration: settings, logger: logger).build(override: enforcersOverride)
+        // Before the enforcers: the dns enforcer reads the same loaded lists the sessions hold.
+        let (library, listProblems) = ListService.load(BlocklistStore(directory: paths.listsDirectory), logger: logger)
+        let factory = EnforcerFactory(paths: paths, configuration: settings, logger: logger, library: library)
+        let built = factory.build(override: enforcersOverride)
+        let caches = factory.flushesResolverCaches(override: enforcersOverride) ? ResolverCacheFlusher.machine(logger: logger) : nil
         for problem in built.problems { logger.error("enforcer problem", metadata: ["problem": "\(problem)"]) }
         if let firewall = built.firewall {
             // Addresses resolved before the restart: the firewall block is back before DNS works.
@@ -76,8 +81,8 @@ struct Daemon {
             paths: paths, configuration: configuration, profiles: profiles, enforcers: built.enforcers, store: store,
             timers: .init(sessions: sessionTimer.timer, pomodoro: pomodoroTimer.timer, schedules: scheduleTimer.timer),
             logger: logger, clock: { SystemClock.now() }, zone: { SystemTimeZone.current(root: root) },
-            firewallUnavailable: { EnforcerFactory.firewallUnavailable() },
-            launch: .current(enforcersOverride: enforcersOverride, root: root))
+            firewallUnavailable: { EnforcerFactory.firewallUnavailable() }, library: library, listProblems: listProblems,
+            caches: caches, launch: .current(enforcersOverride: enforcersOverride, root: root))
         let zoneWatch = FileChangeFeed(path: SystemTimeZone.localtimePath(root: root))
         if let problem = zoneWatch.problem {
             logger.warning("cannot watch for time-zone changes; they are noticed at the next edge", metadata: ["error": "\(problem)"])
@@ -93,7 +98,8 @@ struct Daemon {
         let interval = settings.checkpointInterval
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: EnforcerWatchService(enforcers: built.enforcers)),
-            .init(service: SessionClockService(sessions: core.sessions, deadlines: sessionTimer, interval: interval)),
+            .init(service: SessionClockService(sessions: core.sessions, deadlines: sessionTimer, interval: interval,
+                                               afterward: { [coordinator = core.coordinator] in await coordinator.collectUnusedLists() })),
             .init(service: PomodoroClockService(engine: core.pomodoro, deadlines: pomodoroTimer, interval: interval)),
             .init(service: ReloadSignalService(coordinator: core.coordinator, reporter: reporter, notifier: notifier, logger: logger)),
             .init(service: ScheduleService(scheduler: core.scheduler, edges: scheduleTimer, zone: zoneWatch)),

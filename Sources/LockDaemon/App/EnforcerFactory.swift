@@ -15,6 +15,8 @@ struct EnforcerFactory {
     let paths: Paths
     let configuration: DaemonConfiguration
     let logger: Logger
+    /// The imported lists, shared with the dns enforcer.
+    var library = BlocklistLibrary()
     /// Called for each exec the app enforcer refuses and each process it kills (on a reporting
     /// thread of its own). Not connected yet: blocked attempts (`app.blocked` events, counts)
     /// come with insights.
@@ -92,12 +94,15 @@ struct EnforcerFactory {
         }
         // The DNS filter applies before nftables, so that its forwarder listens by the time the
         // firewall's first commit asks where to redirect DNS.
-        let dns = names.contains("dns") ? DNSFilterEnforcer(servers: servers, logger: logger) : nil
+        let dns = names.contains("dns")
+            ? DNSFilterEnforcer(settings: DNSForwarder.Settings(port: configuration.dnsPort), servers: servers, lists: library.resolver,
+                                redirected: names.contains("nftables"), logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
                 enforcers.append(HostsFileEnforcer(path: paths.hostsFile, alwaysWithBlock: [EnforcerFactory.dohCanary],
-                                                   userCopyPath: paths.stateDirectory + "/hosts.user", logger: logger))
+                                                   userCopyPath: paths.stateDirectory + "/hosts.user",
+                                                   maxNames: configuration.hostsMaxNames, logger: logger))
             case "nftables":
                 let doh: DoHList
                 let listPath = configuration.dohList ?? paths.dataDirectory + "/doh.txt"
@@ -150,6 +155,13 @@ struct EnforcerFactory {
         case (nil, let reason):
             return (false, "neither fanotify nor the proc connector can be used: \(reason ?? "unknown")")
         }
+    }
+
+    /// Whether the daemon flushes the machine's resolver caches: only when it acts on the whole
+    /// machine (the real root, or a scratch root with the dns enforcer named), never for a
+    /// demo or test under a scratch root.
+    func flushesResolverCaches(override: [String]?) -> Bool {
+        paths.root == "/" || override?.contains("dns") == true
     }
 
     /// Nil when nftables can be used here, else why not (no permission, no kernel support).

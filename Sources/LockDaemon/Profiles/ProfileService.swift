@@ -12,16 +12,21 @@ public actor ProfileService: ProfileCatalog {
     }
     private let apps: AppCatalogService
     private let logger: Logger
+    private let lists: @Sendable (String) -> BlocklistReference?
     /// Each profile's site rules, expanded once and shared: sessions started from a profile, the
     /// enforcers and the API all hold the same compact storage, and comparing them is free. Apps
     /// are not cached: the app catalog rescans when packages change, and resolving is cheap.
+    /// Imported lists are part of them, at their current versions (`listsChanged`).
     private var siteRules: [String: (profile: Profile, rules: BlockRules)] = [:]
 
-    /// A service over `store` as loaded, resolving apps through `apps`.
-    public init(store: ProfileStore, apps: AppCatalogService, logger: Logger) {
+    /// A service over `store` as loaded, resolving apps through `apps`; `lists` gives the
+    /// current version of an imported list by name (profiles expand to it).
+    public init(store: ProfileStore, apps: AppCatalogService, logger: Logger,
+                lists: @escaping @Sendable (String) -> BlocklistReference? = { _ in nil }) {
         self.store = store
         self.apps = apps
         self.logger = logger
+        self.lists = lists
     }
 
     // MARK: - Queries
@@ -46,7 +51,7 @@ public actor ProfileService: ProfileCatalog {
 
     private func siteRules(for profile: Profile) -> BlockRules {
         if let cached = siteRules[profile.name], cached.profile == profile { return cached.rules }
-        let rules = store.rules(for: profile)
+        let rules = store.rules(for: profile, lists: lists)
         siteRules[profile.name] = (profile, rules)
         return rules
     }
@@ -70,6 +75,15 @@ public actor ProfileService: ProfileCatalog {
 
     /// The service catalog.
     public var catalog: ServiceCatalog { store.catalog }
+
+    /// Forgets the expansions: the current version of an imported list changed (or the list
+    /// is gone), and profiles naming it expand to the new one from now on.
+    public func listsChanged() { siteRules.removeAll() }
+
+    /// The custom profiles that name the imported list `list`.
+    public func users(ofList list: String) -> [String] {
+        store.sorted.filter { $0.lists.contains(list) }.map(\.name)
+    }
 
     // MARK: - Changes
 

@@ -12,6 +12,12 @@ struct Diagnostics {
     let statuses: [EnforcerStatus]
     let configuredEnforcers: [String]
     let fileProblems: [String]
+    /// Each enforcer in use and what names it can and cannot cover.
+    let scopes: [(name: String, scope: EnforcerScope?)]
+    /// Imported lists.
+    let importedLists: Int
+    /// Lists that profiles name but that are not imported, with those profiles.
+    let missingLists: [String: [String]]
     /// Why nftables cannot be used here, when it is not in use; nil when it could be.
     let firewallUnavailable: String?
     /// Why the state database could only be opened for reading, if so.
@@ -22,6 +28,8 @@ struct Diagnostics {
 
     func run() -> [Finding] {
         var checks = statuses.map(enforcer)
+        checks.append(coverage())
+        checks.append(blocklists())
         checks.append(firewall())
         checks.append(dnsOverHTTPS())
         checks.append(stateDirectory())
@@ -38,6 +46,32 @@ struct Diagnostics {
         case .ok: return Finding("enforcer \(status.name)", .ok, "applied, \(status.elements) elements")
         case .idle: return Finding("enforcer \(status.name)", .ok, "idle")
         }
+    }
+
+    /// Which enforcers are active and what each can and cannot keep from being reached.
+    private func coverage() -> Finding {
+        let active = scopes.compactMap { entry in entry.scope.map { "\(entry.name): \($0.covers); not: \($0.misses)" } }
+        let names = scopes.map(\.name)
+        guard names.contains("dns") else {
+            return Finding("coverage", .warning,
+                           "active: \(names.joined(separator: ", ")). " + active.joined(separator: ". "),
+                           fix: "subdomains (m.reddit.com under reddit.com) and imported lists are blocked only by the dns enforcer: "
+                               + "add \"dns\" and \"nftables\" to enforcers in \(paths.configFile) (the default where nftables works)")
+        }
+        return Finding("coverage", .ok, "active: \(names.joined(separator: ", ")). " + active.joined(separator: ". "))
+    }
+
+    private func blocklists() -> Finding {
+        if !missingLists.isEmpty {
+            let text = missingLists.keys.sorted().map { "\($0) (named by \(missingLists[$0]!.joined(separator: ", ")))" }
+            return Finding("blocklists", .warning, "profiles name lists that are not imported: \(text.joined(separator: ", "))",
+                           fix: "lockctl lists import NAME FILE, or lockctl profiles remove-list PROFILE NAME")
+        }
+        if importedLists > 0, !scopes.contains(where: { $0.name == "dns" }) {
+            return Finding("blocklists", .warning, "\(importedLists) imported lists, but only the dns enforcer blocks their names",
+                           fix: "add \"dns\" and \"nftables\" to enforcers in \(paths.configFile)")
+        }
+        return Finding("blocklists", .ok, importedLists == 0 ? "none imported" : "\(importedLists) imported")
     }
 
     private func firewall() -> Finding {

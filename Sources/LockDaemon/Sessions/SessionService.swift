@@ -31,6 +31,8 @@ public actor SessionService {
     private let timer: any DeadlineTimer
     private let clock: @Sendable () -> ClockReading
     private let makeID: @Sendable () -> String
+    /// Finds the loaded imported lists, for weighing a strict session's new exceptions.
+    private let listResolver: @Sendable (BlocklistReference) -> Blocklist?
     private let logger: Logger
     private let gate = SerialGate()
     private var maxSession: Duration
@@ -46,7 +48,9 @@ public actor SessionService {
     public init(profiles: any ProfileCatalog, store: StateStore, enforcement: Enforcement, events: EventBus,
                 timer: any DeadlineTimer, maxSession: Duration, logger: Logger,
                 clock: @escaping @Sendable () -> ClockReading,
-                makeID: @escaping @Sendable () -> String = { SessionService.randomID() }) {
+                makeID: @escaping @Sendable () -> String = { SessionService.randomID() },
+                lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil }) {
+        self.listResolver = lists
         self.profiles = profiles
         self.store = store
         self.enforcement = enforcement
@@ -305,6 +309,47 @@ public actor SessionService {
         }
     }
 
+    /// Moves the running sessions to a new version of the imported list `name`, or off it
+    /// when `reference` is nil (the list is removed), in one commit. A session is concerned when
+    /// it holds a version of the list or its profile names it. Strict sessions only gain: they
+    /// keep every older version the new one does not cover (`isCovered`), and a list they hold
+    /// cannot be removed (`.strict`). Returns the sessions changed.
+    @discardableResult
+    public func updateLists(_ name: String, to reference: BlocklistReference?,
+                            isCovered: @Sendable (BlocklistReference) -> Bool) async throws(SessionError) -> [Session] {
+        try await gate.run { () async throws(SessionError) -> [Session] in
+            let now = clock()
+            var change = SessionChange()
+            for session in sessions.sessions where session.rules.mode == .blocklist {
+                let held = session.rules.lists.filter { $0.name == name }
+                let named = await profiles.expansion(of: session.profile)?.profile.lists.contains(name) ?? false
+                guard !held.isEmpty || named else { continue }
+                var rules = session.rules.droppingLists { $0.name == name }
+                if let reference {
+                    // A strict session keeps the older versions the new one does not cover.
+                    let kept = session.strict ? held.filter { $0 != reference && !isCovered($0) } : []
+                    rules = rules.withLists(rules.lists + [reference] + kept)
+                } else if session.strict, !held.isEmpty {
+                    throw .strict(session.resumed(at: now))
+                }
+                guard rules != session.rules else { continue }
+                var updated = session
+                updated.rules = rules
+                change.updated.append(.init(old: session, new: updated))
+            }
+            try await commit(change, at: now)
+            for update in change.updated {
+                logger.info("session follows a changed blocklist", metadata: metadata(update.new, [
+                    "list": "\(name)", "lists": "\(update.new.rules.lists.map(\.description))",
+                ]))
+            }
+            return change.updated.map(\.new)
+        }
+    }
+
+    /// Every list version a running session holds.
+    public var heldLists: Set<BlocklistReference> { Set(sessions.sessions.flatMap(\.rules.lists)) }
+
     // MARK: - The commit path
 
     private func commit(_ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil,
@@ -349,7 +394,7 @@ public actor SessionService {
         }
         var change = SessionChange()
         for session in running {
-            let rules = session.strict ? session.rules.merged(with: fresh) : fresh
+            let rules = session.strict ? session.rules.merged(with: fresh, lists: listResolver) : fresh
             guard rules != session.rules else { continue }
             var updated = session
             updated.rules = rules
