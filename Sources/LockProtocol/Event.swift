@@ -34,7 +34,7 @@ public struct Event: Sendable, Equatable, Codable {
     public var profile: String?
     /// The session concerned, if any.
     public var session: SessionInfo?
-    /// Why a session ended (`expired`, `stopped`, `daemon-restart`).
+    /// Why a session ended (`expired`, `stopped`, `daemon-restart`, `unlocked`).
     public var reason: String?
     /// Further facts (schedule name, phase, …).
     public var details: [String: String]?

@@ -22,12 +22,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// How long before a schedule starts or ends a warning goes out, unless the schedule says
     /// otherwise; zero for none.
     public var scheduleWarning: Duration = .seconds(300)
+    /// The `[friction]` section: how strict blocks of profiles without their own can be ended
+    /// early; nil when absent (strict means strict, unless a profile says otherwise).
+    public var friction: FrictionSettings?
+    /// How long blocked attempts are kept (`[insights] retention`).
+    public var attemptRetention: Duration = .seconds(365 * 86_400)
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
     public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns"]
     static let keys: Set<String> = ["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                                    "schedule_warning", PomodoroSection.name]
+                                    "schedule_warning", PomodoroSection.name,
+                                    FrictionSection.name, InsightsSection.name]
     /// The longest `max_session` that may be configured.
     public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
@@ -131,6 +137,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let pomodoro = PomodoroSection.parse(document)
         configuration.pomodoro = pomodoro.config
         problems += pomodoro.problems
+        let friction = FrictionSection.parse(document)
+        configuration.friction = friction.settings
+        problems += friction.problems
+        let insights = InsightsSection.parse(document)
+        if let retention = insights.retention { configuration.attemptRetention = retention }
+        problems += insights.problems
         check { () throws(FileProblem) in
             guard let text = try document.string("schedule_warning") else { return }
             do throws(FieldError) { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {

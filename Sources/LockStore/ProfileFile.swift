@@ -16,7 +16,8 @@ import LockNames
 /// ```
 public enum ProfileFile {
     static let fields: Set<String> = ["name", "display_name", "description", "icon", "color", "domains", "services",
-                                      "categories", "allow", "addresses", "mode", "strict"]
+                                      "categories", "allow", "addresses", "mode", "strict",
+                                      FrictionSection.name]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
     public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog, names: DomainNameParser) throws(FileProblem) -> Profile {
@@ -36,7 +37,12 @@ public enum ProfileFile {
             addresses: try document.networks("addresses"), mode: try mode(document),
             strict: try document.bool("strict") ?? false, kind: kind)
         do { try profile.validate(against: catalog) } catch { throw document.problem(error) }
-        return profile
+        var result = profile
+        let friction = FrictionSection.parse(document)
+        // A profile file is all or nothing: a bad friction key makes the file bad, as any other key does.
+        if let problem = friction.problems.first { throw problem }
+        result.friction = friction.settings
+        return result
     }
 
     private static func mode(_ document: TOMLDocument) throws(FileProblem) -> ProfileMode {
@@ -63,6 +69,7 @@ public enum ProfileFile {
         writer.strings("addresses", profile.addresses.map(\.description))
         if profile.mode != .blocklist { writer.string("mode", profile.mode.rawValue) }
         writer.bool("strict", profile.strict)
+        if let friction = profile.friction { FrictionSection.render(friction, into: &writer) }
         return writer.output
     }
 }

@@ -1,0 +1,41 @@
+/// What a change to a profile takes away from a block: the refusals of "only stricter edits
+/// while locked". Each item is a phrase for a message (`unblocks reddit.com`).
+///
+/// New kinds of rules (apps, imported lists) add their comparisons to `BlockRules.weakenings`
+/// or `Profile.weakenings`; everything that compares old and new profiles goes through here.
+extension BlockRules {
+    /// What `new` lets through that these rules blocked; empty when it is at least as strict.
+    public func weakenings(to new: BlockRules) -> [String] {
+        guard mode == new.mode else { return ["changes the mode from \(mode.rawValue) to \(new.mode.rawValue)"] }
+        var found: [String] = []
+        switch mode {
+        case .blocklist:
+            // Every name these rules blocked by a rule or an exception's parent must stay blocked.
+            let candidates = block.sorted + new.allow.sorted.filter { !allow.containsExactly($0) }
+            for name in candidates where blockingRule(for: name) != nil && new.blockingRule(for: name) == nil {
+                found.append(new.allow.containsExactly(name) && !allow.containsExactly(name) ? "allows \(name)" : "unblocks \(name)")
+            }
+            for address in addresses where !new.addresses.contains(where: { $0.contains(address) }) {
+                found.append("unblocks \(address)")
+            }
+        case .allowlist:
+            for name in new.block.sorted where block.match(name) == nil {
+                found.append("allows \(name)")
+            }
+            for address in new.addresses where !addresses.contains(where: { $0.contains(address) }) {
+                found.append("allows \(address)")
+            }
+        }
+        return found
+    }
+}
+
+extension Profile {
+    /// What changing this profile into `new` (with the rules each expands to) would take away
+    /// from a strict block of it.
+    public func weakenings(to new: Profile, rules old: BlockRules, newRules: BlockRules) -> [String] {
+        var found = old.weakenings(to: newRules)
+        if strict, !new.strict { found.append("turns strict off") }
+        return found
+    }
+}
