@@ -51,7 +51,8 @@ public struct LocalDay: Sendable, Equatable, Hashable {
         return next > start ? next : start.addingTimeInterval(86_400)
     }
 
-    static func civilDate(_ date: Date, calendar: Calendar) -> String {
+    /// The civil date of `date` in `calendar`, `2027-03-28`.
+    public static func civilDate(_ date: Date, calendar: Calendar) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }

@@ -55,6 +55,16 @@ public enum Endpoints {
     public static let scheduleNext = Endpoint<NoBody, [ScheduleInterval]>(
         .GET, "/v1/schedules/{name}/next",
         query: [QueryParameter("count", .integer(1...10_000)), QueryParameter("after", .timestamp)])
+    /// Focus time, goals, streaks and blocked attempts over a window (default: this week).
+    public static let insights = Endpoint<NoBody, InsightsResponse>(
+        .GET, "/v1/insights",
+        query: [QueryParameter("from", .timestamp), QueryParameter("to", .timestamp), QueryParameter("tz", .text(maxBytes: 64))])
+    /// The focus goals.
+    public static let goals = Endpoint<NoBody, GoalsInfo>(.GET, "/v1/goals")
+    /// Sets or removes focus goals.
+    public static let updateGoals = Endpoint<UpdateGoalsRequest, GoalsInfo>(.PATCH, "/v1/goals")
+    /// Emergency access: asks for a challenge, or answers it and ends a strict block early.
+    public static let unlockSession = Endpoint<UnlockRequest, UnlockResponse>(.POST, "/v1/sessions/{ref}/unlock")
 
     /// Every endpoint, for the route-table and documentation checks.
     public static let all: [EndpointDescriptor] = [
@@ -64,5 +74,6 @@ public enum Endpoints {
         startPomodoro.descriptor, pomodoroHistory.descriptor, pomodoroAction.descriptor, schedules.descriptor,
         createSchedule.descriptor, schedule.descriptor, updateSchedule.descriptor, deleteSchedule.descriptor,
         scheduleNext.descriptor,
+        insights.descriptor, goals.descriptor, updateGoals.descriptor, unlockSession.descriptor,
     ]
 }

@@ -54,6 +54,9 @@ struct ErrorMapping: Sendable {
             APIError(.refused, "profile \(session.profile) is blocking now (session \(session.id), \(session.origin)); it can be deleted once that ends")
         case .usedBy(let profile, let user): APIError(.refused, "profile \(profile) is used by \(user); change or remove that first")
         case .io(let message): APIError(.internalError, message)
+        case .weakensStrictBlock(let session, let changes):
+            APIError(.refused, "\(session.profile) is a strict block until \(ends(session)): only stricter edits are allowed while it runs, "
+                     + "and this edit \(Self.list(changes)); nothing was changed (adding to the profile applies at once)")
         case .enforcement(let message):
             APIError(.internalError, "the change could not be enforced on the running blocks, so the profile was left as it was: \(message)")
         }
@@ -66,7 +69,8 @@ struct ErrorMapping: Sendable {
         case .invalid(let error): APIError(.invalidArgument, error.description)
         case .unknownProfile(let name): unknownProfile(name)
         case .strictBlock(let schedule, let session, let verb):
-            APIError(.refused, "\(schedule) is blocking now in strict mode until \(ends(session)); it can be \(verb) once that block ends")
+            APIError(.refused, "\(schedule) is blocking now in strict mode until \(ends(session)); being \(verb) would end that block early, "
+                     + "so it can be \(verb) once the block ends")
         case .io(let message): APIError(.internalError, message)
         }
     }
@@ -88,6 +92,53 @@ struct ErrorMapping: Sendable {
         switch error {
         case .storage(let message): APIError(.internalError, "cannot read the history: \(message)")
         }
+    }
+
+    func map(_ error: InsightsError) -> APIError {
+        switch error {
+        case .invalidWindow(let reason): APIError(.invalidArgument, reason)
+        case .unknownZone(let name): APIError(.invalidArgument, "tz: \"\(name)\" is not a time zone (e.g. Europe/Berlin)")
+        case .invalidGoal(let field, let reason): APIError(.invalidArgument, "\(field): \(reason)")
+        case .storage(let message): APIError(.internalError, "cannot read or save insights: \(message)")
+        }
+    }
+
+    func map(_ error: EmergencyError) -> APIError {
+        switch error {
+        case .noSession(let reference): APIError(.notFound, "no active session for \"\(reference)\" (see `lockctl status`)")
+        case .notStrict(let session):
+            APIError(.conflict, "\(session.profile) is not a strict block; stop it with `lockctl stop \(session.profile)`")
+        case .ownedByPomodoro(let session):
+            APIError(.refused, "\(session.profile) is blocked by a strict Pomodoro run, which cannot be ended early (session \(session.id))")
+        case .ambiguous(let reference, let sessions):
+            APIError(.conflict, "several strict blocks match \"\(reference)\" (\(sessions.map { "\($0.id) \($0.origin)" }.joined(separator: ", "))); name one by its id")
+        case .notAllowed(let session):
+            APIError(.refused, "\(session.profile) is a strict block until \(ends(session)) and allows no early end "
+                     + "(set [friction] emergency_per_week in its profile or in simplylockd.toml to allow some)")
+        case .allowanceUsed(let session, let status):
+            APIError(.refused, "no early end left: \(status.used) of \(status.allowed) used in the last 7 days"
+                     + (status.nextFree.map { "; the next is allowed \(time($0))" } ?? "") + "; \(session.profile) ends at \(ends(session))")
+        case .noChallenge(let session):
+            APIError(.conflict, "no challenge is open for \(session.profile) (or a newer one replaced it); start again with `lockctl unlock \(session.profile)`")
+        case .tooEarly(_, let remaining):
+            APIError(.refused, "too early: wait \(DurationParser.format(remaining)) more before answering")
+        case .wrongAnswer(let session, let triesLeft):
+            APIError(.refused, triesLeft > 0 ? "the text does not match; \(triesLeft) more tr\(triesLeft == 1 ? "y" : "ies") with this challenge"
+                     : "the text does not match, and no tries are left: start again with `lockctl unlock \(session.profile)`")
+        case .pasted(let session):
+            APIError(.refused, "the answer contains the separators shown between groups: type the text instead of pasting it; start again with `lockctl unlock \(session.profile)`")
+        case .expired(let session):
+            APIError(.refused, "the challenge expired; start again with `lockctl unlock \(session.profile)`")
+        case .incompleteAnswer: APIError(.invalidArgument, "an answer needs both challenge and answer (send neither to ask for a challenge)")
+        case .session(let error): map(error)
+        case .storage(let message): APIError(.internalError, "cannot read the early ends: \(message)")
+        }
+    }
+
+    /// Up to five items of a list, for messages.
+    static func list(_ items: [String]) -> String {
+        let shown = items.prefix(5).joined(separator: ", ")
+        return items.count > 5 ? "\(shown) and \(items.count - 5) more" : shown
     }
 
     private func unknownProfile(_ name: String) -> APIError {

@@ -60,7 +60,10 @@ struct Daemon {
                                            "log": "\(destination.rawValue)", "systemd": "\(notifier.isConnected)",
                                            "openFiles": "\(openFiles)"])
 
-        let built = EnforcerFactory(paths: paths, configuration: settings, logger: logger).build(override: enforcersOverride)
+        // Before the enforcers: their callbacks hand blocked attempts to it from the start.
+        let attemptInbox = AttemptInbox(clock: { SystemClock.now() })
+        let built = EnforcerFactory(paths: paths, configuration: settings, logger: logger, attempts: attemptInbox)
+            .build(override: enforcersOverride)
         for problem in built.problems { logger.error("enforcer problem", metadata: ["problem": "\(problem)"]) }
         if let firewall = built.firewall {
             // Addresses resolved before the restart: the firewall block is back before DNS works.
@@ -76,7 +79,7 @@ struct Daemon {
             paths: paths, configuration: configuration, profiles: profiles, enforcers: built.enforcers, store: store,
             timers: .init(sessions: sessionTimer.timer, pomodoro: pomodoroTimer.timer, schedules: scheduleTimer.timer),
             logger: logger, clock: { SystemClock.now() }, zone: { SystemTimeZone.current(root: root) },
-            firewallUnavailable: { EnforcerFactory.firewallUnavailable() })
+            firewallUnavailable: { EnforcerFactory.firewallUnavailable() }, attemptInbox: attemptInbox)
         let zoneWatch = FileChangeFeed(path: SystemTimeZone.localtimePath(root: root))
         if let problem = zoneWatch.problem {
             logger.warning("cannot watch for time-zone changes; they are noticed at the next edge", metadata: ["error": "\(problem)"])
@@ -84,6 +87,7 @@ struct Daemon {
 
         let listener: ControlServer.Listener = inheritedSockets.first.map { .inherited(fd: $0.fileDescriptor) } ?? .path(paths.socket)
         let reporter = core.reporter
+        let coordinator = core.coordinator
         // READY=1 once sessions are restored, enforced, and the API answers.
         let server = ControlServer(listener: listener, router: core.router(), events: core.events,
                                    limits: .fitting(openFiles: openFiles > 0 ? openFiles : 1024), logger: logger) {
@@ -96,6 +100,9 @@ struct Daemon {
             .init(service: PomodoroClockService(engine: core.pomodoro, deadlines: pomodoroTimer, interval: interval)),
             .init(service: ReloadSignalService(coordinator: core.coordinator, reporter: reporter, notifier: notifier, logger: logger)),
             .init(service: ScheduleService(scheduler: core.scheduler, edges: scheduleTimer, zone: zoneWatch)),
+            .init(service: core.attempts),
+            .init(service: AttemptRetentionService(store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
+                                                   clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
             .init(service: server),
             // Shut down in reverse order: event streams end first, so no client holds the server up.
             .init(service: EventStreamCloser(events: core.events)),

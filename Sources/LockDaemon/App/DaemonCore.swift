@@ -48,6 +48,14 @@ public struct DaemonCore: Sendable {
     public let events: EventBus
     /// The state database.
     public let store: StateStore
+    /// Focus time, goals, streaks and blocked attempts.
+    public let insights: InsightsService
+    /// Ending strict blocks early, with friction.
+    public let emergency: EmergencyAccess
+    /// Where enforcers hand their blocked attempts.
+    public let attemptInbox: AttemptInbox
+    /// Saves and publishes blocked attempts (a service of the group).
+    let attempts: AttemptRecorder
     /// The wall clock and boot clock.
     public let clock: @Sendable () -> ClockReading
     /// The system's time zone (it can change while the daemon runs).
@@ -59,7 +67,9 @@ public struct DaemonCore: Sendable {
                              enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
                              clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
                              makeID: (@Sendable () -> String)? = nil,
-                             firewallUnavailable: @escaping @Sendable () -> String? = { nil }) async throws -> DaemonCore {
+                             firewallUnavailable: @escaping @Sendable () -> String? = { nil },
+                             attemptInbox: AttemptInbox? = nil,
+                             randomness: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) async throws -> DaemonCore {
         let settings = configuration.configuration
         let events = EventBus()
         let enforcement = Enforcement(enforcers: enforcers, logger: logger)
@@ -82,8 +92,15 @@ public struct DaemonCore: Sendable {
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
                                 profiles: profiles, coordinator: coordinator, store: store, paths: paths,
                                 firewallUnavailable: firewallUnavailable, clock: clock)
+        let currentConfiguration: @Sendable () async -> DaemonConfiguration = { await coordinator.currentConfiguration }
+        let insights = InsightsService(store: store, configuration: currentConfiguration, clock: clock, zone: zone)
+        let emergency = EmergencyAccess(sessions: sessions, profiles: profiles, store: store, configuration: currentConfiguration,
+                                        clock: clock, logger: logger, generator: randomness)
+        let inbox = attemptInbox ?? AttemptInbox(clock: clock)
+        let attempts = AttemptRecorder(inbox: inbox, sessions: sessions, store: store, events: events, logger: logger, clock: clock)
         return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
+                          insights: insights, emergency: emergency, attemptInbox: inbox, attempts: attempts,
                           clock: clock, zone: zone)
     }
 
@@ -97,6 +114,8 @@ public struct DaemonCore: Sendable {
         ScheduleRoutes(core: self).register(in: &router)
         PomodoroRoutes(core: self).register(in: &router)
         SystemRoutes(core: self).register(in: &router)
+        InsightsRoutes(core: self).register(in: &router)
+        EmergencyRoutes(core: self).register(in: &router)
         return router
     }
 }

@@ -13,6 +13,9 @@ struct EnforcerFactory {
     let paths: Paths
     let configuration: DaemonConfiguration
     let logger: Logger
+    /// Where each enforcer's blocked attempts go (the DNS filter's blocked answers, the
+    /// firewall's refused connections, the app enforcer's denied execs: `attempts.appDenied`).
+    let attempts: AttemptInbox
 
     /// Firefox switches its default DNS over HTTPS off when this name does not resolve; it is
     /// listed in the hosts section while any block is active.
@@ -73,7 +76,9 @@ struct EnforcerFactory {
         }
         // The DNS filter applies before nftables, so that its forwarder listens by the time the
         // firewall's first commit asks where to redirect DNS.
-        let dns = names.contains("dns") ? DNSFilterEnforcer(servers: servers, logger: logger) : nil
+        let attempts = self.attempts
+        let dns = names.contains("dns")
+            ? DNSFilterEnforcer(servers: servers, onBlocked: { attempts.dnsBlocked($0) }, logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
@@ -90,7 +95,8 @@ struct EnforcerFactory {
                 if let dns { redirect = { dns.redirect } }
                 // Its queries carry the filter's mark, so that they reach the real servers.
                 let resolver = DNSResolver(servers: servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, logger: logger)
-                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect, logger: logger)
+                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect,
+                                                onBlocked: { attempts.firewallBlocked($0) }, logger: logger)
                 if let dns { enforcers.append(dns) }
                 enforcers.append(enforcer)
                 firewall = enforcer

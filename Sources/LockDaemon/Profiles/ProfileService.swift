@@ -48,6 +48,17 @@ public actor ProfileService: ProfileCatalog {
         return store.profile(profile.name) ?? profile
     }
 
+    /// A custom profile before and after `edit`, each with its rules, without changing anything
+    /// (to see what the edit would take away from a running strict block).
+    public func preview(_ name: String, _ edit: ProfileEdit) throws(ProfileError) -> (old: ProfileExpansion, new: ProfileExpansion) {
+        guard let current = store.profile(name) else { throw .notFound(name) }
+        guard current.kind == .custom else { throw .system(name) }
+        let edited = try edit.applied(to: current)
+        do { try edited.validate(against: store.catalog) } catch { throw .invalid(error) }
+        return (ProfileExpansion(profile: current, rules: store.rules(for: current)),
+                ProfileExpansion(profile: edited, rules: store.rules(for: edited)))
+    }
+
     /// Changes a custom profile and rewrites its file; returns it before and after.
     public func update(_ name: String, _ edit: ProfileEdit) throws(ProfileError) -> (old: Profile, new: Profile) {
         guard let current = store.profile(name) else { throw .notFound(name) }

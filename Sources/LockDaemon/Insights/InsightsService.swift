@@ -1,0 +1,161 @@
+import Foundation
+import LockCore
+import LockStore
+
+/// Focus time, goals, streaks and blocked attempts, from what the daemon recorded: the
+/// history of sessions (manual, scheduled, Pomodoro), completed Pomodoro phases, blocked
+/// attempts and early ends.
+public struct InsightsService: Sendable {
+    let store: StateStore
+    let configuration: @Sendable () async -> DaemonConfiguration
+    let clock: @Sendable () -> ClockReading
+    let zone: @Sendable () -> TimeZone
+
+    /// Where the goals are kept in the state database.
+    static let goalsKey = "insights.goals"
+    /// The longest window one request may ask for.
+    public static let maxWindow: TimeInterval = 367 * 86_400
+    /// How many sites and apps the report names.
+    static let topCount = 10
+
+    // MARK: - Goals
+
+    /// The goals in force.
+    public func goals() throws(InsightsError) -> FocusGoals {
+        do { return try store.value(FocusGoals.self, forKey: Self.goalsKey) ?? FocusGoals() } catch { throw .storage("\(error)") }
+    }
+
+    /// Sets (a positive number of seconds) or removes (0) each goal given; nil keeps it.
+    public func updateGoals(daily: Double?, weekly: Double?) throws(InsightsError) -> FocusGoals {
+        func checked(_ value: Double?, _ field: String, limit: Double) throws(InsightsError) -> Double?? {
+            guard let value else { return .none }
+            guard value.isFinite, value >= 0 else { throw .invalidGoal(field: field, reason: "\(value) is not a number of seconds") }
+            guard value <= limit else {
+                throw .invalidGoal(field: field, reason: "\(DurationParser.format(.seconds(Int64(min(value, 1e12))))) is longer than \(DurationParser.format(.seconds(Int64(limit))))")
+            }
+            return .some(value == 0 ? nil : value.rounded())
+        }
+        let newDaily = try checked(daily, "daily", limit: FocusGoals.maxDaily)
+        let newWeekly = try checked(weekly, "weekly", limit: FocusGoals.maxWeekly)
+        var goals = try goals()
+        if let newDaily { goals.dailySeconds = newDaily }
+        if let newWeekly { goals.weeklySeconds = newWeekly }
+        do { try store.setValue(goals, forKey: Self.goalsKey) } catch { throw .storage("\(error)") }
+        return goals
+    }
+
+    // MARK: - Report
+
+    /// Insights from `from` (default: this week's Monday) to `to` (default and at most: now),
+    /// per day in `zoneName` (default: the system's zone).
+    public func report(from: Date?, to: Date?, zoneName: String?) async throws(InsightsError) -> InsightsReport {
+        let now = clock()
+        let zone: TimeZone
+        if let zoneName {
+            guard let named = TimeZone(identifier: zoneName) else { throw .unknownZone(zoneName) }
+            zone = named
+        } else {
+            zone = self.zone()
+        }
+        let calendar = Calendar.gregorian(in: zone)
+        let start = from ?? Self.weekStart(containing: now.wall, calendar: calendar)
+        let end = min(to ?? now.wall, now.wall)
+        guard start < end else {
+            throw .invalidWindow(start >= now.wall ? "from: \(ISO8601DateFormatter().string(from: start)) is not in the past" : "from must be before to")
+        }
+        guard end.timeIntervalSince(start) <= Self.maxWindow else {
+            throw .invalidWindow("the window is longer than 367 days; ask for a year at most")
+        }
+        let window = DateInterval(start: start, end: end)
+        let goals = try goals()
+        do {
+            return try await build(window: window, now: now, zone: zone, calendar: calendar, goals: goals)
+        } catch let error as InsightsError {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    private func build(window: DateInterval, now: ClockReading, zone: TimeZone, calendar: Calendar,
+                       goals: FocusGoals) async throws -> InsightsReport {
+        // Whole weeks for the weekly goal, and two months before today for the streak
+        // (reaching further back only when the streak does).
+        let today = LocalDay.containing(now.wall, in: zone)
+        let weekStart = Self.weekStart(containing: window.start, calendar: calendar)
+        var lookback: TimeInterval = 62 * 86_400
+        var rangeStart = min(weekStart, today.start.addingTimeInterval(-lookback))
+        var (days, focus) = try focusPerDay(DateInterval(start: rangeStart, end: now.wall), now: now, zone: zone)
+        var streak = Streak.current(focus, goal: goals.dailySeconds ?? 0)
+        while streak.reachesStart, lookback < 4000 * 86_400 {
+            lookback *= 4
+            rangeStart = min(weekStart, today.start.addingTimeInterval(-lookback))
+            (days, focus) = try focusPerDay(DateInterval(start: rangeStart, end: now.wall), now: now, zone: zone)
+            streak = Streak.current(focus, goal: goals.dailySeconds ?? 0)
+        }
+
+        // Days of the window, counted within it.
+        let windowDays = LocalDay.days(covering: window, in: zone)
+        let clipped = windowDays.map { day in
+            LocalDay(date: day.date, start: max(day.start, window.start), end: min(day.end, window.end))
+        }
+        let spans = try store.sessionSpans(overlapping: window).map { span in
+            DateInterval(start: span.start, end: max(span.start, min(span.end ?? now.wall, now.wall)))
+        }
+        let windowFocus = FocusLedger.perDay(spans, days: clipped)
+        let pomodoros = FocusLedger.countPerDay(try store.pomodoroCompletions(in: window), days: clipped)
+        let records = try store.unlockRecords()
+        let unlocks = FocusLedger.countPerDay(records.map(\.at).filter { window.contains($0) }, days: clipped)
+        var sites = [Int](repeating: 0, count: clipped.count)
+        var apps = [Int](repeating: 0, count: clipped.count)
+        for entry in try store.attemptTimeline(in: window) {
+            guard let index = FocusLedger.dayIndex(of: entry.start, in: clipped) else { continue }
+            switch entry.kind {
+            case .site: sites[index] += entry.count
+            case .app: apps[index] += entry.count
+            }
+        }
+        let reportDays = windowDays.indices.map { index in
+            InsightsReport.Day(day: windowDays[index], focus: windowFocus[index], pomodoros: pomodoros[index], siteAttempts: sites[index],
+                               appAttempts: apps[index], unlocks: unlocks[index])
+        }
+
+        // Weeks: whole-week focus from the extended range's days.
+        var weeks: [InsightsReport.Week] = []
+        var weekIndex: [String: Int] = [:]
+        for (index, day) in days.enumerated() where day.end > weekStart && day.start < window.end {
+            let monday = LocalDay.civilDate(Self.weekStart(containing: day.start, calendar: calendar), calendar: calendar)
+            if let existing = weekIndex[monday] {
+                weeks[existing].focus += focus[index]
+            } else {
+                weekIndex[monday] = weeks.count
+                weeks.append(.init(start: monday, focus: focus[index]))
+            }
+        }
+        let windowDailyTotals = windowFocus
+        let configuration = await configuration()
+        let policy = FrictionSettings.resolve(profile: nil, configuration: configuration.friction)
+        return InsightsReport(
+            window: window, zone: zone, goals: goals, days: reportDays, weeks: weeks,
+            currentStreak: streak.days, todayMet: streak.todayMet,
+            longestStreak: Streak.longest(windowDailyTotals, goal: goals.dailySeconds ?? 0),
+            topSites: try store.topAttempts(.site, in: window, limit: Self.topCount),
+            topApps: try store.topAttempts(.app, in: window, limit: Self.topCount),
+            allowance: EmergencyAllowance.status(records, policy: policy, at: now))
+    }
+
+    /// Days of `range` with the focus time of each.
+    private func focusPerDay(_ range: DateInterval, now: ClockReading, zone: TimeZone) throws -> ([LocalDay], [Double]) {
+        let days = LocalDay.days(covering: range, in: zone)
+        let clippedRange = days.map { LocalDay(date: $0.date, start: max($0.start, range.start), end: min($0.end, range.end)) }
+        let spans = try store.sessionSpans(overlapping: range).map { span in
+            DateInterval(start: span.start, end: max(span.start, min(span.end ?? now.wall, now.wall)))
+        }
+        return (days, FocusLedger.perDay(spans, days: clippedRange))
+    }
+
+    /// The Monday 00:00 of the week containing `instant`.
+    static func weekStart(containing instant: Date, calendar: Calendar) -> Date {
+        calendar.dateInterval(of: .weekOfYear, for: instant)?.start ?? calendar.startOfDay(for: instant)
+    }
+}
