@@ -18,7 +18,8 @@ public struct Lockctl: AsyncParsableCommand {
         version: API.softwareVersion,
         subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, CheckCommand.self,
                       ProfilesCommand.self, SchedulesCommand.self, PomodoroCommand.self, HistoryCommand.self, EventsCommand.self,
-                      ReloadCommand.self, DoctorCommand.self, VersionCommand.self])
+                      ReloadCommand.self, DoctorCommand.self, VersionCommand.self,
+                      InsightsCommand.self, GoalsCommand.self, UnlockCommand.self])
 
     public init() {}
 
