@@ -9,13 +9,13 @@ extension StateStore {
 
     // MARK: - Focus
 
-    /// The sessions that were in force at some time in `window`: their start and end (nil
-    /// while still active), oldest first.
-    public func sessionSpans(overlapping window: DateInterval) throws -> [(start: Date, end: Date?)] {
+    /// The sessions that were in force at some time in `window`: their start, their end (nil
+    /// while still active) and their planned end, oldest first.
+    public func sessionSpans(overlapping window: DateInterval) throws -> [(start: Date, end: Date?, plannedEnd: Date)] {
         try database.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT startedAt, endedAt FROM history WHERE startedAt < ? AND (endedAt IS NULL OR endedAt > ?) ORDER BY startedAt
-                """, arguments: [window.end, window.start]).map { ($0["startedAt"], $0["endedAt"]) }
+                SELECT startedAt, endedAt, plannedEnd FROM history WHERE startedAt < ? AND (endedAt IS NULL OR endedAt > ?) ORDER BY startedAt
+                """, arguments: [window.end, window.start]).map { ($0["startedAt"], $0["endedAt"], $0["plannedEnd"]) }
         }
     }
 

@@ -99,9 +99,7 @@ public struct InsightsService: Sendable {
         let clipped = windowDays.map { day in
             LocalDay(date: day.date, start: max(day.start, window.start), end: min(day.end, window.end))
         }
-        let spans = try store.sessionSpans(overlapping: window).map { span in
-            DateInterval(start: span.start, end: max(span.start, min(span.end ?? now.wall, now.wall)))
-        }
+        let spans = try store.sessionSpans(overlapping: window).map { Self.inForce($0, now: now.wall) }
         let windowFocus = FocusLedger.perDay(spans, days: clipped)
         let pomodoros = FocusLedger.countPerDay(try store.pomodoroCompletions(in: window), days: clipped)
         let records = try store.unlockRecords()
@@ -148,10 +146,16 @@ public struct InsightsService: Sendable {
     private func focusPerDay(_ range: DateInterval, now: ClockReading, zone: TimeZone) throws -> ([LocalDay], [Double]) {
         let days = LocalDay.days(covering: range, in: zone)
         let clippedRange = days.map { LocalDay(date: $0.date, start: max($0.start, range.start), end: min($0.end, range.end)) }
-        let spans = try store.sessionSpans(overlapping: range).map { span in
-            DateInterval(start: span.start, end: max(span.start, min(span.end ?? now.wall, now.wall)))
-        }
+        let spans = try store.sessionSpans(overlapping: range).map { Self.inForce($0, now: now.wall) }
         return (days, FocusLedger.perDay(spans, days: clippedRange))
+    }
+
+    /// When a session was in force: from its start to its end, or now while it is active, but
+    /// never past its planned end (an end noticed late, after a suspend or while the daemon was
+    /// not running, is not focus time beyond what was planned).
+    static func inForce(_ span: (start: Date, end: Date?, plannedEnd: Date), now: Date) -> DateInterval {
+        let end = min(span.end ?? now, now, max(span.plannedEnd, span.start))
+        return DateInterval(start: span.start, end: max(span.start, end))
     }
 
     /// The Monday 00:00 of the week containing `instant`.
