@@ -33,7 +33,7 @@ struct InsightsChart {
         }
         lines.append(Self.align(rows))
         if let goal {
-            let axis = String(repeating: " ", count: 11) + String(repeating: " ", count: max(0, marker ?? 0)) + "└ daily goal \(Self.hours(goal))"
+            let axis = String(repeating: " ", count: 10) + String(repeating: " ", count: max(0, marker ?? 0)) + "└ daily goal \(Self.hours(goal))"
             lines.append(dim(axis))
         }
         lines.append("")

@@ -33,7 +33,9 @@ struct UnlockCommand: AsyncParsableCommand {
         let session = first.session
         print("\(session.profile) is a strict block with \(TextFormat.duration(seconds: session.remainingSeconds)) left.")
         print("Emergency access: \(first.allowance.used) of \(first.allowance.allowed) early end\(first.allowance.allowed == 1 ? "" : "s") used in the last 7 days.")
-        try await countdown(until: challenge.notBefore, interactive: interactive)
+        // From the wait as the daemon counts it (dates on the wire are whole seconds), with a
+        // little margin for the way back.
+        try await countdown(until: Date().addingTimeInterval(challenge.waitSeconds + 0.2), interactive: interactive)
         while true {
             print("Type this text (without the · separators):\n\n    \(challenge.text)\n")
             guard let typed = readAnswer(interactive: interactive) else {
