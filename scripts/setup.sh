@@ -9,10 +9,11 @@ cd "$(dirname "$0")/.."
 # nodejs and python3-venv: the references of the domain name oracle test (WHATWG URL, Python idna);
 # musl: the hosts file is checked the way musl's resolver reads it; socat: schemathesis reaches the socket;
 # gcc, libc6-dev and make: the exec guard tests build a static program and a small C project;
-# dnsperf and dnsutils (dig): the DNS filter's benchmark and tests.
+# dnsperf and dnsutils (dig): the DNS filter's benchmark and tests;
+# chromium and fonts-dejavu-core: the insights page is rendered in a real headless browser.
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
           libicu-dev publicsuffix nodejs python3-venv socat musl musl-tools musl-dev gcc libc6-dev make
-          dnsperf dnsutils)
+          dnsperf dnsutils chromium fonts-dejavu-core)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
