@@ -81,14 +81,24 @@ enum StateMigrations {
                 t.column("client", .text).notNull()
                 t.column("count", .integer).notNull()
             }
-            // The same attempts summed per quarter hour (every zone's offset is a multiple of
-            // one), so that a year of insights reads thousands of rows instead of millions.
-            try db.create(table: "attemptBucket", options: [.withoutRowID]) { t in
+            // The same attempts summed, so that a year of insights reads thousands of rows
+            // instead of a million: per quarter hour and kind (every zone's offset is a multiple
+            // of one, so local days are exact), and per UTC day and per UTC month with their names
+            // (the sites and apps tried most; the window's partial days come from `attempt`).
+            try db.create(table: "attemptQuarter", options: [.withoutRowID]) { t in
                 t.column("bucket", .integer).notNull()
                 t.column("kind", .text).notNull()
-                t.column("name", .text).notNull()
                 t.column("count", .integer).notNull()
-                t.primaryKey(["bucket", "kind", "name"])
+                t.primaryKey(["bucket", "kind"])
+            }
+            for (table, column) in [("attemptDay", "day"), ("attemptMonth", "month")] {
+                try db.create(table: table, options: [.withoutRowID]) { t in
+                    t.column(column, .integer).notNull()
+                    t.column("kind", .text).notNull()
+                    t.column("name", .text).notNull()
+                    t.column("count", .integer).notNull()
+                    t.primaryKey([column, "kind", "name"])
+                }
             }
             // Early ends of strict blocks, with the boot clock reading that the weekly
             // allowance is counted on.

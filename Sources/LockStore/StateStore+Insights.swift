@@ -3,10 +3,6 @@ import GRDB
 import LockCore
 
 extension StateStore {
-    /// Seconds per bucket of `attemptBucket`: a quarter hour, which every time zone's offset
-    /// is a multiple of, so that buckets never straddle a local midnight.
-    public static let attemptBucketSeconds: Double = 900
-
     // MARK: - Focus
 
     /// The sessions that were in force at some time in `window`: their start, their end (nil
@@ -41,7 +37,8 @@ extension StateStore {
 
     // MARK: - Blocked attempts
 
-    /// Appends attempts, and adds them to their quarter-hour sums, in one transaction.
+    /// Appends attempts, and adds them to their sums (quarter hour, UTC day, UTC month), in one
+    /// transaction.
     public func recordAttempts(_ attempts: [BlockedAttempt]) throws {
         guard !attempts.isEmpty else { return }
         try requireWritable()
@@ -49,38 +46,47 @@ extension StateStore {
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO attempt (at, kind, name, detail, profile, source, client, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            let sum = try db.cachedStatement(sql: """
-                INSERT INTO attemptBucket (bucket, kind, name, count) VALUES (?, ?, ?, ?)
-                ON CONFLICT (bucket, kind, name) DO UPDATE SET count = count + excluded.count
+            let quarter = try db.cachedStatement(sql: """
+                INSERT INTO attemptQuarter (bucket, kind, count) VALUES (?, ?, ?)
+                ON CONFLICT (bucket, kind) DO UPDATE SET count = count + excluded.count
+                """)
+            let day = try db.cachedStatement(sql: """
+                INSERT INTO attemptDay (day, kind, name, count) VALUES (?, ?, ?, ?)
+                ON CONFLICT (day, kind, name) DO UPDATE SET count = count + excluded.count
+                """)
+            let month = try db.cachedStatement(sql: """
+                INSERT INTO attemptMonth (month, kind, name, count) VALUES (?, ?, ?, ?)
+                ON CONFLICT (month, kind, name) DO UPDATE SET count = count + excluded.count
                 """)
             for attempt in attempts {
                 let at = attempt.at.timeIntervalSince1970
-                try insert.execute(arguments: [at, attempt.kind.rawValue, attempt.name, attempt.detail, attempt.profile,
-                                               attempt.source.rawValue, attempt.client, attempt.count])
-                try sum.execute(arguments: [StateStore.bucket(of: at), attempt.kind.rawValue, attempt.name, attempt.count])
+                let kind = attempt.kind.rawValue
+                try insert.execute(arguments: [at, kind, attempt.name, attempt.detail, attempt.profile, attempt.source.rawValue,
+                                               attempt.client, attempt.count])
+                try quarter.execute(arguments: [AttemptSums.quarter(of: at), kind, attempt.count])
+                try day.execute(arguments: [AttemptSums.day(of: at), kind, attempt.name, attempt.count])
+                try month.execute(arguments: [AttemptSums.month(ofDay: AttemptSums.day(of: at)), kind, attempt.name, attempt.count])
             }
         }
     }
 
-    /// Attempts in `window` summed per quarter hour and kind: each bucket's start and counts.
-    /// Buckets that the window cuts are counted from the attempts themselves, so the sums are exact.
+    /// Attempts in `window` summed per quarter hour and kind: each quarter's start and count.
+    /// Quarters the window cuts are counted from the attempts themselves, so the sums are exact.
     public func attemptTimeline(in window: DateInterval) throws -> [(start: Date, kind: BlockedAttempt.Kind, count: Int)] {
         try database.read { db in
-            let (first, last) = StateStore.wholeBuckets(window)
+            let plan = AttemptSums.Plan(window, unit: AttemptSums.quarterSeconds)
             var rows: [(Date, BlockedAttempt.Kind, Int)] = []
-            if first < last {
-                for row in try Row.fetchAll(db, sql: """
-                    SELECT bucket, kind, SUM(count) AS n FROM attemptBucket WHERE bucket >= ? AND bucket < ? GROUP BY bucket, kind
-                    """, arguments: [first, last]) {
+            if let whole = plan.whole {
+                for row in try Row.fetchAll(db, sql: "SELECT bucket, kind, count FROM attemptQuarter WHERE bucket >= ? AND bucket < ?",
+                                            arguments: [whole.lowerBound, whole.upperBound]) {
                     guard let kind = BlockedAttempt.Kind(rawValue: row["kind"]) else { continue }
                     let bucket: Int64 = row["bucket"]
-                    rows.append((Date(timeIntervalSince1970: Double(bucket) * StateStore.attemptBucketSeconds), kind, row["n"]))
+                    rows.append((Date(timeIntervalSince1970: Double(bucket) * AttemptSums.quarterSeconds), kind, row["count"]))
                 }
             }
-            for edge in StateStore.edges(window, first: first, last: last) {
-                for row in try Row.fetchAll(db, sql: """
-                    SELECT at, kind, count FROM attempt WHERE at >= ? AND at < ?
-                    """, arguments: [edge.start, edge.end]) {
+            for edge in plan.edges {
+                for row in try Row.fetchAll(db, sql: "SELECT at, kind, count FROM attempt WHERE at >= ? AND at < ?",
+                                            arguments: [edge.start, edge.end]) {
                     guard let kind = BlockedAttempt.Kind(rawValue: row["kind"]) else { continue }
                     rows.append((Date(timeIntervalSince1970: row["at"]), kind, row["count"]))
                 }
@@ -90,24 +96,29 @@ extension StateStore {
     }
 
     /// The names (sites) or app ids tried most often in `window`, most first, with their
-    /// counts; ties by name.
+    /// counts; ties by name. Whole UTC months come from the monthly sums, other whole UTC days
+    /// from the daily ones, the rest from the attempts themselves.
     public func topAttempts(_ kind: BlockedAttempt.Kind, in window: DateInterval, limit: Int) throws -> [(name: String, count: Int)] {
         try database.read { db in
-            let (first, last) = StateStore.wholeBuckets(window)
             var totals: [String: Int] = [:]
-            if first < last {
-                for row in try Row.fetchAll(db, sql: """
-                    SELECT name, SUM(count) AS n FROM attemptBucket WHERE bucket >= ? AND bucket < ? AND kind = ? GROUP BY name
-                    """, arguments: [first, last, kind.rawValue]) {
-                    totals[row["name"], default: 0] += row["n"]
+            func add(_ sql: String, _ arguments: StatementArguments) throws {
+                for row in try Row.fetchAll(db, sql: sql, arguments: arguments) { totals[row["name"], default: 0] += row["n"] }
+            }
+            let days = AttemptSums.Plan(window, unit: 86_400)
+            if let wholeDays = days.whole {
+                let months = AttemptSums.wholeMonths(in: wholeDays)
+                if let months {
+                    try add("SELECT name, SUM(count) AS n FROM attemptMonth WHERE month >= ? AND month < ? AND kind = ? GROUP BY name",
+                            [months.months.lowerBound, months.months.upperBound, kind.rawValue])
+                }
+                for range in months?.remainingDays ?? [wholeDays] where !range.isEmpty {
+                    try add("SELECT name, SUM(count) AS n FROM attemptDay WHERE day >= ? AND day < ? AND kind = ? GROUP BY name",
+                            [range.lowerBound, range.upperBound, kind.rawValue])
                 }
             }
-            for edge in StateStore.edges(window, first: first, last: last) {
-                for row in try Row.fetchAll(db, sql: """
-                    SELECT name, SUM(count) AS n FROM attempt WHERE at >= ? AND at < ? AND kind = ? GROUP BY name
-                    """, arguments: [edge.start, edge.end, kind.rawValue]) {
-                    totals[row["name"], default: 0] += row["n"]
-                }
+            for edge in days.edges {
+                try add("SELECT name, SUM(count) AS n FROM attempt WHERE at >= ? AND at < ? AND kind = ? GROUP BY name",
+                        [edge.start, edge.end, kind.rawValue])
             }
             let sorted = totals.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             return sorted.prefix(max(limit, 0)).map { ($0.key, $0.value) }
@@ -126,7 +137,8 @@ extension StateStore {
         }
     }
 
-    /// Deletes attempts from before `cutoff` (the retention setting); returns how many rows went.
+    /// Deletes attempts from before `cutoff` (the retention setting), and the sums of periods
+    /// wholly before it; returns how many attempts went.
     @discardableResult
     public func pruneAttempts(before cutoff: Date) throws -> Int {
         try requireWritable()
@@ -134,31 +146,85 @@ extension StateStore {
             let at = cutoff.timeIntervalSince1970
             try db.execute(sql: "DELETE FROM attempt WHERE at < ?", arguments: [at])
             let removed = db.changesCount
-            // Only buckets wholly before the cutoff: a bucket it cuts stays until the next run.
-            try db.execute(sql: "DELETE FROM attemptBucket WHERE bucket < ?", arguments: [StateStore.bucket(of: at)])
+            let day = AttemptSums.day(of: at)
+            try db.execute(sql: "DELETE FROM attemptQuarter WHERE bucket < ?", arguments: [AttemptSums.quarter(of: at)])
+            try db.execute(sql: "DELETE FROM attemptDay WHERE day < ?", arguments: [day])
+            try db.execute(sql: "DELETE FROM attemptMonth WHERE month < ?", arguments: [AttemptSums.month(ofDay: day)])
             return removed
         }
     }
+}
 
-    static func bucket(of seconds: Double) -> Int64 { Int64((seconds / attemptBucketSeconds).rounded(.down)) }
+/// The periods blocked attempts are summed over, and how a window splits into whole periods
+/// (read from the sums) and edges (read from the attempts).
+public enum AttemptSums {
+    /// A quarter hour: every time zone's offset is a multiple of it.
+    public static let quarterSeconds: Double = 900
 
-    /// The buckets wholly inside `window`: [first, last).
-    static func wholeBuckets(_ window: DateInterval) -> (first: Int64, last: Int64) {
-        let first = Int64((window.start.timeIntervalSince1970 / attemptBucketSeconds).rounded(.up))
-        let last = bucket(of: window.end.timeIntervalSince1970)
-        return (first, max(first, last))
+    /// The quarter hour containing `seconds` since 1970.
+    public static func quarter(of seconds: Double) -> Int64 { Int64((seconds / quarterSeconds).rounded(.down)) }
+
+    /// The UTC day containing `seconds` since 1970 (days since 1970).
+    public static func day(of seconds: Double) -> Int64 { Int64((seconds / 86_400).rounded(.down)) }
+
+    /// The UTC month of a day (months since January 1970).
+    public static func month(ofDay day: Int64) -> Int64 {
+        let parts = utc.dateComponents([.year, .month], from: Date(timeIntervalSince1970: Double(day) * 86_400))
+        return Int64((parts.year ?? 1970) - 1970) * 12 + Int64((parts.month ?? 1) - 1)
     }
 
-    /// The parts of `window` outside its whole buckets, as seconds since 1970.
-    static func edges(_ window: DateInterval, first: Int64, last: Int64) -> [(start: Double, end: Double)] {
-        let start = window.start.timeIntervalSince1970
-        let end = window.end.timeIntervalSince1970
-        guard first < last else { return [(start, end)] }
-        var result: [(Double, Double)] = []
-        let firstStart = Double(first) * attemptBucketSeconds
-        let lastStart = Double(last) * attemptBucketSeconds
-        if start < firstStart { result.append((start, firstStart)) }
-        if lastStart < end { result.append((lastStart, end)) }
-        return result
+    /// The first day of a month.
+    static func firstDay(ofMonth month: Int64) -> Int64 {
+        let year = Int(1970 + month.floorDivided(by: 12))
+        let monthOfYear = Int(month - month.floorDivided(by: 12) * 12) + 1
+        let date = utc.date(from: DateComponents(year: year, month: monthOfYear, day: 1)) ?? Date(timeIntervalSince1970: 0)
+        return day(of: date.timeIntervalSince1970)
+    }
+
+    /// The whole months within a range of days, and the days before and after them.
+    static func wholeMonths(in days: Range<Int64>) -> (months: Range<Int64>, remainingDays: [Range<Int64>])? {
+        var first = month(ofDay: days.lowerBound)
+        if firstDay(ofMonth: first) < days.lowerBound { first += 1 }
+        var last = month(ofDay: days.upperBound)
+        if firstDay(ofMonth: last) > days.upperBound { last -= 1 }
+        guard first < last else { return nil }
+        return (first..<last, [days.lowerBound..<firstDay(ofMonth: first), firstDay(ofMonth: last)..<days.upperBound])
+    }
+
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
+    /// A window split into whole periods of `unit` seconds and the edges outside them.
+    struct Plan {
+        /// Periods wholly inside the window (period numbers), if any.
+        var whole: Range<Int64>?
+        /// The parts outside them, as seconds since 1970.
+        var edges: [(start: Double, end: Double)]
+
+        init(_ window: DateInterval, unit: Double) {
+            let start = window.start.timeIntervalSince1970
+            let end = window.end.timeIntervalSince1970
+            let first = Int64((start / unit).rounded(.up))
+            let last = Int64((end / unit).rounded(.down))
+            guard first < last else {
+                whole = nil
+                edges = [(start, end)]
+                return
+            }
+            whole = first..<last
+            edges = []
+            if start < Double(first) * unit { edges.append((start, Double(first) * unit)) }
+            if Double(last) * unit < end { edges.append((Double(last) * unit, end)) }
+        }
+    }
+}
+
+extension Int64 {
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }

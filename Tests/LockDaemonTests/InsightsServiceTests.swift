@@ -217,6 +217,27 @@ struct InsightsServiceTests {
         #expect(try store.topAttempts(.site, in: year, limit: 10).map(\.name) == ["new.example"])
     }
 
+    @Test func monthlyDailyAndRawCountsAgreeOverMonths() throws {
+        // 2027-01-10 to 2027-04-20, one attempt every 7 hours and 13 minutes.
+        let base = Date(timeIntervalSince1970: 1_799_539_200)
+        var attempts: [BlockedAttempt] = []
+        var at = base
+        var index = 0
+        while at < base.addingTimeInterval(100 * 86_400) {
+            attempts.append(BlockedAttempt(kind: .site, name: "n\(index % 3).example", source: .dns, at: at))
+            at = at.addingTimeInterval(7 * 3600 + 13 * 60)
+            index += 1
+        }
+        try store.recordAttempts(attempts)
+        for (startDay, endDay) in [(0.0, 100.0), (0.3, 99.7), (21.5, 82.25), (22, 50), (40.1, 40.2)] {
+            let window = DateInterval(start: base.addingTimeInterval(startDay * 86_400), end: base.addingTimeInterval(endDay * 86_400))
+            let expected = Dictionary(grouping: attempts.filter { window.start <= $0.at && $0.at < window.end }, by: \.name).mapValues(\.count)
+            let top = try store.topAttempts(.site, in: window, limit: 10)
+            #expect(Dictionary(uniqueKeysWithValues: top.map { ($0.name, $0.count) }) == expected, "days \(startDay)–\(endDay)")
+            #expect(try store.attemptTimeline(in: window).reduce(0) { $0 + $1.count } == expected.values.reduce(0, +))
+        }
+    }
+
     @Test func quarterHourSumsAndTheAttemptsThemselvesAgreeAtAnyWindowEdge() throws {
         let base = Date(timeIntervalSince1970: 1_800_000_000)
         var attempts: [BlockedAttempt] = []
