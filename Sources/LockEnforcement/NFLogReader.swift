@@ -22,6 +22,7 @@ final class NFLogReader: Sendable {
     private static let messageConfig: UInt16 = 1
     private static let attributeCommand: UInt16 = 1
     private static let attributeMode: UInt16 = 2
+    private static let attributeQueueThreshold: UInt16 = 5
     private static let attributePayload: UInt16 = 9
     private static let commandBind: UInt8 = 1
     private static let commandUnbind: UInt8 = 2
@@ -56,6 +57,8 @@ final class NFLogReader: Sendable {
             var mode = withUnsafeBytes(of: Self.copyRange.bigEndian, Array.init)
             mode += [Self.copyPacket, 0]
             try Self.configure(fd, group: group, attribute: Self.attributeMode, value: mode)
+            // Each packet at once: by default the kernel gathers them for up to a second.
+            try Self.configure(fd, group: group, attribute: Self.attributeQueueThreshold, value: withUnsafeBytes(of: UInt32(1).bigEndian, Array.init))
         } catch {
             close(fd)
             throw error
