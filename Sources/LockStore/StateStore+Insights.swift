@@ -9,19 +9,31 @@ extension StateStore {
     /// while still active) and their planned end, oldest first.
     public func sessionSpans(overlapping window: DateInterval) throws -> [(start: Date, end: Date?, plannedEnd: Date)] {
         try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT startedAt, endedAt, plannedEnd FROM history WHERE startedAt < ? AND (endedAt IS NULL OR endedAt > ?) ORDER BY startedAt
-                """, arguments: [window.end, window.start]).map { ($0["startedAt"], $0["endedAt"], $0["plannedEnd"]) }
+            // Dates converted to seconds by SQLite: ten thousand sessions a year, three dates each,
+            // are read much faster as numbers than parsed as text one by one.
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT \(Self.seconds("startedAt")), \(Self.seconds("endedAt")), \(Self.seconds("plannedEnd")) FROM history
+                WHERE startedAt < ? AND (endedAt IS NULL OR endedAt > ?) ORDER BY startedAt
+                """, arguments: [window.end, window.start])
+            var spans: [(Date, Date?, Date)] = []
+            while let row = try rows.next() {
+                let end: Double? = row[1]
+                spans.append((Date(timeIntervalSince1970: row[0]), end.map(Date.init(timeIntervalSince1970:)), Date(timeIntervalSince1970: row[2])))
+            }
+            return spans
         }
     }
 
     /// When each Pomodoro focus phase completed in `window` ended.
     public func pomodoroCompletions(in window: DateInterval) throws -> [Date] {
         try database.read { db in
-            try Date.fetchAll(db, sql: "SELECT endedAt FROM pomodoroFocus WHERE endedAt >= ? AND endedAt < ? ORDER BY endedAt",
-                              arguments: [window.start, window.end])
+            try Double.fetchAll(db, sql: "SELECT \(Self.seconds("endedAt")) FROM pomodoroFocus WHERE endedAt >= ? AND endedAt < ? ORDER BY endedAt",
+                                arguments: [window.start, window.end]).map(Date.init(timeIntervalSince1970:))
         }
     }
+
+    /// SQL for a date column (GRDB's UTC text) as seconds since 1970, to the millisecond.
+    static func seconds(_ column: String) -> String { "(julianday(\(column)) - 2440587.5) * 86400.0" }
 
     // MARK: - Emergency access
 
@@ -77,11 +89,13 @@ extension StateStore {
             let plan = AttemptSums.Plan(window, unit: AttemptSums.quarterSeconds)
             var rows: [(Date, BlockedAttempt.Kind, Int)] = []
             if let whole = plan.whole {
-                for row in try Row.fetchAll(db, sql: "SELECT bucket, kind, count FROM attemptQuarter WHERE bucket >= ? AND bucket < ?",
-                                            arguments: [whole.lowerBound, whole.upperBound]) {
-                    guard let kind = BlockedAttempt.Kind(rawValue: row["kind"]) else { continue }
-                    let bucket: Int64 = row["bucket"]
-                    rows.append((Date(timeIntervalSince1970: Double(bucket) * AttemptSums.quarterSeconds), kind, row["count"]))
+                // A year is tens of thousands of sums: read through a cursor, by column index.
+                let cursor = try Row.fetchCursor(db, sql: "SELECT bucket, kind = 'app', count FROM attemptQuarter WHERE bucket >= ? AND bucket < ?",
+                                                 arguments: [whole.lowerBound, whole.upperBound])
+                while let row = try cursor.next() {
+                    let bucket: Int64 = row[0]
+                    let isApp: Bool = row[1]
+                    rows.append((Date(timeIntervalSince1970: Double(bucket) * AttemptSums.quarterSeconds), isApp ? .app : .site, row[2]))
                 }
             }
             for edge in plan.edges {
@@ -102,7 +116,11 @@ extension StateStore {
         try database.read { db in
             var totals: [String: Int] = [:]
             func add(_ sql: String, _ arguments: StatementArguments) throws {
-                for row in try Row.fetchAll(db, sql: sql, arguments: arguments) { totals[row["name"], default: 0] += row["n"] }
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+                while let row = try cursor.next() {
+                    let name: String = row[0]
+                    totals[name, default: 0] += row[1]
+                }
             }
             let days = AttemptSums.Plan(window, unit: 86_400)
             if let wholeDays = days.whole {

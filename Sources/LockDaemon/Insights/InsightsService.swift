@@ -85,21 +85,22 @@ public struct InsightsService: Sendable {
         let weekStart = Self.weekStart(containing: window.start, calendar: calendar)
         var lookback: TimeInterval = 62 * 86_400
         var rangeStart = min(weekStart, today.start.addingTimeInterval(-lookback))
-        var (days, focus) = try focusPerDay(DateInterval(start: rangeStart, end: now.wall), now: now, zone: zone)
+        var (days, focus, spans) = try focusPerDay(DateInterval(start: rangeStart, end: now.wall), now: now, zone: zone)
         var streak = Streak.current(focus, goal: goals.dailySeconds ?? 0)
         while streak.reachesStart, lookback < 4000 * 86_400 {
             lookback *= 4
             rangeStart = min(weekStart, today.start.addingTimeInterval(-lookback))
-            (days, focus) = try focusPerDay(DateInterval(start: rangeStart, end: now.wall), now: now, zone: zone)
+            (days, focus, spans) = try focusPerDay(DateInterval(start: rangeStart, end: now.wall), now: now, zone: zone)
             streak = Streak.current(focus, goal: goals.dailySeconds ?? 0)
         }
 
         // Days of the window, counted within it.
-        let windowDays = LocalDay.days(covering: window, in: zone)
+        // The range's days, reused: it starts on or before the window's first day.
+        let windowDays = days.filter { $0.end > window.start && $0.start < window.end }
         let clipped = windowDays.map { day in
             LocalDay(date: day.date, start: max(day.start, window.start), end: min(day.end, window.end))
         }
-        let spans = try store.sessionSpans(overlapping: window).map { Self.inForce($0, now: now.wall) }
+        // The range starts at the window's Monday or earlier and ends now: its sessions cover the window's.
         let windowFocus = FocusLedger.perDay(spans, days: clipped)
         let pomodoros = FocusLedger.countPerDay(try store.pomodoroCompletions(in: window), days: clipped)
         let records = try store.unlockRecords()
@@ -121,8 +122,10 @@ public struct InsightsService: Sendable {
         // Weeks: whole-week focus from the extended range's days.
         var weeks: [InsightsReport.Week] = []
         var weekIndex: [String: Int] = [:]
+        var monday = LocalDay.civilDate(weekStart, calendar: calendar)
         for (index, day) in days.enumerated() where day.end > weekStart && day.start < window.end {
-            let monday = LocalDay.civilDate(Self.weekStart(containing: day.start, calendar: calendar), calendar: calendar)
+            // A new week begins on each Monday (the first day of the loop is the window's Monday).
+            if index > 0, calendar.component(.weekday, from: day.start) == 2 { monday = day.date }
             if let existing = weekIndex[monday] {
                 weeks[existing].focus += focus[index]
             } else {
@@ -142,12 +145,12 @@ public struct InsightsService: Sendable {
             allowance: EmergencyAllowance.status(records, policy: policy, at: now))
     }
 
-    /// Days of `range` with the focus time of each.
-    private func focusPerDay(_ range: DateInterval, now: ClockReading, zone: TimeZone) throws -> ([LocalDay], [Double]) {
+    /// Days of `range` with the focus time of each, and the spans of the sessions in it.
+    private func focusPerDay(_ range: DateInterval, now: ClockReading, zone: TimeZone) throws -> ([LocalDay], [Double], [DateInterval]) {
         let days = LocalDay.days(covering: range, in: zone)
         let clippedRange = days.map { LocalDay(date: $0.date, start: max($0.start, range.start), end: min($0.end, range.end)) }
         let spans = try store.sessionSpans(overlapping: range).map { Self.inForce($0, now: now.wall) }
-        return (days, FocusLedger.perDay(spans, days: clippedRange))
+        return (days, FocusLedger.perDay(spans, days: clippedRange), spans)
     }
 
     /// When a session was in force: from its start to its end, or now while it is active, but
