@@ -82,31 +82,53 @@ extension StateStore {
         }
     }
 
-    /// Attempts in `window` summed per quarter hour and kind: each quarter's start and count.
-    /// Quarters the window cuts are counted from the attempts themselves, so the sums are exact.
-    public func attemptTimeline(in window: DateInterval) throws -> [(start: Date, kind: BlockedAttempt.Kind, count: Int)] {
+    /// Attempts of sites and of apps on each of `days` (consecutive, in order, each starting on
+    /// a quarter hour as local midnights do, the first and last possibly cut by the window).
+    /// Whole quarter hours come from their sums, summed per day by SQLite; the parts of the
+    /// days outside them from the attempts themselves, so the counts are exact.
+    public func attemptsPerDay(_ days: [DateInterval]) throws -> [(sites: Int, apps: Int)] {
+        var result = [(sites: Int, apps: Int)](repeating: (0, 0), count: days.count)
+        guard let first = days.first, let last = days.last else { return result }
+        let window = DateInterval(start: first.start, end: last.end)
+        let plan = AttemptSums.Plan(window, unit: AttemptSums.quarterSeconds)
         try database.read { db in
-            let plan = AttemptSums.Plan(window, unit: AttemptSums.quarterSeconds)
-            var rows: [(Date, BlockedAttempt.Kind, Int)] = []
             if let whole = plan.whole {
-                // A year is tens of thousands of sums: read through a cursor, by column index.
-                let cursor = try Row.fetchCursor(db, sql: "SELECT bucket, kind = 'app', count FROM attemptQuarter WHERE bucket >= ? AND bucket < ?",
-                                                 arguments: [whole.lowerBound, whole.upperBound])
-                while let row = try cursor.next() {
-                    let bucket: Int64 = row[0]
-                    let isApp: Bool = row[1]
-                    rows.append((Date(timeIntervalSince1970: Double(bucket) * AttemptSums.quarterSeconds), isApp ? .app : .site, row[2]))
+                // One query for every day: SQLite seeks each day's quarters by the primary key.
+                var values: [String] = []
+                var arguments: [any DatabaseValueConvertible] = []
+                for (index, day) in days.enumerated() {
+                    let low = max(whole.lowerBound, AttemptSums.quarter(of: day.start.timeIntervalSince1970.rounded(.up)))
+                    let high = min(whole.upperBound, AttemptSums.quarter(of: day.end.timeIntervalSince1970.rounded(.up)))
+                    guard low < high else { continue }
+                    values.append("(?, ?, ?)")
+                    arguments += [index, low, high]
+                }
+                if !values.isEmpty {
+                    let cursor = try Row.fetchCursor(db, sql: """
+                        WITH day(i, low, high) AS (VALUES \(values.joined(separator: ", ")))
+                        SELECT day.i, attemptQuarter.kind = 'app', SUM(attemptQuarter.count) FROM day
+                        JOIN attemptQuarter ON attemptQuarter.bucket >= day.low AND attemptQuarter.bucket < day.high
+                        GROUP BY day.i, attemptQuarter.kind
+                        """, arguments: StatementArguments(arguments))
+                    while let row = try cursor.next() {
+                        let index: Int = row[0]
+                        let isApp: Bool = row[1]
+                        if isApp { result[index].apps += row[2] } else { result[index].sites += row[2] }
+                    }
                 }
             }
             for edge in plan.edges {
-                for row in try Row.fetchAll(db, sql: "SELECT at, kind, count FROM attempt WHERE at >= ? AND at < ?",
-                                            arguments: [edge.start, edge.end]) {
-                    guard let kind = BlockedAttempt.Kind(rawValue: row["kind"]) else { continue }
-                    rows.append((Date(timeIntervalSince1970: row["at"]), kind, row["count"]))
+                let cursor = try Row.fetchCursor(db, sql: "SELECT at, kind = 'app', count FROM attempt WHERE at >= ? AND at < ?",
+                                                 arguments: [edge.start, edge.end])
+                while let row = try cursor.next() {
+                    let at = Date(timeIntervalSince1970: row[0])
+                    guard let index = days.firstIndex(where: { $0.start <= at && at < $0.end }) else { continue }
+                    let isApp: Bool = row[1]
+                    if isApp { result[index].apps += row[2] } else { result[index].sites += row[2] }
                 }
             }
-            return rows
         }
+        return result
     }
 
     /// The names (sites) or app ids tried most often in `window`, most first, with their

@@ -217,6 +217,26 @@ struct InsightsServiceTests {
         #expect(try store.topAttempts(.site, in: year, limit: 10).map(\.name) == ["new.example"])
     }
 
+    /// The UTC days of a window, cut by it.
+    private func days(of window: DateInterval) -> [DateInterval] {
+        LocalDay.days(covering: window, in: TimeZone(identifier: "UTC")!).map {
+            DateInterval(start: max($0.start, window.start), end: min($0.end, window.end))
+        }
+    }
+
+    @Test func attemptsAreCountedOnTheirLocalDayAcrossADSTChange() throws {
+        // Berlin, 2027-03-27 to 03-29: the 28th has 23 hours. One attempt an hour, on the hour (UTC).
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        let start = Date(timeIntervalSince1970: 1_806_102_000)  // 2027-03-26T23:00:00Z, Berlin's midnight of the 27th
+        try store.recordAttempts((0..<71).map { BlockedAttempt(kind: $0 % 10 == 0 ? .app : .site, name: "n.example", source: .dns,
+                                                                at: start.addingTimeInterval(Double($0) * 3600 + 60)) })
+        let window = DateInterval(start: start, end: start.addingTimeInterval(71 * 3600))
+        let localDays = LocalDay.days(covering: window, in: berlin).map { DateInterval(start: $0.start, end: min($0.end, window.end)) }
+        let perDay = try store.attemptsPerDay(localDays)
+        #expect(perDay.map { $0.sites + $0.apps } == [24, 23, 24])
+        #expect(perDay.map(\.apps) == [3, 2, 3])
+    }
+
     @Test func monthlyDailyAndRawCountsAgreeOverMonths() throws {
         // 2027-01-10 to 2027-04-20, one attempt every 7 hours and 13 minutes.
         let base = Date(timeIntervalSince1970: 1_799_539_200)
@@ -234,7 +254,8 @@ struct InsightsServiceTests {
             let expected = Dictionary(grouping: attempts.filter { window.start <= $0.at && $0.at < window.end }, by: \.name).mapValues(\.count)
             let top = try store.topAttempts(.site, in: window, limit: 10)
             #expect(Dictionary(uniqueKeysWithValues: top.map { ($0.name, $0.count) }) == expected, "days \(startDay)–\(endDay)")
-            #expect(try store.attemptTimeline(in: window).reduce(0) { $0 + $1.count } == expected.values.reduce(0, +))
+            let perDay = try store.attemptsPerDay(days(of: window))
+            #expect(perDay.reduce(0) { $0 + $1.sites } == expected.values.reduce(0, +))
         }
     }
 
@@ -249,8 +270,8 @@ struct InsightsServiceTests {
         for (startMinute, endMinute) in [(0, 180), (3, 177), (16, 44), (20, 21), (0, 1)] {
             let window = DateInterval(start: base.addingTimeInterval(Double(startMinute) * 60), end: base.addingTimeInterval(Double(endMinute) * 60))
             let expected = attempts.filter { window.start <= $0.at && $0.at < window.end }
-            let timeline = try store.attemptTimeline(in: window)
-            #expect(timeline.reduce(0) { $0 + $1.count } == expected.count, "window \(startMinute)–\(endMinute)")
+            let perDay = try store.attemptsPerDay(days(of: window))
+            #expect(perDay.reduce(0) { $0 + $1.sites } == expected.count, "window \(startMinute)–\(endMinute)")
             let top = try store.topAttempts(.site, in: window, limit: 5)
             #expect(top.reduce(0) { $0 + $1.count } == expected.count)
         }

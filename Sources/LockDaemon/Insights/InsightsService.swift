@@ -105,15 +105,9 @@ public struct InsightsService: Sendable {
         let pomodoros = FocusLedger.countPerDay(try store.pomodoroCompletions(in: window), days: clipped)
         let records = try store.unlockRecords()
         let unlocks = FocusLedger.countPerDay(records.map(\.at).filter { window.contains($0) }, days: clipped)
-        var sites = [Int](repeating: 0, count: clipped.count)
-        var apps = [Int](repeating: 0, count: clipped.count)
-        for entry in try store.attemptTimeline(in: window) {
-            guard let index = FocusLedger.dayIndex(of: entry.start, in: clipped) else { continue }
-            switch entry.kind {
-            case .site: sites[index] += entry.count
-            case .app: apps[index] += entry.count
-            }
-        }
+        let attempts = try store.attemptsPerDay(clipped.map { DateInterval(start: $0.start, end: $0.end) })
+        let sites = attempts.map(\.sites)
+        let apps = attempts.map(\.apps)
         let reportDays = windowDays.indices.map { index in
             InsightsReport.Day(day: windowDays[index], focus: windowFocus[index], pomodoros: pomodoros[index], siteAttempts: sites[index],
                                appAttempts: apps[index], unlocks: unlocks[index])
