@@ -14,10 +14,11 @@ demo=no
 # musl: the hosts file is checked the way musl's resolver reads it; socat: schemathesis reaches the socket;
 # gcc, libc6-dev and make: the exec guard tests build a static program and a small C project;
 # dnsperf and dnsutils (dig): the DNS filter's benchmark and tests; dpkg-dev is not needed: apt-get download and dpkg-deb
-# fetch Debian's uBlock Origin package for the real EasyList/EasyPrivacy data in the tests.
+# fetch Debian's uBlock Origin package for the real EasyList/EasyPrivacy data in the tests;
+# chromium and fonts-dejavu-core: the insights page is rendered in a real headless browser.
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
           libicu-dev publicsuffix nodejs python3-venv socat musl musl-tools musl-dev gcc libc6-dev make
-          dnsperf dnsutils)
+          dnsperf dnsutils chromium fonts-dejavu-core)
 # dbus, python3-dbus and python3-gi: private buses with stand-ins that record what they receive, for
 # systemd-resolved (the resolver cache flush) and for the desktop's notification server.
 packages+=(dbus python3-dbus python3-gi)

@@ -150,6 +150,30 @@ public struct LockClient: Sendable {
     /// Removes an imported blocklist.
     public func removeList(_ name: String) async throws(ClientError) { _ = try call(Endpoints.deleteList, [name]) }
 
+    /// Focus time, goals, streaks and blocked attempts from `from` to `to` (defaults: this
+    /// week's Monday, now), per day in `zone` (default: the daemon's).
+    public func insights(from: Date? = nil, to: Date? = nil, zone: String? = nil) async throws(ClientError) -> InsightsResponse {
+        var query: [String: String] = [:]
+        if let from { query["from"] = Timestamp.format(from) }
+        if let to { query["to"] = Timestamp.format(to) }
+        if let zone { query["tz"] = zone }
+        return try call(Endpoints.insights, query: query)
+    }
+
+    /// The focus goals.
+    public func goals() async throws(ClientError) -> GoalsInfo { try call(Endpoints.goals) }
+
+    /// Sets (positive seconds) or removes (0) focus goals; nil keeps one as it is.
+    public func updateGoals(_ request: UpdateGoalsRequest) async throws(ClientError) -> GoalsInfo {
+        try call(Endpoints.updateGoals, body: request)
+    }
+
+    /// Emergency access: asks for a challenge to end a strict block early (replacing any
+    /// earlier one), or, with `challenge` and `answer`, answers it.
+    public func unlock(_ reference: String, challenge: String? = nil, answer: String? = nil) async throws(ClientError) -> UnlockResponse {
+        try call(Endpoints.unlockSession, [reference], body: UnlockRequest(challenge: challenge, answer: answer))
+    }
+
     /// Calls `handler` with each event as it happens, until the daemon ends the stream or the
     /// handler throws (its error passes through).
     public func events(_ handler: @Sendable (Event) throws -> Void) async throws {

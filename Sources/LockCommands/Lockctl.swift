@@ -14,10 +14,10 @@ public struct Lockctl: AsyncParsableCommand {
             membership of the `simplylock` group.
             """,
         version: API.softwareVersion,
-        subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, CheckCommand.self,
-                      ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, ListsCommand.self, SchedulesCommand.self, PomodoroCommand.self,
-                      HistoryCommand.self, EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self,
-                      VersionCommand.self])
+        subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, UnlockCommand.self,
+                      CheckCommand.self, ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, ListsCommand.self,
+                      SchedulesCommand.self, PomodoroCommand.self, InsightsCommand.self, GoalsCommand.self, HistoryCommand.self,
+                      EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self, VersionCommand.self])
 
     /// Declared here too, though commands read their own copy (global options written first
     /// are moved after the command): so that shell completions and the manual page know them.

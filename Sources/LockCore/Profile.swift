@@ -44,6 +44,9 @@ public struct Profile: Sendable, Equatable, Codable {
     public var strict: Bool
     /// System (shipped) or custom.
     public var kind: Kind
+    /// The profile's `[friction]` section: how its strict blocks can be ended early; nil
+    /// takes the configuration's.
+    public var friction: FrictionSettings? = nil
 
     /// Creates a profile; lists are de-duplicated keeping their first order.
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,

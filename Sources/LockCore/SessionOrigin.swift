@@ -51,4 +51,6 @@ public enum EndReason: String, Sendable, Codable, CaseIterable {
     case stopped
     /// Its time ran out while the daemon was not running; noticed at the next start.
     case daemonRestart = "daemon-restart"
+    /// Ended early through emergency access (a challenge answered after its wait).
+    case unlocked
 }

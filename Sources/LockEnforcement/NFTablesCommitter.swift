@@ -36,6 +36,13 @@ final class NFTablesCommitter: Sendable {
         state.withLock { $0.generation }
     }
 
+    /// Runs a command that changes nothing (`list …`) in turn with the commits; returns its output.
+    func read(_ command: String) async throws -> String {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            queue.async { [backend] in continuation.resume(with: Result { try backend.run(command) }) }
+        }
+    }
+
     /// Runs `script`; returns true when another process changed the ruleset meanwhile.
     ///
     /// Commits run in the order this is called, so a later call always wins.

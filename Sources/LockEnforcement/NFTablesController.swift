@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import Logging
+import Synchronization
 
 /// The nftables enforcer's state and decisions, serialised by the actor: what is desired,
 /// what has been resolved, what was committed, and what to report.
@@ -40,9 +41,27 @@ actor NFTablesController {
     private var lastRestoreReason: String?
     private var watchMethod = "not running"
 
+    /// Where refused connection attempts are reported; nil: they are not counted.
+    private let attempts: (@Sendable (FirewallAttempt) -> Void)?
+    /// The NFLOG group to read real-time attempts from, if any.
+    private let wantedLogGroup: UInt16?
+    private var reader: NFLogReader?
+    private var readerProblem: String?
+    /// Blocked addresses and their names as last committed, for the NFLOG reader's thread.
+    private let liveAttribution = AttributionBox()
+    /// Every counter committed so far, with the name it counts for.
+    private var counterNames: [String: String] = [:]
+    /// Each counter's packets at the last read.
+    private var lastCounts: [String: UInt64] = [:]
+    /// Attempts counted per name since the daemon started.
+    private var attemptTotals: [String: UInt64] = [:]
+
     init(table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
          grace: Duration, dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, logger: Logger,
-         bootClock: @escaping @Sendable () -> BootTime) {
+         bootClock: @escaping @Sendable () -> BootTime,
+         attempts: (@Sendable (FirewallAttempt) -> Void)? = nil, logGroup: UInt16? = nil) {
+        self.attempts = attempts
+        self.wantedLogGroup = logGroup
         self.dnsRedirect = dnsRedirect
         self.table = table
         self.resolver = resolver
@@ -61,6 +80,7 @@ actor NFTablesController {
     /// before the network is up at boot).
     func apply(_ desired: DesiredBlock) async throws {
         self.desired = desired
+        if desired.blocksNetwork { openLogReader() }
         let names = NFTablesRuleset.namesToResolve(for: desired, doh: doh)
         book.retain(names: Set(names))
         nameservers = await resolver.nameservers()
@@ -173,6 +193,11 @@ actor NFTablesController {
         if let lastResolution { details["lastResolution"] = .time(lastResolution) }
         if let lastResolutionDuration { details["resolutionSeconds"] = .seconds(lastResolutionDuration.seconds) }
         if let lastRestoreReason { details["lastRestore"] = .text(lastRestoreReason) }
+        if attempts != nil {
+            details["attemptsCounted"] = .count(Int(clamping: attemptTotals.values.reduce(0, &+)))
+            details["attemptEvents"] = .text(reader.map { "NFLOG group \($0.group)" }
+                ?? "counters read periodically" + (readerProblem.map { " (NFLOG: \($0))" } ?? ""))
+        }
         return EnforcerStatus(
             name: "nftables",
             applied: desired != nil && lastCommitSucceeded && !outsideChangePending,
@@ -217,8 +242,52 @@ actor NFTablesController {
     /// The ruleset for the current state.
     func currentRuleset() -> NFTablesRuleset {
         guard let desired else { return NFTablesRuleset(table: table, mode: .off) }
+        let counting = attempts == nil ? nil : NFTablesRuleset.AttemptCounting(logGroup: reader?.group)
         return NFTablesRuleset(table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
-                               doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?())
+                               doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?(), counting: counting)
+    }
+
+    /// Reads the attempt counters and reports how much each grew since the last read, unless
+    /// the NFLOG reader already reported those attempts as they happened. Returns the attempts
+    /// counted per name since the start.
+    @discardableResult
+    func readCounters() async -> [String: UInt64] {
+        guard attempts != nil, lastCommitted?.counting != nil, lastCommitSucceeded else { return attemptTotals }
+        let output: String
+        do { output = try await committer.read("list counters table inet \(table)") } catch {
+            logger.debug("cannot read the attempt counters", metadata: ["error": "\(error)"])
+            return attemptTotals
+        }
+        for (counter, packets) in NFTablesRuleset.parseCounters(output) {
+            guard let name = counterNames[counter] else { continue }
+            let last = lastCounts[counter] ?? 0
+            // Smaller than before: the table was recreated and the counter started again.
+            let grown = packets >= last ? packets - last : packets
+            lastCounts[counter] = packets
+            guard grown > 0 else { continue }
+            attemptTotals[name, default: 0] += grown
+            if reader == nil { attempts?(FirewallAttempt(name: name, address: "", count: Int(clamping: grown), realTime: false)) }
+        }
+        return attemptTotals
+    }
+
+    /// Binds the NFLOG group once, the first time something is blocked; without it the
+    /// counters alone report attempts.
+    private func openLogReader() {
+        guard let attempts, let group = wantedLogGroup, reader == nil, readerProblem == nil else { return }
+        let attribution = liveAttribution
+        do {
+            let opened = try NFLogReader(group: group) { address in
+                let name = attribution.name(of: address) ?? address.description
+                attempts(FirewallAttempt(name: name, address: address.description, realTime: true))
+            }
+            opened.start()
+            reader = opened
+            logger.info("reading blocked connection attempts as they happen", metadata: ["nflog": "\(group)"])
+        } catch {
+            readerProblem = "\(error)"
+            logger.notice("blocked connection attempts are counted, but not reported as they happen", metadata: ["error": "\(error)"])
+        }
     }
 
     private func resolve(_ names: [String]) async {
@@ -253,6 +322,10 @@ actor NFTablesController {
 
     private func commit(force: Bool) async throws {
         let ruleset = currentRuleset()
+        if ruleset.counting == nil, lastCommitted?.counting != nil {
+            // The table and its counters go: count what they hold first.
+            await readCounters()
+        }
         if !force, lastCommitSucceeded, !outsideChangePending, ruleset == lastCommitted { return }
         issued += 1
         let number = issued
@@ -275,6 +348,9 @@ actor NFTablesController {
             }
             if number > completed {
                 completed = number
+                if ruleset.counting == nil { lastCounts = [:] }
+                counterNames.merge(ruleset.counters) { _, new in new }
+                liveAttribution.set(ruleset.attribution)
                 lastCommitted = ruleset
                 lastCommitSucceeded = true
                 lastApplied = Date()
@@ -295,4 +371,13 @@ actor NFTablesController {
             throw error
         }
     }
+}
+
+/// Blocked addresses and their names, shared between the controller and the NFLOG thread.
+final class AttributionBox: Sendable {
+    private let state = Mutex<[IPNetwork: String]>([:])
+
+    func set(_ attribution: [IPNetwork: String]) { state.withLock { $0 = attribution } }
+
+    func name(of address: IPNetwork) -> String? { state.withLock { $0[address] } }
 }

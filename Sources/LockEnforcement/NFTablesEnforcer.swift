@@ -39,25 +39,33 @@ public final class NFTablesEnforcer: Enforcer {
     ///   - dnsRedirect: asked at every commit where the DNS filter listens (nil while it does
     ///     not, or must not be on the machine's DNS path); while it answers, blocks redirect
     ///     outgoing DNS there and refuse DNS over TLS.
+    ///   - onBlocked: told of refused connection attempts to blocked addresses, per name: each
+    ///     as it happens while the NFLOG group can be read (on its reader's thread), else the
+    ///     counters' increase every `Settings.counterInterval`. Keep it short.
     public convenience init(resolver: any NameResolver = DNSResolver(), doh: DoHList,
                             backend: any NFTablesBackend = LibNFTables(), settings: Settings = Settings(),
                             dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil,
+                            onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
                             logger: Logger = Logger(label: "simplylock.nftables")) {
         self.init(resolver: resolver, doh: doh, backend: backend, settings: settings, dnsRedirect: dnsRedirect,
-                  logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
+                  onBlocked: onBlocked, logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
     }
 
     /// Tests inject the boot clock to move time for the grace period.
     init(resolver: any NameResolver, doh: DoHList, backend: any NFTablesBackend, settings: Settings,
-         dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil,
+         dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
          logger: Logger, bootClock: @escaping @Sendable () -> BootTime) {
         self.settings = settings
         self.logger = logger
         self.committer = NFTablesCommitter(backend: backend, tracksGeneration: backend is LibNFTables)
         self.controller = NFTablesController(
             table: settings.table, resolver: resolver, doh: doh, committer: committer,
-            grace: settings.grace, dnsRedirect: dnsRedirect, logger: logger, bootClock: bootClock)
+            grace: settings.grace, dnsRedirect: dnsRedirect, logger: logger, bootClock: bootClock,
+            attempts: settings.countAttempts ? onBlocked : nil, logGroup: backend is LibNFTables ? settings.logGroup : nil)
     }
+
+    /// The NFLOG group attempts are sent to by default ("SL").
+    public static let defaultLogGroup: UInt16 = 0x534C
 
     /// Replaces the table with what `desired` needs (or deletes it when `desired` is empty).
     ///
@@ -112,6 +120,9 @@ public final class NFTablesEnforcer: Enforcer {
                 }
             }
             group.addTask {
+                while (try? await Task.sleep(for: settings.counterInterval)) != nil { await controller.readCounters() }
+            }
+            group.addTask {
                 while !Task.isCancelled {
                     let pause = await controller.hasResolutionFailures
                         ? min(settings.failureRetryInterval, settings.reresolveInterval) : settings.reresolveInterval
@@ -151,6 +162,13 @@ public final class NFTablesEnforcer: Enforcer {
     public var scope: EnforcerScope? {
         EnforcerScope(covers: "the resolved addresses of exact blocked names, for every program, DNS over HTTPS and open connections included",
                       misses: "names under a blocked one resolve to addresses of their own (the dns enforcer covers them); imported lists are not resolved")
+    }
+
+    /// Reads the attempt counters now and reports their increase (tests; the watch loop does
+    /// it every `Settings.counterInterval`). Returns packets per counted name since the block began.
+    @discardableResult
+    public func readCounters() async -> [String: UInt64] {
+        await controller.readCounters()
     }
 
     /// The ruleset the enforcer would commit now (for `lockctl doctor` and tests).

@@ -20,6 +20,13 @@ extension NFTablesEnforcer {
         /// sandboxes where the subscription succeeds but notifications never arrive, and to
         /// test the fallback).
         public var forceGenerationPolling: Bool
+        /// Count connection attempts to blocked addresses per name (named counters), when
+        /// the enforcer has somewhere to report them.
+        public var countAttempts: Bool
+        /// The NFLOG group real-time attempt events come from; nil for counters alone.
+        public var logGroup: UInt16?
+        /// How often the counters are read.
+        public var counterInterval: Duration
 
         /// Creates settings.
         public init(table: String = NFTablesRuleset.defaultTable,
@@ -28,7 +35,10 @@ extension NFTablesEnforcer {
                     grace: Duration = .seconds(3600),
                     restoreDelay: Duration = .milliseconds(50),
                     generationPollInterval: Duration = .seconds(1),
-                    forceGenerationPolling: Bool = false) {
+                    forceGenerationPolling: Bool = false,
+                    countAttempts: Bool = true,
+                    logGroup: UInt16? = NFTablesEnforcer.defaultLogGroup,
+                    counterInterval: Duration = .seconds(60)) {
             self.table = table
             self.reresolveInterval = reresolveInterval
             self.failureRetryInterval = failureRetryInterval
@@ -36,6 +46,9 @@ extension NFTablesEnforcer {
             self.restoreDelay = restoreDelay
             self.generationPollInterval = generationPollInterval
             self.forceGenerationPolling = forceGenerationPolling
+            self.countAttempts = countAttempts
+            self.logGroup = logGroup
+            self.counterInterval = counterInterval
         }
     }
 }

@@ -32,6 +32,31 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// DNS-over-TLS is refused.
     public let dnsRedirect: DNSRedirect?
 
+    /// Whether and how connection attempts to blocked addresses are counted (nil: not at all).
+    public let counting: AttemptCounting?
+    /// Single blocked addresses with the name each was resolved from (or the address as a
+    /// profile lists it): whose counter an attempt to it goes to.
+    public let attribution: [IPNetwork: String]
+
+    /// Counting blocked connection attempts: a named counter per blocked name, a map from
+    /// each blocked address to its name's counter, consulted by a rule before the rejects
+    /// (a map that misses only leaves an attempt uncounted; the rejects never depend on it),
+    /// and optionally an NFLOG group that hears of each attempt as it happens.
+    public struct AttemptCounting: Sendable, Equatable {
+        /// The NFLOG group to send each attempt to, when a reader listens on it.
+        public var logGroup: UInt16?
+
+        /// Creates the setting.
+        public init(logGroup: UInt16? = nil) { self.logGroup = logGroup }
+    }
+
+    /// The counter of attempts to addresses that profiles list as networks.
+    public static let networksCounter = "a_networks"
+    /// The name attempts to listed networks are reported under, in the counter's comment.
+    public static let networksName = "(listed networks)"
+    /// At most this many attempts a second reach the NFLOG group; the counters count every one.
+    public static let logRate = 50
+
     /// The daemon's table name.
     public static let defaultTable = "simplylock"
 
@@ -49,7 +74,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// Creates a ruleset from its parts as they are.
     public init(table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
                 block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
-                dnsRedirect: DNSRedirect? = nil) {
+                dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:]) {
         self.table = table
         self.mode = mode
         self.resolvers = resolvers
@@ -57,6 +82,8 @@ public struct NFTablesRuleset: Sendable, Equatable {
         self.doh = doh
         self.allow = allow
         self.dnsRedirect = mode == .off ? nil : dnsRedirect
+        self.counting = mode == .blocklist ? counting : nil
+        self.attribution = self.counting == nil ? [:] : attribution
     }
 
     /// Builds the ruleset for a desired state.
@@ -66,9 +93,10 @@ public struct NFTablesRuleset: Sendable, Equatable {
     ///   - doh: DoH endpoints; blocked whenever anything is blocked.
     ///   - nameservers: the resolvers the daemon uses.
     ///   - dnsRedirect: the DNS filter to send the machine's DNS to during the block, if any.
+    ///   - counting: count connection attempts to blocked addresses per name (blocklists only).
     public init(table: String = defaultTable, desired: DesiredBlock,
                 resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork],
-                dnsRedirect: DNSRedirect? = nil) {
+                dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil) {
         guard desired.blocksNetwork else {
             self.init(table: table, mode: .off)
             return
@@ -78,14 +106,54 @@ public struct NFTablesRuleset: Sendable, Equatable {
                 !Self.neverBlockedWhenResolved.contains { $0.contains(address) }
             }
         }
+        let block = AddressIntervals(desired.addresses + lookUp(desired.domains))
+        var attribution: [IPNetwork: String] = [:]
+        if counting != nil {
+            // An address several names share counts for the shortest (reddit.com before
+            // www.reddit.com), then the first in order.
+            let names = Self.canonical(desired.domains).sorted { ($0.count, $0) < ($1.count, $1) }
+            for name in names {
+                for address in lookUp([name]) where attribution[address] == nil { attribution[address] = name }
+            }
+            for address in desired.addresses where address.isSingleAddress && attribution[address] == nil {
+                attribution[address] = address.description
+            }
+        }
         self.init(
             table: table,
             mode: desired.allowOnly == nil ? .blocklist : .allowlist,
             resolvers: AddressIntervals(nameservers),
-            block: AddressIntervals(desired.addresses + lookUp(desired.domains)),
+            block: block,
             doh: AddressIntervals(doh.addresses + lookUp(doh.names)),
             allow: AddressIntervals((desired.allowOnly?.addresses ?? []) + lookUp(desired.allowOnly?.domains ?? [])),
-            dnsRedirect: dnsRedirect)
+            dnsRedirect: dnsRedirect, counting: counting, attribution: attribution)
+    }
+
+    /// The name of the counter of attempts to `name`'s addresses: a hash, since counter names
+    /// allow fewer characters than domain names (the comment holds the name).
+    public static func counterName(for name: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "a_" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Every counter of the table, by counter name, with the name it counts for.
+    public var counters: [String: String] {
+        guard counting != nil else { return [:] }
+        var result = [Self.networksCounter: Self.networksName]
+        for name in Set(attribution.values) { result[Self.counterName(for: name)] = name }
+        return result
+    }
+
+    /// The elements of the map from blocked address to counter, per family.
+    private func attemptMap(_ family: IPNetwork.Family) -> [String] {
+        attribution.filter { $0.key.family == family && block.contains($0.key) }
+            .sorted { $0.key < $1.key }
+            .map { "\($0.key.description) : \"\(Self.counterName(for: $0.value))\"" }
     }
 
     /// Every name whose addresses the ruleset for `desired` needs: blocked and allowed domains
@@ -151,6 +219,9 @@ public struct NFTablesRuleset: Sendable, Equatable {
         var out = declarations
         out += "flush table inet \(table)\n"
         for set in sets { out += "flush set inet \(table) \(set.name)\n" }
+        if counting != nil {
+            for family in ["4", "6"] { out += "flush map inet \(table) attempts\(family)\n" }
+        }
         appendContents(&out)
         return out
     }
@@ -175,6 +246,16 @@ public struct NFTablesRuleset: Sendable, Equatable {
             out += "\tset \(set.name) {\n\t\ttype \(set.family == .ipv4 ? "ipv4_addr" : "ipv6_addr")\n"
             if set.interval { out += "\t\tflags interval\n" }
             out += "\t}\n"
+        }
+        if counting != nil {
+            // Counters are declared, never flushed: they keep counting across commits, and the
+            // daemon reads how much each grew.
+            for (counter, name) in counters.sorted(by: { $0.key < $1.key }) {
+                out += "\tcounter \(counter) {\n\t\tcomment \(Self.quoted(String(name.prefix(100))))\n\t}\n"
+            }
+            for family in IPNetwork.Family.allCases {
+                out += "\tmap attempts\(family == .ipv4 ? "4" : "6") {\n\t\ttype \(family == .ipv4 ? "ipv4_addr" : "ipv6_addr") : counter\n\t}\n"
+            }
         }
         // Local traffic and forwarded traffic (the machine as a router) go through the same
         // checks; a chain has one hook, hence two base chains. `policy accept` is restated so
@@ -210,6 +291,17 @@ public struct NFTablesRuleset: Sendable, Equatable {
             }
             out += "\n}\n"
         }
+        for family in IPNetwork.Family.allCases where counting != nil {
+            let elements = attemptMap(family)
+            guard !elements.isEmpty else { continue }
+            out += "add element inet \(table) attempts\(family == .ipv4 ? "4" : "6") {"
+            for (index, element) in elements.enumerated() {
+                out += index % 4 == 0 ? "\n\t" : " "
+                out += element
+                if index < elements.count - 1 { out += "," }
+            }
+            out += "\n}\n"
+        }
         let ports = Self.encryptedDNSPorts.map(String.init).joined(separator: ", ")
         out += """
         table inet \(table) {
@@ -236,6 +328,18 @@ public struct NFTablesRuleset: Sendable, Equatable {
         // (a blocked domain sharing an address with the resolver, or 8.8.8.8 in the DoH list).
         out += "\t\tip daddr @resolvers4 meta l4proto { tcp, udp } th dport { 53, 853 } accept\n"
         out += "\t\tip6 daddr @resolvers6 meta l4proto { tcp, udp } th dport { 53, 853 } accept\n"
+        if let counting {
+            // Counted before the rejects, in rules of their own: a TCP connection attempt is its
+            // first SYN; other protocols count every packet. The log statement's rate limit
+            // spares the NFLOG reader floods, never the counters.
+            let log = counting.logGroup.map { " limit rate \(Self.logRate)/second log prefix \"simplylock \" group \($0)" } ?? ""
+            for (match, family) in [("ip daddr", "4"), ("ip6 daddr", "6")] {
+                for protocolMatch in ["tcp flags & (syn | ack) == syn", "meta l4proto udp"] {
+                    out += "\t\t\(match) @block\(family) \(protocolMatch) counter name \(match) map @attempts\(family)\(log)\n"
+                    out += "\t\t\(match) @blocknet\(family) \(protocolMatch) counter name \(Self.networksCounter)\(log)\n"
+                }
+            }
+        }
         // Reject rather than drop: connects fail at once instead of hanging, and established
         // connections are matched too, so an open tab is cut off on its next packet.
         for (match, set) in [("ip daddr", "block4"), ("ip daddr", "blocknet4"), ("ip6 daddr", "block6"), ("ip6 daddr", "blocknet6")] {
@@ -276,4 +380,26 @@ public struct NFTablesRuleset: Sendable, Equatable {
     }
 
     private static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16) }
+
+    /// A double-quoted nft string; nft has no escapes, so quotes and backslashes are dropped.
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline } + "\""
+    }
+
+    /// Parses the output of `list counters table inet TABLE`: packets per counter name.
+    public static func parseCounters(_ output: String) -> [String: UInt64] {
+        var result: [String: UInt64] = [:]
+        var current: String?
+        for line in output.split(separator: "\n") {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if words.first == "counter", words.count >= 2 {
+                current = String(words[1])
+            } else if let name = current, let index = words.firstIndex(of: "packets"), index + 1 < words.count,
+                      let packets = UInt64(words[index + 1]) {
+                result[name] = packets
+                current = nil
+            }
+        }
+        return result
+    }
 }

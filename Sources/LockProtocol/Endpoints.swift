@@ -72,6 +72,16 @@ public enum Endpoints {
     // Added for `lockctl services` (issue 14).
     /// The service catalog: services with their domains, and categories.
     public static let services = Endpoint<NoBody, ServiceList>(.GET, "/v1/services")
+    /// Focus time, goals, streaks and blocked attempts over a window (default: this week).
+    public static let insights = Endpoint<NoBody, InsightsResponse>(
+        .GET, "/v1/insights",
+        query: [QueryParameter("from", .timestamp), QueryParameter("to", .timestamp), QueryParameter("tz", .text(maxBytes: 64))])
+    /// The focus goals.
+    public static let goals = Endpoint<NoBody, GoalsInfo>(.GET, "/v1/goals")
+    /// Sets or removes focus goals.
+    public static let updateGoals = Endpoint<UpdateGoalsRequest, GoalsInfo>(.PATCH, "/v1/goals")
+    /// Emergency access: asks for a challenge, or answers it and ends a strict block early.
+    public static let unlockSession = Endpoint<UnlockRequest, UnlockResponse>(.POST, "/v1/sessions/{ref}/unlock")
 
     /// Every endpoint, for the route-table and documentation checks.
     public static let all: [EndpointDescriptor] = [
@@ -82,5 +92,6 @@ public enum Endpoints {
         createSchedule.descriptor, schedule.descriptor, updateSchedule.descriptor, deleteSchedule.descriptor,
         scheduleNext.descriptor, apps.descriptor, lists.descriptor, list.descriptor, importList.descriptor, deleteList.descriptor,
         services.descriptor,
+        insights.descriptor, goals.descriptor, updateGoals.descriptor, unlockSession.descriptor,
     ]
 }

@@ -31,12 +31,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var dnsPort: UInt16 = 10053
     /// The app catalog's extra places and the app enforcer's settings (the `[apps]` section).
     public var apps = AppsSection.Settings()
+    /// The `[friction]` section: how strict blocks of profiles without their own can be ended
+    /// early; nil when absent (strict means strict, unless a profile says otherwise).
+    public var friction: FrictionSettings?
+    /// How long blocked attempts are kept (`[insights] retention`).
+    public var attemptRetention: Duration = .seconds(365 * 86_400)
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
     public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "apps"]
     static let keys: Set<String> = ["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                                    "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name, AppsSection.name]
+                                    "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name, AppsSection.name,
+                                    FrictionSection.name, InsightsSection.name]
     /// The longest `max_session` that may be configured.
     public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
@@ -143,6 +149,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let apps = AppsSection.parse(document)
         configuration.apps = apps.settings
         problems += apps.problems
+        let friction = FrictionSection.parse(document)
+        configuration.friction = friction.settings
+        problems += friction.problems
+        let insights = InsightsSection.parse(document)
+        if let retention = insights.retention { configuration.attemptRetention = retention }
+        problems += insights.problems
         check { () throws(FileProblem) in
             guard let text = try document.string("schedule_warning") else { return }
             do throws(FieldError) { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {

@@ -21,7 +21,7 @@ import LockNames
 public enum ProfileFile {
     static let fields: Set<String> = ["name", "display_name", "description", "icon", "color", "domains", "services",
                                       "categories", "allow", "addresses", "mode", "apps", "app_categories", "running", "strict",
-                                      "lists"]
+                                      "lists", FrictionSection.name]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
     public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog, names: DomainNameParser) throws(FileProblem) -> Profile {
@@ -42,7 +42,12 @@ public enum ProfileFile {
             appCategories: try appCategories(document), running: try running(document),
             strict: try document.bool("strict") ?? false, kind: kind, lists: try document.strings("lists"))
         do { try profile.validate(against: catalog) } catch { throw document.problem(error) }
-        return profile
+        var result = profile
+        let friction = FrictionSection.parse(document)
+        // A profile file is all or nothing: a bad friction key makes the file bad, as any other key does.
+        if let problem = friction.problems.first { throw problem }
+        result.friction = friction.settings
+        return result
     }
 
     private static func mode(_ document: TOMLDocument) throws(FileProblem) -> ProfileMode {
@@ -89,6 +94,7 @@ public enum ProfileFile {
         if !profile.appCategories.isEmpty { writer.strings("app_categories", profile.appCategories.map(\.name)) }
         if profile.running != .terminate { writer.string("running", profile.running.rawValue) }
         writer.bool("strict", profile.strict)
+        if let friction = profile.friction { FrictionSection.render(friction, into: &writer) }
         return writer.output
     }
 }

@@ -48,7 +48,7 @@ struct BlocklistTests {
         try root.write("ads.txt", "! ads\n||ads.test^\n||tracker.test^$third-party\n@@||ok.ads.test^\n0.0.0.0 hosts.test\n")
         let imported = try daemon.lockctl("lists", "import", "ads", root.path + "/ads.txt")
         #expect(imported.status == 0, "\(imported)")
-        #expect(imported.stdout.contains("list ads imported: 2 names, 1 exceptions from 5 lines (1 rules skipped)"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("list ads imported: 2 names, 1 exception from 5 lines (1 rule skipped)"), "\(imported.stdout)")
         #expect(imported.stdout.contains("$options"), "the skipped rule is explained")
         let piped = try ProcessRunner.run("/bin/sh", ["-c", "printf 'more.test\\nexample.com##.ad\\n' | '\(Binaries.lockctl)' --root '\(root.path)' lists import more -"])
         #expect(piped.status == 0, "\(piped)")

@@ -172,6 +172,10 @@ expect "no table, so no redirect, while nothing is blocked" sh -c '! nft list ta
 expect "blocked.test resolves before the block" resolves_to m.blocked.test 198.18.0.3
 expect "type HTTPS of blocked.test answered by the peer before the block" sh -c "dig +short -t TYPE65 blocked.test | grep -q ."
 
+# Every event from here on, to see the blocked attempts go by.
+"$bin/lockctl" --root "$root" events --json >"$work/events.ndjson" 2>&1 &
+pids+=("$!")
+
 echo "# lockctl start site 10m"
 # Starts the block, then asks for m.blocked.test (over UDP, as a stub resolver would) until the
 # answer is 0.0.0.0; prints the milliseconds from lockctl returning to that answer.
@@ -250,6 +254,36 @@ answer = json.load(sys.stdin)
 blocks = {e[\"name\"]: e[\"blocks\"] for e in answer[\"enforcers\"]}
 print(blocks)
 sys.exit(0 if answer[\"blocked\"] and blocks == {\"hosts\": False, \"dns\": True, \"nftables\": False} else 1)'"
+# Blocked attempts: each name the filter answered as blocked, once per client within 10 s
+# however often it was asked (above: getent, getaddrinfo, dig A, AAAA, HTTPS, over TCP).
+attempts_of() { # attempts_of NAME: the insights count of NAME
+    "$bin/lockctl" --root "$root" insights --days 1 --json | python3 -c '
+import json, sys
+counts = {site["name"]: site["attempts"] for site in json.load(sys.stdin)["topSites"]}
+print(counts.get(sys.argv[1], 0))' "$1"
+}
+collapsed() { # collapsed NAME: counted at least once and at most 3 times
+    local count
+    count="$(attempts_of "$1")"
+    echo "$count"
+    [ "$count" -ge 1 ] && [ "$count" -le 3 ]
+}
+expect "blocked lookups show up as attempts (blocked.test, repeats collapsed)" time_until 3000 collapsed blocked.test
+expect "a.b.blocked.test counted as its own name" collapsed a.b.blocked.test
+expect "allowed.test is no attempt" sh -c "[ \"\$('$bin/lockctl' --root '$root' insights --days 1 --json | grep -c '\"allowed.test\"')\" = 0 ]"
+expect "site.blocked events with the profile and the time left" time_until 3000 sh -c \
+    "grep '\"site.blocked\"' '$work/events.ndjson' | grep '\"profile\":\"site\"' | grep -q timeLeftSeconds"
+# A connection walking past the filter to the address the firewall resolved: refused, and
+# reported at once through NFLOG (counted by the named counters too).
+expect "a connection to blocked.test's address is refused" python3 -c '
+import socket
+try:
+    socket.create_connection(("198.18.0.3", 80), timeout=2); raise SystemExit("connected")
+except ConnectionRefusedError:
+    print("refused")'
+expect "the firewall's refusal is an attempt as it happens (NFLOG)" time_until 3000 sh -c \
+    "grep '\"site.blocked\"' '$work/events.ndjson' | grep '\"source\":\"firewall\"' | grep -q blocked.test"
+expect "the attempt counters are in the daemon's table" sh -c "nft list counters table inet simplylock | grep -A2 'comment \"blocked.test\"' | grep -qE 'packets [1-9]'"
 
 echo "# lockctl stop site"
 expect "lockctl stop" lockctl stop site

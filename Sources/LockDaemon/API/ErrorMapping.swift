@@ -62,6 +62,9 @@ struct ErrorMapping: Sendable {
         case .usedBy(let profile, let user):
             APIError(.refused, "profile \(profile) is used by \(user)", hint: "change or remove that first")
         case .io(let message): APIError(.internalError, message)
+        case .weakensStrictBlock(let session, let changes):
+            APIError(.refused, "\(session.profile) is a strict block until \(ends(session)): only stricter edits are allowed while it runs, "
+                     + "and this edit \(Self.list(changes)); nothing was changed (adding to the profile applies at once)")
         case .enforcement(let message):
             APIError(.internalError, "the change could not be enforced on the running blocks, so the profile was left as it was: \(message)")
         }
@@ -125,6 +128,53 @@ struct ErrorMapping: Sendable {
         case .unknown: APIError(.notFound, "\(error.description) (see `lockctl apps list`)")
         case .notExecutable, .noExecutables: APIError(.invalidArgument, error.description)
         }
+    }
+
+    func map(_ error: InsightsError) -> APIError {
+        switch error {
+        case .invalidWindow(let reason): APIError(.invalidArgument, reason)
+        case .unknownZone(let name): APIError(.invalidArgument, "tz: \"\(name)\" is not a time zone (e.g. Europe/Berlin)")
+        case .invalidGoal(let field, let reason): APIError(.invalidArgument, "\(field): \(reason)")
+        case .storage(let message): APIError(.internalError, "cannot read or save insights: \(message)")
+        }
+    }
+
+    func map(_ error: EmergencyError) -> APIError {
+        switch error {
+        case .noSession(let reference): APIError(.notFound, "no active session for \"\(reference)\" (see `lockctl status`)")
+        case .notStrict(let session):
+            APIError(.conflict, "\(session.profile) is not a strict block; stop it with `lockctl stop \(session.profile)`")
+        case .ownedByPomodoro(let session):
+            APIError(.refused, "\(session.profile) is blocked by a strict Pomodoro run, which cannot be ended early (session \(session.id))")
+        case .ambiguous(let reference, let sessions):
+            APIError(.conflict, "several strict blocks match \"\(reference)\" (\(sessions.map { "\($0.id) \($0.origin)" }.joined(separator: ", "))); name one by its id")
+        case .notAllowed(let session):
+            APIError(.refused, "\(session.profile) is a strict block until \(ends(session)) and allows no early end "
+                     + "(set [friction] emergency_per_week in its profile or in simplylockd.toml to allow some)")
+        case .allowanceUsed(let session, let status):
+            APIError(.refused, "no early end left: \(status.used) of \(status.allowed) used in the last 7 days"
+                     + (status.nextFree.map { "; the next is allowed \(time($0))" } ?? "") + "; \(session.profile) ends at \(ends(session))")
+        case .noChallenge(let session):
+            APIError(.conflict, "no challenge is open for \(session.profile) (or a newer one replaced it); start again with `lockctl unlock \(session.profile)`")
+        case .tooEarly(_, let remaining):
+            APIError(.refused, "too early: wait \(DurationParser.format(remaining)) more before answering")
+        case .wrongAnswer(let session, let triesLeft):
+            APIError(.refused, triesLeft > 0 ? "the text does not match; \(triesLeft) more tr\(triesLeft == 1 ? "y" : "ies") with this challenge"
+                     : "the text does not match, and no tries are left: start again with `lockctl unlock \(session.profile)`")
+        case .pasted(let session):
+            APIError(.refused, "the answer contains the separators shown between groups: type the text instead of pasting it; start again with `lockctl unlock \(session.profile)`")
+        case .expired(let session):
+            APIError(.refused, "the challenge expired; start again with `lockctl unlock \(session.profile)`")
+        case .incompleteAnswer: APIError(.invalidArgument, "an answer needs both challenge and answer (send neither to ask for a challenge)")
+        case .session(let error): map(error)
+        case .storage(let message): APIError(.internalError, "cannot read the early ends: \(message)")
+        }
+    }
+
+    /// Up to five items of a list, for messages.
+    static func list(_ items: [String]) -> String {
+        let shown = items.prefix(5).joined(separator: ", ")
+        return items.count > 5 ? "\(shown) and \(items.count - 5) more" : shown
     }
 
     private func unknownProfile(_ name: String) -> APIError {

@@ -124,7 +124,11 @@ extension Event {
             self.init(type: .sessionStarted, at: now.wall, message: "\(session.profile) blocked \(by)for \(length)",
                       profile: session.profile, session: SessionInfo(session, at: now))
         case .sessionEnded(let session, let reason, let now):
-            let how = reason == .stopped ? "stopped" : "ended"
+            let how = switch reason {
+            case .stopped: "stopped"
+            case .unlocked: "ended early (emergency access)"
+            case .expired, .daemonRestart: "ended"
+            }
             let owner = session.origin == .manual ? "" : " (\(session.origin))"
             self.init(type: .sessionEnded, at: now.wall, message: "\(session.profile) block \(how)\(owner)", profile: session.profile,
                       session: SessionInfo(session, at: now), reason: reason.rawValue)
@@ -150,6 +154,8 @@ extension Event {
                 }
             }
             self.init(type: .pomodoroPhase, at: event.at, message: PomodoroEngine.message(event), profile: profile, details: details)
+        case .siteBlocked(let attempt, let left), .appBlocked(let attempt, let left):
+            self.init(attempt, timeLeft: left)
         case .stopping(let at):
             self.init(type: .stopping, at: at, message: "simplylockd is stopping; the stream ends")
         }

@@ -29,7 +29,9 @@ enum BlockRelease {
             ended = sessions.count
         }
         let settings = DaemonConfiguration.load(paths.configFile).configuration
-        let built = EnforcerFactory(paths: paths, configuration: settings, logger: logger).build(override: enforcersOverride)
+        // Lifting blocks records no attempts: nothing reads this inbox.
+        let built = EnforcerFactory(paths: paths, configuration: settings, logger: logger, attempts: AttemptInbox(clock: { SystemClock.now() }))
+            .build(override: enforcersOverride)
         var status: Int32 = 0
         for enforcer in built.enforcers.reversed() {
             do { try await enforcer.apply(.empty) } catch {

@@ -52,6 +52,14 @@ public struct DaemonCore: Sendable {
     public let events: EventBus
     /// The state database.
     public let store: StateStore
+    /// Focus time, goals, streaks and blocked attempts.
+    public let insights: InsightsService
+    /// Ending strict blocks early, with friction.
+    public let emergency: EmergencyAccess
+    /// Where enforcers hand their blocked attempts.
+    public let attemptInbox: AttemptInbox
+    /// Saves and publishes blocked attempts (a service of the group).
+    let attempts: AttemptRecorder
     /// The wall clock and boot clock.
     public let clock: @Sendable () -> ClockReading
     /// The system's time zone (it can change while the daemon runs).
@@ -65,7 +73,9 @@ public struct DaemonCore: Sendable {
                              makeID: (@Sendable () -> String)? = nil, apps: AppCatalogService? = nil,
                              firewallUnavailable: @escaping @Sendable () -> String? = { nil },
                              library: BlocklistLibrary = BlocklistLibrary(), listProblems: [FileProblem] = [],
-                             caches: ResolverCacheFlusher? = nil, launch: DaemonLaunch = DaemonLaunch()) async throws -> DaemonCore {
+                             caches: ResolverCacheFlusher? = nil, launch: DaemonLaunch = DaemonLaunch(),
+                             attemptInbox: AttemptInbox? = nil,
+                             randomness: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) async throws -> DaemonCore {
         let settings = configuration.configuration
         let events = EventBus()
         let enforcement = Enforcement(enforcers: enforcers, caches: caches, logger: logger)
@@ -93,9 +103,16 @@ public struct DaemonCore: Sendable {
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
                                 profiles: profiles, apps: apps, coordinator: coordinator, lists: lists, store: store, paths: paths,
                                 firewallUnavailable: firewallUnavailable, clock: clock, launch: launch, zone: zone)
+        let currentConfiguration: @Sendable () async -> DaemonConfiguration = { await coordinator.currentConfiguration }
+        let insights = InsightsService(store: store, configuration: currentConfiguration, clock: clock, zone: zone)
+        let emergency = EmergencyAccess(sessions: sessions, profiles: profiles, store: store, configuration: currentConfiguration,
+                                        clock: clock, logger: logger, generator: randomness)
+        let inbox = attemptInbox ?? AttemptInbox(clock: clock)
+        let attempts = AttemptRecorder(inbox: inbox, sessions: sessions, store: store, events: events, logger: logger, clock: clock)
         return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, lists: lists, apps: apps, sessions: sessions,
                           scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
+                          insights: insights, emergency: emergency, attemptInbox: inbox, attempts: attempts,
                           clock: clock, zone: zone)
     }
 
@@ -112,6 +129,8 @@ public struct DaemonCore: Sendable {
         ListRoutes(core: self).register(in: &router)
         AppRoutes(core: self).register(in: &router)
         CatalogRoutes(core: self).register(in: &router)
+        InsightsRoutes(core: self).register(in: &router)
+        EmergencyRoutes(core: self).register(in: &router)
         return router
     }
 }

@@ -15,12 +15,11 @@ struct EnforcerFactory {
     let paths: Paths
     let configuration: DaemonConfiguration
     let logger: Logger
+    /// Where each enforcer's blocked attempts go (the DNS filter's blocked answers, the
+    /// firewall's refused connections, the app enforcer's denied execs: `attempts.appDenied`).
+    let attempts: AttemptInbox
     /// The imported lists, shared with the dns enforcer.
     var library = BlocklistLibrary()
-    /// Called for each exec the app enforcer refuses and each process it kills (on a reporting
-    /// thread of its own). Not connected yet: blocked attempts (`app.blocked` events, counts)
-    /// come with insights.
-    var onAppDenial: @Sendable (ExecDenial) -> Void = { _ in }
 
     /// Firefox switches its default DNS over HTTPS off when this name does not resolve; it is
     /// listed in the hosts section while any block is active.
@@ -94,9 +93,11 @@ struct EnforcerFactory {
         }
         // The DNS filter applies before nftables, so that its forwarder listens by the time the
         // firewall's first commit asks where to redirect DNS.
+        let attempts = self.attempts
         let dns = names.contains("dns")
-            ? DNSFilterEnforcer(settings: DNSForwarder.Settings(port: configuration.dnsPort), servers: servers, lists: library.resolver,
-                                redirected: names.contains("nftables"), logger: logger) : nil
+            ? DNSFilterEnforcer(settings: DNSForwarder.Settings(port: configuration.dnsPort), servers: servers,
+                                onBlocked: { attempts.dnsBlocked($0) }, lists: library.resolver, redirected: names.contains("nftables"),
+                                logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
@@ -114,7 +115,8 @@ struct EnforcerFactory {
                 if let dns { redirect = { dns.redirect } }
                 // Its queries carry the filter's mark, so that they reach the real servers.
                 let resolver = DNSResolver(servers: servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, logger: logger)
-                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect, logger: logger)
+                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect,
+                                                onBlocked: { attempts.firewallBlocked($0) }, logger: logger)
                 if let dns { enforcers.append(dns) }
                 enforcers.append(enforcer)
                 firewall = enforcer
@@ -129,7 +131,7 @@ struct EnforcerFactory {
                     preference: ExecGuard.Preference(rawValue: settings.mechanism.rawValue) ?? .automatic,
                     terminateGrace: settings.terminateGrace, frozenRecord: EnforcerFactory.frozenRecord(paths))
                 if let userWritable = settings.userWritable { enforcerSettings.userWritable = userWritable }
-                let enforcer = AppEnforcer(settings: enforcerSettings, logger: logger, onDenial: onAppDenial)
+                let enforcer = AppEnforcer(settings: enforcerSettings, logger: logger, onDenial: { attempts.appDenied($0) })
                 enforcers.append(enforcer)
                 apps = enforcer
             default:

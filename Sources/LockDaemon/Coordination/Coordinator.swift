@@ -57,11 +57,23 @@ public actor Coordinator {
         }
     }
 
-    /// Changes a custom profile; its running sessions pick the change up at once (strict ones
-    /// only gain rules). When that cannot be enforced, the file is put back as it was.
+    /// Changes a custom profile; its running sessions pick the change up at once. While a
+    /// strict block of it runs, an edit that would take anything from it (remove a domain,
+    /// service or address, add an exception, turn strict off) is refused and changes nothing;
+    /// edits that only add apply at once. When the change cannot be enforced, the file is put
+    /// back as it was.
     public func updateProfile(_ name: String, _ edit: ProfileEdit) async throws(ProfileError) -> Profile {
         try await gate.run { () async throws(ProfileError) -> Profile in
             try requireImported(edit.addLists)
+            if let strict = await sessions.active.first(where: { $0.profile == name && $0.strict }) {
+                let preview = try await profiles.preview(name, edit)
+                let changes = preview.old.profile.weakenings(to: preview.new.profile, rules: preview.old.rules, newRules: preview.new.rules)
+                if !changes.isEmpty {
+                    logger.notice("refused an edit that would weaken a strict block",
+                                  metadata: ["profile": "\(name)", "session": "\(strict.id)", "changes": "\(changes)"])
+                    throw .weakensStrictBlock(strict.resumed(at: clock()), changes: changes)
+                }
+            }
             let (old, new) = try await profiles.update(name, edit)
             do throws(SessionError) { try await sessions.refreshRules(for: name) } catch {
                 try? await profiles.restore(old)

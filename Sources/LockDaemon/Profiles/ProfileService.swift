@@ -97,6 +97,21 @@ public actor ProfileService: ProfileCatalog {
         return store.profile(profile.name) ?? profile
     }
 
+    /// A custom profile before and after `edit`, each with its rules, without changing anything
+    /// (to see what the edit would take away from a running strict block).
+    public func preview(_ name: String, _ edit: ProfileEdit) async throws(ProfileError) -> (old: ProfileExpansion, new: ProfileExpansion) {
+        guard let current = store.profile(name) else { throw .notFound(name) }
+        guard current.kind == .custom else { throw .system(name) }
+        let edited = try edit.applied(to: current)
+        do { try edited.validate(against: store.catalog) } catch { throw .invalid(error) }
+        // Not through the cache: the edit may still be refused.
+        var rules = store.rules(for: edited, lists: lists)
+        let resolution = await apps.resolve(edited)
+        rules.apps = resolution.apps
+        rules.missingApps = resolution.missing
+        return (await expansion(current), ProfileExpansion(profile: edited, rules: rules))
+    }
+
     /// Changes a custom profile and rewrites its file; returns it before and after. Apps added
     /// must be installed.
     public func update(_ name: String, _ edit: ProfileEdit) async throws(ProfileError) -> (old: Profile, new: Profile) {

@@ -217,6 +217,19 @@ public actor SessionService {
         }
     }
 
+    /// Ends a strict session early through emergency access, the challenge having been
+    /// answered; it ends as `unlocked` (recorded against the weekly allowance in the same
+    /// transaction). A session owned by a schedule stays ended until the schedule's next interval.
+    public func unlock(_ id: String) async throws(SessionError) -> Session {
+        try await gate.run { () async throws(SessionError) -> Session in
+            let now = clock()
+            guard let session = sessions.session(id: id) else { throw .noSession(id) }
+            try await commit(SessionChange(ended: [.init(session: session, reason: .unlocked, at: now.wall)]), at: now)
+            logger.notice("strict session ended early through emergency access", metadata: metadata(session))
+            return session
+        }
+    }
+
     /// Lengthens a manual session (an id, or the manual session of a profile).
     public func extend(_ reference: String, by extra: Duration) async throws(SessionError) -> Session {
         try await gate.run { () async throws(SessionError) -> Session in
