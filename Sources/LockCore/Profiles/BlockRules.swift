@@ -151,7 +151,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
 
     /// The names an exact-name mechanism (the hosts file) must list: every block rule that is
     /// itself blocked, plus its `www.` twin unless an exception covers the twin. Empty in
-    /// allowlist mode, which a list of names cannot express.
+    /// allowlist mode, which a list of names cannot express. Sorted and unique.
     public var exactNames: [String] {
         guard mode == .blocklist else { return [] }
         // Without exceptions every rule and its twin are blocked; skipping the per-name
@@ -162,14 +162,32 @@ public struct BlockRules: Sendable, Equatable, Codable {
             names.append(rule)
             if let twin = DomainName(normalized: rule).wwwTwin, blockingRule(for: twin) != nil { names.append(twin) }
         }
-        return names
+        return Array(Set(names)).sorted()
     }
 
     /// In allowlist mode, the names to allow (with `www.` twins); empty otherwise.
     public var allowedNames: [String] { mode == .allowlist ? Self.withTwins(block.sorted) : [] }
 
+    /// `rules` (sorted, unique) and their `www.` twins, sorted and unique: the twins of sorted
+    /// names are themselves sorted (one common prefix), so one merge orders them, and the
+    /// desired block of a single large session needs no sort of its own.
     private static func withTwins(_ rules: [String]) -> [String] {
-        rules.flatMap { rule in [rule] + (DomainName(normalized: rule).wwwTwin.map { [$0] } ?? []) }
+        let twins = rules.compactMap { DomainName(normalized: $0).wwwTwin }
+        var merged: [String] = []
+        merged.reserveCapacity(rules.count + twins.count)
+        var i = 0, j = 0
+        while i < rules.count || j < twins.count {
+            let next: String
+            if j == twins.count || (i < rules.count && rules[i] < twins[j]) {
+                next = rules[i]
+                i += 1
+            } else {
+                next = twins[j]
+                j += 1
+            }
+            if merged.last != next { merged.append(next) }
+        }
+        return merged
     }
 
     /// The rules after a change to a strict session's profile: they may only get stricter. Two

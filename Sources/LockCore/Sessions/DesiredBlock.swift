@@ -35,11 +35,24 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// by id.
     public init(domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
                 allowOnly: AllowList? = nil, rules: [BlockRules] = [], apps: some Sequence<BlockedApp> = [BlockedApp]()) {
-        self.domains = Array(Set(domains)).sorted()
+        self.domains = Self.sortedUnique(Array(domains))
         self.addresses = Array(Set(addresses)).sorted()
         self.allowOnly = allowOnly
         self.rules = rules
         self.apps = BlockedApp.union(apps)
+    }
+
+    /// `names` sorted and unique; names that already are (one large session's) are only checked.
+    private static func sortedUnique(_ names: [String]) -> [String] {
+        if zip(names, names.dropFirst()).allSatisfy({ $0 < $1 }) { return names }
+        var sorted = names.sorted()
+        var kept = 0
+        for index in sorted.indices where kept == 0 || sorted[kept - 1] != sorted[index] {
+            sorted.swapAt(kept, index)
+            kept += 1
+        }
+        sorted.removeSubrange(kept...)
+        return sorted
     }
 
     /// Nothing blocked: enforcers remove every trace of themselves.

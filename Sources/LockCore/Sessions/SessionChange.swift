@@ -51,9 +51,11 @@ public struct SessionChange: Sendable, Equatable {
     /// True when nothing changes.
     public var isEmpty: Bool { started.isEmpty && ended.isEmpty && updated.isEmpty }
 
-    /// True when what must be blocked changes (not only ends, checkpoints or strictness).
+    /// True when what must be blocked changes (not only checkpoints). Strictness counts for a
+    /// session that blocks apps: a strict block also refuses copies of their programs.
     public var changesRules: Bool {
-        !started.isEmpty || !ended.isEmpty || updated.contains { $0.old.rules != $0.new.rules }
+        !started.isEmpty || !ended.isEmpty
+            || updated.contains { $0.old.rules != $0.new.rules || ($0.old.strict != $0.new.strict && !$0.new.rules.apps.isEmpty) }
     }
 
     /// `set` with this change made.

@@ -20,8 +20,19 @@ public actor SessionService {
         // What to block is worked out when the rules change, not at every status call and
         // checkpoint: for a 100 000-name block that is the difference between microseconds and
         // a tenth of a second.
-        didSet { if oldValue.sessions.map(\.rules) != sessions.sessions.map(\.rules) { desired = sessions.desiredBlock } }
+        didSet {
+            if let pending = pendingDesired {
+                desired = pending
+                pendingDesired = nil
+            } else if oldValue.sessions.map(\.rules) != sessions.sessions.map(\.rules)
+                || oldValue.sessions.map(\.strict) != sessions.sessions.map(\.strict) {
+                desired = sessions.desiredBlock
+            }
+        }
     }
+    /// The desired block of the sessions about to be assigned, when the commit path has worked
+    /// it out already (for enforcement): a large block is then not worked out twice.
+    private var pendingDesired: DesiredBlock?
     /// `sessions.desiredBlock`, kept up to date.
     private var desired = DesiredBlock.empty
     private let profiles: any ProfileCatalog
@@ -376,8 +387,11 @@ public actor SessionService {
             logger.error("cannot save the change; it happens anyway and the saved state catches up at the next start",
                          metadata: ["error": "\(error)"])
         }
+        var nextDesired: DesiredBlock?
         if change.changesRules || needsEnforcement {
-            do { try await enforcement.apply(next.desiredBlock, previous: desired) } catch {
+            let block = next.desiredBlock
+            nextDesired = block
+            do { try await enforcement.apply(block, previous: desired) } catch {
                 if saved { do { try store.revert(change, at: now) } catch {
                     // The enforcers were put back; only the saved state disagrees, and the next
                     // start would restore the change that did not happen.
@@ -388,6 +402,7 @@ public actor SessionService {
             }
             needsEnforcement = false
         }
+        if change.changesRules { pendingDesired = nextDesired }
         sessions = next
         timer.arm(at: sessions.nextDeadline)
         for session in change.started { events.publish(.sessionStarted(session, at: now)) }
