@@ -5,7 +5,8 @@
 #                                 simplylock group and config directories, reload systemd
 #   make install DESTDIR=/tmp/stage PREFIX=/usr
 #                                 staged install for packaging (no post-install actions)
-#   sudo make uninstall           remove exactly the files install put there
+#   sudo make uninstall           remove exactly the files install put there; refused while blocks are
+#                                 saved (FORCE=1 ends them and lifts the hosts section and firewall first)
 #   make check-units              systemd-analyze verify + security on the units
 #
 # `make install` never builds: run `make` first as a normal user, so that root does not
@@ -32,6 +33,7 @@ PKGDATADIR  ?= $(DATADIR)/simplylock
 MANDIR      ?= $(DATADIR)/man
 SYSCONFDIR  ?= /etc
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
@@ -53,6 +55,9 @@ DAEMON_PRODUCT ?= simplylockd
 CLI_PRODUCT    ?= lockctl
 
 INSTALL ?= install
+# Installed binaries are stripped (a debug build's symbols are most of their size); STRIP_FLAG=
+# keeps them.
+STRIP_FLAG ?= -s
 # Man page date: SOURCE_DATE_EPOCH for reproducible builds, else today (UTC).
 MANUAL_DATE    ?= $(shell date -u -d "@$${SOURCE_DATE_EPOCH:-$$(date +%s)}" +%Y-%m-%d)
 MANUAL_AUTHORS ?= SimplyLock developers
@@ -70,7 +75,7 @@ GENERATED = $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl \
             $(GENDIR)/completions/lockctl.fish $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8
 
 .PHONY: all build generated completions man install check-built install-bin install-units \
-        install-config install-data install-completions install-man postinstall uninstall \
+        install-config install-data install-completions install-man postinstall uninstall uninstall-blocks \
         check-units clean
 
 all: build
@@ -96,7 +101,10 @@ $(GENDIR)/completions/lockctl.fish: $(BUILDDIR)/$(CLI_PRODUCT)
 	@mkdir -p $(@D)
 	$< --generate-completion-script fish > $@
 
-# The man pages come from swift-argument-parser's generate-manual tool, run on each binary.
+# The man pages come from swift-argument-parser's generate-manual tool, run on each binary, then
+# finish-manual (Sources/finish-manual) adds the hand-written sections of docs/man/*.sections
+# (FILES, ENVIRONMENT, SIGNALS, the exit status table, …), lists the global options once and
+# drops the help subcommand generate-manual invents for simplylockd.
 # It is built in the debug configuration because it is a build tool: giving it the release
 # configuration without SWIFT_BUILD_FLAGS would make SwiftPM rebuild every release module.
 # The `generate-manual` plugin is not used: in 1.8.2 it has no product filter (it runs every
@@ -104,19 +112,25 @@ $(GENDIR)/completions/lockctl.fish: $(BUILDDIR)/$(CLI_PRODUCT)
 # included) and rebuilds all products in release with its own flags, replacing the statically
 # linked binaries with dynamically linked ones after a full recompile.
 GENERATE_MANUAL = $(SCRATCH)/debug/generate-manual
+FINISH_MANUAL   = $(SCRATCH)/debug/finish-manual
 
 $(GENERATE_MANUAL):
 	$(SWIFT) build $(SWIFTPM_FLAGS) -c debug --product generate-manual
 
-$(GENDIR)/man/man1/lockctl.1: $(BUILDDIR)/$(CLI_PRODUCT) | $(GENERATE_MANUAL)
-	@mkdir -p $(@D)
-	$(GENERATE_MANUAL) $(BUILDDIR)/$(CLI_PRODUCT) --section 1 --date $(MANUAL_DATE) \
-	    --authors "$(MANUAL_AUTHORS)" --output-directory $(@D)
+$(FINISH_MANUAL): Sources/finish-manual/main.swift
+	$(SWIFT) build $(SWIFTPM_FLAGS) -c debug --product finish-manual
 
-$(GENDIR)/man/man8/simplylockd.8: $(BUILDDIR)/$(DAEMON_PRODUCT) | $(GENERATE_MANUAL)
-	@mkdir -p $(@D)
+$(GENDIR)/man/man1/lockctl.1: $(BUILDDIR)/$(CLI_PRODUCT) docs/man/lockctl.1.sections $(FINISH_MANUAL) | $(GENERATE_MANUAL)
+	@mkdir -p $(@D) $(GENDIR)/man/raw
+	$(GENERATE_MANUAL) $(BUILDDIR)/$(CLI_PRODUCT) --section 1 --date $(MANUAL_DATE) \
+	    --authors "$(MANUAL_AUTHORS)" --output-directory $(GENDIR)/man/raw
+	$(FINISH_MANUAL) $(GENDIR)/man/raw/lockctl.1 docs/man/lockctl.1.sections $@
+
+$(GENDIR)/man/man8/simplylockd.8: $(BUILDDIR)/$(DAEMON_PRODUCT) docs/man/simplylockd.8.sections $(FINISH_MANUAL) | $(GENERATE_MANUAL)
+	@mkdir -p $(@D) $(GENDIR)/man/raw
 	$(GENERATE_MANUAL) $(BUILDDIR)/$(DAEMON_PRODUCT) --section 8 --date $(MANUAL_DATE) \
-	    --authors "$(MANUAL_AUTHORS)" --output-directory $(@D)
+	    --authors "$(MANUAL_AUTHORS)" --output-directory $(GENDIR)/man/raw
+	$(FINISH_MANUAL) $(GENDIR)/man/raw/simplylockd.8 docs/man/simplylockd.8.sections $@
 
 install: check-built install-bin install-units install-config install-data install-completions install-man
 	@if [ "$(POSTINSTALL)" = yes ]; then $(MAKE) --no-print-directory postinstall; fi
@@ -128,8 +142,8 @@ check-built:
 
 install-bin:
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
-	$(INSTALL) -m 0755 $(BUILDDIR)/$(DAEMON_PRODUCT) $(DESTDIR)$(SBINDIR)/simplylockd
-	$(INSTALL) -m 0755 $(BUILDDIR)/$(CLI_PRODUCT) $(DESTDIR)$(BINDIR)/lockctl
+	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(DAEMON_PRODUCT) $(DESTDIR)$(SBINDIR)/simplylockd
+	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(CLI_PRODUCT) $(DESTDIR)$(BINDIR)/lockctl
 
 install-units:
 	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
@@ -138,6 +152,9 @@ install-units:
 	$(INSTALL) -m 0644 systemd/simplylockd.socket $(DESTDIR)$(UNITDIR)/simplylockd.socket
 	$(INSTALL) -m 0644 systemd/simplylock.sysusers $(DESTDIR)$(SYSUSERSDIR)/simplylock.conf
 	$(INSTALL) -m 0644 systemd/simplylock.tmpfiles $(DESTDIR)$(TMPFILESDIR)/simplylock.conf
+	$(INSTALL) -d $(DESTDIR)$(USERUNITDIR)
+	sed -e 's|@bindir@|$(BINDIR)|g' systemd/simplylock-notify.service.in > $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
 
 # The default configuration is also kept in PKGDATADIR (for reference, and so that uninstall
 # can tell an untouched copy from an edited one).
@@ -173,14 +190,26 @@ postinstall:
 	-command -v systemd-tmpfiles >/dev/null && systemd-tmpfiles --create $(TMPFILESDIR)/simplylock.conf
 	-[ -d /run/systemd/system ] && systemctl daemon-reload
 	@echo "enable with: systemctl enable --now simplylockd.socket simplylockd.service"
+	@echo "desktop notifications, for each user: systemctl --user enable --now simplylock-notify.service"
 
 # Removes the files install put there and the directories that are only ours, if empty.
 # The configuration file is removed only while it is identical to the shipped default;
 # the simplylock group and anything under /var/lib/simplylock (state) are left alone,
 # as a package removal (not purge) would.
-uninstall:
+#
+# Blocks must not outlive the program: while any is saved (or the hosts file still has our
+# section) uninstall refuses, so nothing is left in /etc/hosts that no daemon will lift.
+# FORCE=1 stops the daemon, ends the saved blocks (strict ones too) and removes the hosts
+# section and the nftables table with `simplylockd --release` first. ROOT is where the state
+# and hosts file live: /, as the installed daemon sees them, or DESTDIR for a staged install.
+ROOT ?= $(if $(DESTDIR),$(DESTDIR),/)
+FORCE ?=
+RELEASE_FLAGS ?=
+uninstall: uninstall-blocks
 	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl
 	rm -f $(DESTDIR)$(UNITDIR)/simplylockd.service $(DESTDIR)$(UNITDIR)/simplylockd.socket
+	rm -f $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
+	-rmdir $(DESTDIR)$(USERUNITDIR) 2>/dev/null
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/simplylock.conf $(DESTDIR)$(TMPFILESDIR)/simplylock.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml ]; then \
 	    if cmp -s $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml $(DESTDIR)$(PKGDATADIR)/simplylockd.toml; then \
@@ -197,6 +226,24 @@ uninstall:
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lockctl $(DESTDIR)$(ZSHCOMPDIR)/_lockctl $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish
 	rm -f $(DESTDIR)$(MANDIR)/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man8/simplylockd.8
 	@if [ "$(POSTINSTALL)" = yes ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+
+uninstall-blocks:
+	@daemon=$(DESTDIR)$(SBINDIR)/simplylockd; hosts=$(ROOT)/etc/hosts; \
+	saved=""; \
+	if [ -r "$$hosts" ] && grep -q '^# BEGIN simplylock' "$$hosts"; then saved="$$hosts has a simplylock section"; fi; \
+	if [ -x $(DESTDIR)$(BINDIR)/lockctl ] && $(DESTDIR)$(BINDIR)/lockctl --root $(ROOT) status --json 2>/dev/null | grep -q '"profile"'; then \
+	    saved="blocks are active"; fi; \
+	if [ -z "$$saved" ]; then exit 0; fi; \
+	if [ -z "$(FORCE)" ]; then \
+	    echo "uninstall refused: $$saved; they would stay in force with nothing to lift them." >&2; \
+	    echo "Let them end (lockctl status), or run 'make uninstall FORCE=1' to end them and lift the hosts section and firewall first." >&2; \
+	    exit 1; \
+	fi; \
+	if [ "$(POSTINSTALL)" = yes ] && [ -d /run/systemd/system ]; then \
+	    systemctl stop simplylockd.socket simplylockd.service 2>/dev/null || true; fi; \
+	if [ ! -x "$$daemon" ]; then echo "uninstall: $$daemon is missing, cannot release the blocks" >&2; exit 1; fi; \
+	echo "$$daemon --root $(ROOT) --release $(RELEASE_FLAGS)"; \
+	"$$daemon" --root $(ROOT) --release $(RELEASE_FLAGS)
 
 # Verifies the units as they will be installed, with ExecStart= pointing at the built daemon,
 # and fails if the security exposure is above 4.9 (the upper end of systemd's "OK" band).

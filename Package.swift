@@ -66,8 +66,10 @@ let package = Package(
         // Not position-independent: a command that status bars run every second or two then
         // starts without the dynamic loader's relative relocations, most of its start-up cost.
         // (A fully static executable is worse: libgcc sorts every unwind entry at start.)
+        // Release only: a debug build links the Swift runtime dynamically, and the loader then
+        // warns on stderr about every protected runtime function the executable references.
         .executableTarget(name: "lockctl", dependencies: ["LockCommands"],
-                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"])]),
+                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
         // Drives the DNS filter's parts for scripts/bench-dns.sh; not installed.
         .executableTarget(name: "dns-bench", dependencies: [
             "LockCore", "LockNames", "LockEnforcement", "CLinux", .product(name: "Logging", package: "swift-log"),
@@ -76,7 +78,7 @@ let package = Package(
         .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
         .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform"]),
         .testTarget(name: "LockDaemonTests", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon",
+            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "LockEnforcementTests", dependencies: [
@@ -85,12 +87,15 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        // Completes the manual pages made by generate-manual (scripts run by the Makefile); not installed.
+        .executableTarget(name: "finish-manual"),
         // Hosts the app enforcer in a process of its own for the exec guard tests and
         // benchmark: the test runner must never be the process whose execs wait for it.
         .executableTarget(name: "exec-guard-probe", dependencies: [
             "LockCore", "LockPlatform", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/ExecGuardProbe"),
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
+        .testTarget(name: "LockCommandsTests", dependencies: ["LockCommands", "LockCore", "LockProtocol", "LockClient"]),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

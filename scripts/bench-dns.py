@@ -1,6 +1,9 @@
 """DNS filter figures (run by scripts/bench-dns.sh): forwarding overhead against dnsmasq on
-loopback, the cost of a 1 000 000-name list (build time, memory, lookup time), and the longest
-query stall while the whole list is rebuilt and swapped under load.
+loopback, the cost of a 1 000 000-name list (build time, memory, lookup time), the longest
+query stall while the whole list is rebuilt and swapped under load, and the same list through
+the real daemon (`lockctl lists import` time, apply time, daemon RSS with the list in force, the
+longest query stall while a re-import swaps it, and how soon after `lockctl start` returns a
+blocked name is answered 0.0.0.0).
 
     python3 scripts/bench-dns.py BIN_DIR [--names N] [--seconds S] [--rate QPS]
 
@@ -21,6 +24,9 @@ import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 
 TLDS = ["com", "net", "org", "io", "de", "co.uk", "info", "xyz", "ru", "fr", "com.br", "online", "site", "app"]
 ALPHABET = string.ascii_lowercase + string.digits
@@ -126,6 +132,113 @@ def write_queries(path, count, suffix):
     with open(path, "w") as f:
         for i in range(count):
             f.write(f"q{i}.{suffix} {'A' if i % 2 == 0 else 'AAAA'}\n")
+
+
+def query_until_blocked(port, name, limit=2.0):
+    """Asks `name` (type A, over UDP) until the answer is 0.0.0.0; seconds it took, or None."""
+    labels = b"".join(bytes([len(part)]) + part.encode() for part in name.split("."))
+    query = b"\x51\x51\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00" + labels + b"\x00\x00\x01\x00\x01"
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(0.5)
+            s.sendto(query, ("127.0.0.1", port))
+            try:
+                answer = s.recv(512)
+            except socket.timeout:
+                continue
+        if answer[-4:] == b"\x00\x00\x00\x00":
+            return time.monotonic() - started
+    return None
+
+
+def daemon_figures(args, work, list_path, upstream_port, forwarded_queries):
+    """The list through the real simplylockd (hosts and dns enforcers, scratch root)."""
+    if os.geteuid() != 0:
+        print("\n== the list through the daemon: skipped (the DNS filter marks its upstream sockets: needs root) ==")
+        return
+    data_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "config")
+    root = benchlib.scratch_root("bench-dns-daemon.")
+    port = free_port()
+    with open(f"{root}/etc/simplylock/simplylockd.toml", "w") as f:
+        f.write(f'dns_port = {port}\nresolvers = ["127.0.0.1:{upstream_port}"]\n')
+    lockctl = [f"{args.bin_dir}/lockctl", "--root", root]
+
+    def run(*arguments, stdin=None):
+        return subprocess.run(lockctl + list(arguments), check=True, capture_output=True, text=True, stdin=stdin)
+
+    daemon = benchlib.start_daemon(args.bin_dir, root, data_dir, enforcers="hosts,dns")
+    try:
+        time.sleep(1)
+        idle = benchlib.status_kib(daemon.pid)
+        started = time.monotonic()
+        run("lists", "import", "big", list_path)
+        imported = time.monotonic() - started
+        loaded = benchlib.status_kib(daemon.pid)
+        peak = benchlib.status_kib(daemon.pid, "VmHWM")
+        shown = json.loads(run("lists", "show", "big", "--json").stdout)
+        run("profiles", "create", "bench", "--domain", "blocked.test", "--list", "big")
+        started = time.monotonic()
+        run("start", "bench", "30m")
+        applied = time.monotonic() - started
+        until_blocked = query_until_blocked(port, "m.blocked.test")
+        listed = shown["skippedByReason"]
+        in_force = benchlib.status_kib(daemon.pid)
+        status = json.loads(run("status", "--json").stdout)
+        dns = [e for e in status["enforcers"] if e["name"] == "dns"][0]
+
+        # The same load without a swap, in the same run: what the machine itself adds.
+        calm = dnsperf(port, forwarded_queries, args.seconds, rate=args.rate, verbose=True)
+
+        # A re-import of a changed list while queries flow: the blocks move to the new version
+        # in one swap (the old one stays until nothing holds it).
+        changed = f"{work}/list2.hosts"
+        with open(list_path) as source, open(changed, "w") as target:
+            for number, line in enumerate(source):
+                if number % 1000 != 7:
+                    target.write(line)
+            target.write("0.0.0.0 added.bench-new.test\n")
+        swap = {}
+
+        def reimport():
+            time.sleep(1.5)
+            begun = time.monotonic()
+            run("lists", "import", "big", changed)
+            swap["seconds"] = time.monotonic() - begun
+            swap["rss"] = benchlib.status_kib(daemon.pid)
+
+        thread = threading.Thread(target=reimport)
+        thread.start()
+        stormy = dnsperf(port, forwarded_queries, args.seconds, rate=args.rate, verbose=True)
+        thread.join()
+        time.sleep(1)
+        after = benchlib.status_kib(daemon.pid)
+        blocked_new = query_until_blocked(port, "x.added.bench-new.test") is not None
+
+        started = time.monotonic()
+        run("stop", "bench")
+        lifted = time.monotonic() - started
+        print("\n== the list through the daemon (simplylockd --enforcers hosts,dns, scratch root, release build) ==")
+        reasons = ", ".join(f"{group['count']} {group['reason']}" for group in listed) or "none"
+        print(f"lockctl lists import (streamed, parsed, stored): {imported:.2f} s for {shown['lines']} lines -> {shown['names']} names, "
+              f"{shown['skipped']} skipped ({reasons})")
+        print(f"daemon RSS: idle {idle / 1024:.1f} MiB, list loaded {loaded / 1024:.1f} MiB (+{(loaded - idle) / 1024:.1f} MiB; "
+              f"peak during import {peak / 1024:.1f} MiB), list in force {in_force / 1024:.1f} MiB "
+              f"(+{(in_force - idle) / 1024:.1f} MiB over idle; goal <= 64 MiB); list sets {shown['bytes'] / 2**20:.1f} MiB")
+        print(f"lockctl start with the list (apply, all enforcers): {applied * 1000:.0f} ms; m.blocked.test answered 0.0.0.0 "
+              f"{'%.1f ms' % (until_blocked * 1000) if until_blocked is not None else 'NOT within 2 s'} after lockctl start returned "
+              f"(goal <= 50 ms); dns enforcer holds {dns['elements']} names")
+        print(f"at {args.rate} qps with the list in force, no swap: longest query {max(calm['latencies']) * 1e3:.1f} ms, "
+              f"p99 {percentile(calm['latencies'], 0.99) * 1e6:.0f} us (the machine's own noise)")
+        print(f"re-import of a changed list during {args.rate} qps: {swap.get('seconds', float('nan')):.2f} s; longest query "
+              f"{max(stormy['latencies']) * 1e3:.1f} ms (goal <= 50 ms), p99 {percentile(stormy['latencies'], 0.99) * 1e6:.0f} us, "
+              f"lost {stormy.get('lost', 0)}; RSS right after {swap.get('rss', 0) / 1024:.1f} MiB, a second later {after / 1024:.1f} MiB; "
+              f"new name blocked: {blocked_new}")
+        print(f"lockctl stop: {lifted * 1000:.0f} ms")
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=15)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def main():
@@ -256,6 +369,8 @@ def main():
               f"steady before {steady['rssKiB'] / 1024:.1f} MiB)")
         loaded.close()
         processes.remove(loaded.process)
+
+        daemon_figures(args, work, list_path, dnsmasq_port, forwarded_queries)
     finally:
         for process in processes:
             process.kill()

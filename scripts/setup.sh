@@ -2,17 +2,31 @@
 # Installs what building and testing SimplyLock needs on a fresh Debian machine: Debian
 # packages through apt (when root), and the Python modules the OpenAPI conformance check uses.
 # Safe to run repeatedly; it installs only what is missing.
+#   scripts/setup.sh          everything the test suite needs
+#   scripts/setup.sh --demo   only what building and running the demo needs (no test tools)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+demo=no
+[[ ${1:-} == --demo ]] && demo=yes
 
 # libicu-dev: UTS 46 for domain names; publicsuffix: the list of public suffixes the parser refuses;
 # nodejs and python3-venv: the references of the domain name oracle test (WHATWG URL, Python idna);
 # musl: the hosts file is checked the way musl's resolver reads it; socat: schemathesis reaches the socket;
 # gcc, libc6-dev and make: the exec guard tests build a static program and a small C project;
-# dnsperf and dnsutils (dig): the DNS filter's benchmark and tests; unbound: the LAN enforcer's tests.
+# dnsperf and dnsutils (dig): the DNS filter's benchmark and tests; dpkg-dev is not needed: apt-get download and dpkg-deb
+# fetch Debian's uBlock Origin package for the real EasyList/EasyPrivacy data in the tests;
+# chromium and fonts-dejavu-core: the insights page is rendered in a real headless browser; unbound: the LAN enforcer's tests.
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
           libicu-dev publicsuffix nodejs python3-venv socat musl musl-tools musl-dev gcc libc6-dev make
-          dnsperf dnsutils unbound)
+          dnsperf dnsutils chromium fonts-dejavu-core unbound)
+# dbus, python3-dbus and python3-gi: private buses with stand-ins that record what they receive, for
+# systemd-resolved (the resolver cache flush) and for the desktop's notification server.
+packages+=(dbus python3-dbus python3-gi)
+if [[ $demo == yes ]]; then
+    # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
+    # suffix list the daemon reads names with.
+    packages=(pkg-config libsystemd-dev libnftables-dev libicu-dev libc6-dev publicsuffix)
+fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -32,6 +46,8 @@ if ((${#missing[@]})); then
         echo "setup: missing Debian packages (install as root: apt-get install ${missing[*]}); tests that need them will be skipped" >&2
     fi
 fi
+
+[[ $demo == yes ]] && exit 0
 
 # The PyPI tools of the suite, pinned, in a virtual environment (stock Debian's pip refuses to
 # install outside one): the OpenAPI conformance check, schemathesis, and the IDNA reference.

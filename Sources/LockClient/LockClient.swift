@@ -129,6 +129,53 @@ public struct LockClient: Sendable {
         return try call(Endpoints.scheduleNext, [name], query: query)
     }
 
+    /// Every imported blocklist.
+    public func lists() async throws(ClientError) -> ListList { try call(Endpoints.lists) }
+
+    /// One imported blocklist, with what its import skipped.
+    public func list(_ name: String) async throws(ClientError) -> ListInfo { try call(Endpoints.list, [name]) }
+
+    /// Imports a blocklist from the open file `fd`, read and sent as it is read (a list of a
+    /// million lines is never held whole); `source` is recorded (a path, `-` for standard input).
+    public func importList(_ name: String, from fd: Int32, source: String) async throws(ClientError) -> ListImport {
+        let endpoint = Endpoints.importList
+        let path = endpoint.template.path([name]) + "?source=" + PathTemplate.escape(source)
+        // An import of a large list takes as long as the daemon needs to parse it.
+        let response = try UnixSocketHTTP(socketPath: socketPath, timeout: .seconds(600))
+            .upload(method: endpoint.method.rawValue, path: path, contentType: "text/plain", from: fd)
+        guard (200..<300).contains(response.status) else { throw LockClient.failure(status: response.status, body: response.body) }
+        do { return try API.makeDecoder().decode(ListImport.self, from: Data(response.body)) } catch {
+            throw .protocolError("cannot decode ListImport: \(error)")
+        }
+    }
+
+    /// Removes an imported blocklist.
+    public func removeList(_ name: String) async throws(ClientError) { _ = try call(Endpoints.deleteList, [name]) }
+
+    /// Focus time, goals, streaks and blocked attempts from `from` to `to` (defaults: this
+    /// week's Monday, now), per day in `zone` (default: the daemon's).
+    public func insights(from: Date? = nil, to: Date? = nil, zone: String? = nil) async throws(ClientError) -> InsightsResponse {
+        var query: [String: String] = [:]
+        if let from { query["from"] = Timestamp.format(from) }
+        if let to { query["to"] = Timestamp.format(to) }
+        if let zone { query["tz"] = zone }
+        return try call(Endpoints.insights, query: query)
+    }
+
+    /// The focus goals.
+    public func goals() async throws(ClientError) -> GoalsInfo { try call(Endpoints.goals) }
+
+    /// Sets (positive seconds) or removes (0) focus goals; nil keeps one as it is.
+    public func updateGoals(_ request: UpdateGoalsRequest) async throws(ClientError) -> GoalsInfo {
+        try call(Endpoints.updateGoals, body: request)
+    }
+
+    /// Emergency access: asks for a challenge to end a strict block early (replacing any
+    /// earlier one), or, with `challenge` and `answer`, answers it.
+    public func unlock(_ reference: String, challenge: String? = nil, answer: String? = nil) async throws(ClientError) -> UnlockResponse {
+        try call(Endpoints.unlockSession, [reference], body: UnlockRequest(challenge: challenge, answer: answer))
+    }
+
     /// Calls `handler` with each event as it happens, until the daemon ends the stream or the
     /// handler throws (its error passes through).
     public func events(_ handler: @Sendable (Event) throws -> Void) async throws {
@@ -147,6 +194,34 @@ public struct LockClient: Sendable {
         } catch let error as ClientError {
             throw error
         }
+    }
+
+    // Added for lockctl services, status --watch and notify (issue 14).
+
+    /// The service catalog.
+    public func services() async throws(ClientError) -> ServiceList { try call(Endpoints.services) }
+
+    /// Calls `handler` with each line of the event stream as the daemon sent it (one JSON
+    /// object), until the daemon ends the stream or the handler throws. For clients that must
+    /// pass on events whose type they do not know (`lockctl events --json`), or decode them
+    /// leniently (`lockctl notify`).
+    public func eventLines(_ handler: @Sendable ([UInt8]) throws -> Void) async throws {
+        try followEventLines(handler)
+    }
+
+    /// `eventLines` for callers that are not async: blocks until the stream ends.
+    public func followEventLines(_ handler: ([UInt8]) throws -> Void) throws {
+        let endpoint = Endpoints.events
+        try UnixSocketHTTP(socketPath: socketPath, timeout: nil).stream(
+            path: endpoint.template.path([]),
+            onStatus: { status, body in throw LockClient.failure(status: status, body: body) },
+            onLine: handler)
+    }
+
+    /// A request without a body, made at once: for callers that are not async, such as an
+    /// event-stream handler that reads the status after each event.
+    public func fetch<Answer: Decodable>(_ endpoint: Endpoint<NoBody, Answer>, _ parameters: [String] = []) throws(ClientError) -> Answer {
+        try call(endpoint, parameters)
     }
 
     private func call<Body: Encodable, Answer: Decodable>(_ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [],

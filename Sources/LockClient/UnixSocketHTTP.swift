@@ -35,6 +35,50 @@ struct UnixSocketHTTP: Sendable {
         return Response(status: status, headers: headers, body: collected)
     }
 
+    /// Sends a request whose body is read from `fd` until its end and sent as it is read
+    /// (chunked transfer encoding, 256 KiB at a time), never held whole; then collects the whole
+    /// response. The daemon may answer before it has read everything (an error): the answer is
+    /// still read and returned.
+    func upload(method: String, path: String, contentType: String, from fd: Int32) throws(ClientError) -> Response {
+        let connection = try Connection(socketPath: socketPath, timeout: timeout)
+        defer { connection.close() }
+        let head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nUser-Agent: lockctl\r\nConnection: close\r\n"
+            + "Content-Type: \(contentType)\r\nTransfer-Encoding: chunked\r\n\r\n"
+        var sendFailure: ClientError?
+        var inputFailure: ClientError?
+        do throws(ClientError) {
+            try connection.write(Array(head.utf8))
+            var chunk = [UInt8](repeating: 0, count: 1 << 18)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    inputFailure = .protocolError("cannot read the input: \(String(cString: strerror(errno)))")
+                    break
+                }
+                if n == 0 { break }
+                try connection.write(Array(String(n, radix: 16).utf8) + [13, 10] + chunk[0..<n] + [13, 10])
+            }
+            // Never end a body that was not read whole: the daemon would import half a list.
+            if let inputFailure { throw inputFailure }
+            try connection.write(Array("0\r\n\r\n".utf8))
+        } catch {
+            if let inputFailure { throw inputFailure }
+            // A daemon that refused early has closed its side; its answer says why.
+            sendFailure = error
+        }
+        let status: Int
+        let headers: [(String, String)]
+        do { (status, headers) = try connection.readHead() } catch {
+            throw sendFailure ?? error
+        }
+        var collected: [UInt8] = []
+        do { try connection.readBody(headers: headers) { collected += $0 } } catch let error as ClientError { throw error } catch {
+            throw .protocolError("\(error)")
+        }
+        return Response(status: status, headers: headers, body: collected)
+    }
+
     /// Sends a request whose answer is a stream of lines and hands over each line as it arrives;
     /// returns when the daemon ends the stream. A non-200 answer goes to `onStatus` whole.
     func stream(path: String, onStatus: (Int, [UInt8]) throws -> Void, onLine: ([UInt8]) throws -> Void) throws {

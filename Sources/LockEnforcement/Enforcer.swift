@@ -24,8 +24,18 @@ public protocol Enforcer: AnyObject, Sendable {
 
     /// Its own checks of what it manages, as a user of the machine would see it.
     func diagnose() async -> [Finding]
+
+    /// Whether it keeps `name` (normalised: lowercase, punycode; a trailing dot kept when the
+    /// user typed one) from being reached now, or nil when names are not its business (apps).
+    /// Answers from what is in force, not from what was asked for.
+    func coverage(of name: String) async -> Coverage?
+
+    /// What names it can and cannot cover, for doctor; nil when names are not its business.
+    var scope: EnforcerScope? { get }
 }
 
 extension Enforcer {
     public func diagnose() async -> [Finding] { [] }
+    public func coverage(of name: String) async -> Coverage? { nil }
+    public var scope: EnforcerScope? { nil }
 }

@@ -10,8 +10,14 @@ public actor FakeEnforcer: Enforcer {
     /// When set, the next applies throw this message.
     public private(set) var failure: String?
 
-    /// Creates a fake called `name`.
-    public init(name: String = "fake") { self.name = name }
+    private let lists: @Sendable (BlocklistReference) -> Blocklist?
+
+    /// Creates a fake called `name`; it covers whatever the last state applied blocks
+    /// (imported lists as `lists` finds them), as a perfect enforcer would.
+    public init(name: String = "fake", lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil }) {
+        self.name = name
+        self.lists = lists
+    }
 
     /// Makes later applies fail (or succeed again, for nil).
     public func setFailure(_ message: String?) { failure = message }
@@ -27,6 +33,13 @@ public actor FakeEnforcer: Enforcer {
     public func watch() async {
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
+
+    public func coverage(of name: String) async -> Coverage? {
+        guard let rule = current?.verdict(for: name, lists: lists) else { return .doesNotCover("not blocked") }
+        return .blocks("rule \(rule)")
+    }
+
+    public nonisolated var scope: EnforcerScope? { EnforcerScope(covers: "whatever is blocked (a test double)", misses: "nothing") }
 
     public func status() async -> EnforcerStatus {
         EnforcerStatus(name: name, applied: failure == nil, elements: current?.domains.count ?? 0,

@@ -12,6 +12,9 @@ public enum API {
     public static let maxBodyBytes = 4 << 20
     /// Largest request body accepted from everyone else (reads carry no body).
     public static let maxReaderBodyBytes = 4 << 10
+    /// Largest blocklist text an import may send (`PUT /v1/lists/{name}`, read as it streams
+    /// in, never held whole; only callers who may change things get this far).
+    public static let maxListBodyBytes = 1 << 30
 
     /// The JSON encoder both sides use: RFC 3339 dates, sorted keys.
     public static func makeEncoder(pretty: Bool = false) -> JSONEncoder {

@@ -36,23 +36,28 @@ public enum APIErrorCode: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// An error as the API reports it: `{"error": {"code": "...", "message": "..."}}`.
+/// An error as the API reports it: `{"error": {"code": "...", "message": "...", "hint": "..."}}`.
 public struct APIError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     /// The error's code.
     public var code: APIErrorCode
-    /// A sentence for people, naming what to fix.
+    /// A sentence for people saying what went wrong; a refused value is named by its request
+    /// field first (`seconds: …`), which clients may replace with their own option's name.
     public var message: String
+    /// What to do about it, when there is something to do (`see \`lockctl status\``); shown
+    /// by lockctl on a line of its own.
+    public var hint: String?
     /// The methods the path allows, sent as the `Allow` header of a 405 (not in the body).
     public var allow: String?
 
     /// Creates an error.
-    public init(_ code: APIErrorCode, _ message: String, allow: String? = nil) {
+    public init(_ code: APIErrorCode, _ message: String, hint: String? = nil, allow: String? = nil) {
         self.code = code
         self.message = message
+        self.hint = hint
         self.allow = allow
     }
 
-    private enum CodingKeys: String, CodingKey { case code, message }
+    private enum CodingKeys: String, CodingKey { case code, message, hint }
 
     public var description: String { message }
 }

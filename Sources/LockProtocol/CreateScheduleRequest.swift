@@ -25,11 +25,15 @@ public struct CreateScheduleRequest: Sendable, Equatable, Codable {
     public var warnSeconds: Double?
     /// Where its blocks apply (`local`, `lan`, device groups); absent: this machine.
     public var target: [String]?
+    /// A strict schedule whose window is open now blocks at once only when this is true;
+    /// otherwise its first block is its next interval (nobody is locked in without warning).
+    public var now: Bool?
 
     /// Creates a request.
     public init(name: String, profile: String, days: String? = nil, from: String? = nil, to: String? = nil,
                 on: String? = nil, cron: String? = nil, seconds: Double? = nil, tz: String? = nil, strict: Bool? = nil,
-                warnSeconds: Double? = nil, target: [String]? = nil) {
+                warnSeconds: Double? = nil, now: Bool? = nil, target: [String]? = nil) {
+        self.now = now
         self.target = target
         self.name = name
         self.profile = profile

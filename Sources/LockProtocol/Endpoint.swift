@@ -22,7 +22,7 @@ public struct Endpoint<Body: Sendable, Answer: Sendable>: Sendable {
     /// The untyped description the route table and the documentation check use.
     public var descriptor: EndpointDescriptor {
         EndpointDescriptor(method: method, template: template, query: query, successStatus: successStatus,
-                           hasBody: Body.self != NoBody.self)
+                           hasBody: Body.self != NoBody.self, streamsBody: Body.self == TextStream.self)
     }
 }
 
@@ -36,8 +36,10 @@ public struct EndpointDescriptor: Sendable, Hashable {
     public let query: [QueryParameter]
     /// Status of a successful answer.
     public let successStatus: Int
-    /// Whether the request carries a JSON body.
+    /// Whether the request carries a body.
     public let hasBody: Bool
+    /// Whether the body is text read as it arrives (`TextStream`) rather than JSON read whole.
+    public let streamsBody: Bool
 }
 
 /// The body of requests that carry none.
@@ -56,3 +58,7 @@ public struct Deleted: Sendable, Codable, Equatable {
 
 /// A stream of events, one JSON object per line (`GET /v1/events`).
 public struct EventStream: Sendable {}
+
+/// A request body of plain text read piece by piece as it arrives, never held whole
+/// (`PUT /v1/lists/{name}`): it may be far larger than `API.maxBodyBytes`.
+public struct TextStream: Sendable {}

@@ -59,6 +59,30 @@ public enum Endpoints {
     public static let scheduleNext = Endpoint<NoBody, [ScheduleInterval]>(
         .GET, "/v1/schedules/{name}/next",
         query: [QueryParameter("count", .integer(1...10_000)), QueryParameter("after", .timestamp)])
+    /// Every imported blocklist.
+    public static let lists = Endpoint<NoBody, ListList>(.GET, "/v1/lists")
+    /// One imported blocklist, with what its import skipped.
+    public static let list = Endpoint<NoBody, ListInfo>(.GET, "/v1/lists/{name}")
+    /// Imports a blocklist (hosts, plain domains, AdBlock `||name^`), replacing the list of that
+    /// name; the body is the list's text, streamed.
+    public static let importList = Endpoint<TextStream, ListImport>(
+        .PUT, "/v1/lists/{name}", query: [QueryParameter("source", .text(maxBytes: 4096))])
+    /// Removes an imported blocklist.
+    public static let deleteList = Endpoint<NoBody, Deleted>(.DELETE, "/v1/lists/{name}")
+
+    // Added for `lockctl services` (issue 14).
+    /// The service catalog: services with their domains, and categories.
+    public static let services = Endpoint<NoBody, ServiceList>(.GET, "/v1/services")
+    /// Focus time, goals, streaks and blocked attempts over a window (default: this week).
+    public static let insights = Endpoint<NoBody, InsightsResponse>(
+        .GET, "/v1/insights",
+        query: [QueryParameter("from", .timestamp), QueryParameter("to", .timestamp), QueryParameter("tz", .text(maxBytes: 64))])
+    /// The focus goals.
+    public static let goals = Endpoint<NoBody, GoalsInfo>(.GET, "/v1/goals")
+    /// Sets or removes focus goals.
+    public static let updateGoals = Endpoint<UpdateGoalsRequest, GoalsInfo>(.PATCH, "/v1/goals")
+    /// Emergency access: asks for a challenge, or answers it and ends a strict block early.
+    public static let unlockSession = Endpoint<UnlockRequest, UnlockResponse>(.POST, "/v1/sessions/{ref}/unlock")
 
     /// Every endpoint, for the route-table and documentation checks.
     public static let all: [EndpointDescriptor] = [
@@ -67,6 +91,8 @@ public enum Endpoints {
         history.descriptor, reload.descriptor, doctor.descriptor, events.descriptor, pomodoro.descriptor,
         startPomodoro.descriptor, pomodoroHistory.descriptor, pomodoroAction.descriptor, schedules.descriptor,
         createSchedule.descriptor, schedule.descriptor, updateSchedule.descriptor, deleteSchedule.descriptor,
-        scheduleNext.descriptor, apps.descriptor,
+        scheduleNext.descriptor, apps.descriptor, lists.descriptor, list.descriptor, importList.descriptor, deleteList.descriptor,
+        services.descriptor,
+        insights.descriptor, goals.descriptor, updateGoals.descriptor, unlockSession.descriptor,
     ]
 }

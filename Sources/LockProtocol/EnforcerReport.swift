@@ -43,10 +43,17 @@ public struct EnforcerReport: Sendable, Equatable, Codable {
     public var lastError: String?
     /// Enforcer-specific facts (`path`, `restores`, `lastResolution`, …).
     public var details: [String: Value]
+    /// `ok`, `idle` (nothing to enforce or not applied yet) or `problem`: the daemon's one
+    /// judgement, which `lockctl doctor` shares.
+    public var state: String?
+    /// What is wrong when `state` is `problem`.
+    public var problem: String?
 
     /// Creates a report.
     public init(name: String, applied: Bool, elements: Int, lastApplied: Date?, lastError: String?,
-                details: [String: Value] = [:]) {
+                details: [String: Value] = [:], state: String? = nil, problem: String? = nil) {
+        self.state = state
+        self.problem = problem
         self.name = name
         self.applied = applied
         self.elements = elements

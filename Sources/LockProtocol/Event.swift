@@ -18,6 +18,11 @@ public struct Event: Sendable, Equatable, Codable {
         case scheduleWarning = "schedule.warning"
         /// A Pomodoro phase changed.
         case pomodoroPhase = "pomodoro.phase"
+        /// A block stopped a site: a lookup (or connection) of a blocked name; repeats of the
+        /// same name from the same client within 10 s are one.
+        case siteBlocked = "site.blocked"
+        /// A block stopped an app from starting.
+        case appBlocked = "app.blocked"
         /// Sent once when a client subscribes, so it knows the stream is live.
         case hello
         /// The daemon is shutting down: the last event of every stream.
@@ -34,7 +39,7 @@ public struct Event: Sendable, Equatable, Codable {
     public var profile: String?
     /// The session concerned, if any.
     public var session: SessionInfo?
-    /// Why a session ended (`expired`, `stopped`, `daemon-restart`).
+    /// Why a session ended (`expired`, `stopped`, `daemon-restart`, `unlocked`).
     public var reason: String?
     /// Further facts (schedule name, phase, …).
     public var details: [String: String]?

@@ -16,7 +16,7 @@ public struct HistoryEntry: Sendable, Equatable, Codable {
     public var plannedEnd: Date
     /// When it ended; nil while active.
     public var endedAt: Date?
-    /// `expired`, `stopped` or `daemon-restart`; nil while active.
+    /// `expired`, `stopped`, `daemon-restart` or `unlocked` (ended early through emergency access); nil while active.
     public var endReason: String?
 
     /// Creates an entry.

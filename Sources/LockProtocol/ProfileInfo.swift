@@ -22,6 +22,10 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
     public var allow: [String]
     /// Addresses and networks (blocked, or allowed in allowlist mode).
     public var addresses: [String]
+    /// Imported blocklists it blocks too (`lockctl lists`).
+    public var lists: [String]
+    /// Of those, the ones not imported (they block nothing until they are).
+    public var missingLists: [String]
     /// `blocklist` or `allowlist`.
     public var mode: String
     /// Apps as the profile names them (desktop ids, flatpak ids, snap names, paths).
@@ -57,6 +61,9 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
         categories = profile.categories
         allow = profile.allow.map(\.value)
         addresses = profile.addresses.map(\.description)
+        lists = profile.lists
+        let imported = Set(rules.lists.map(\.name))
+        missingLists = profile.lists.filter { !imported.contains($0) }
         mode = profile.mode.rawValue
         apps = profile.apps
         appCategories = profile.appCategories.map(\.name)

@@ -56,6 +56,8 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public var addresses: [String]?
     /// `blocklist` (default) or `allowlist`.
     public var mode: String?
+    /// Imported blocklists, by name.
+    public var lists: [String]?
     /// Apps: desktop ids, flatpak ids, snap names or paths; each must be installed.
     public var apps: [String]?
     /// Freedesktop app categories (any case).
@@ -69,7 +71,8 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
                 color: String? = nil, domains: [String] = [], services: [String] = [], categories: [String] = [],
                 allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, apps: [String]? = nil,
-                appCategories: [String]? = nil, running: String? = nil, strict: Bool = false) {
+                appCategories: [String]? = nil, running: String? = nil, strict: Bool = false, lists: [String]? = nil) {
+        self.lists = lists
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -106,6 +109,10 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var addAddresses: [String]?
     /// Addresses or networks to remove.
     public var removeAddresses: [String]?
+    /// Imported lists to add.
+    public var addLists: [String]?
+    /// Imported lists to remove.
+    public var removeLists: [String]?
     /// Apps to add; each must be installed.
     public var addApps: [String]?
     /// Apps to remove, as the profile names them.
@@ -128,7 +135,10 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
                 removeServices: [String]? = nil, addAllow: [String]? = nil, removeAllow: [String]? = nil,
                 addAddresses: [String]? = nil, removeAddresses: [String]? = nil, addApps: [String]? = nil,
                 removeApps: [String]? = nil, addAppCategories: [String]? = nil, removeAppCategories: [String]? = nil,
-                running: String? = nil, displayName: String? = nil, description: String? = nil, strict: Bool? = nil) {
+                running: String? = nil, addLists: [String]? = nil, removeLists: [String]? = nil, displayName: String? = nil,
+                description: String? = nil, strict: Bool? = nil) {
+        self.addLists = addLists
+        self.removeLists = removeLists
         self.addDomains = addDomains
         self.removeDomains = removeDomains
         self.addServices = addServices

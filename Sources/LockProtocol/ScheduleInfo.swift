@@ -41,6 +41,9 @@ public struct ScheduleInfo: Sendable, Equatable, Codable {
     public var active: Bool
     /// Active, but its block was stopped by hand; it blocks again at its next interval.
     public var stoppedByHand: Bool
+    /// Active and strict, but it became strict during this interval without `now`: it blocks
+    /// from its next interval (`next`).
+    public var strictDeferred: Bool
     /// While active: when its block ends (RFC 3339).
     public var blockEnd: Date?
     /// The next interval starting after the current block, or after now.
@@ -79,6 +82,7 @@ public struct ScheduleInfo: Sendable, Equatable, Codable {
         target = schedule.target.names
         active = status.active
         stoppedByHand = status.stoppedByHand
+        strictDeferred = status.strictDeferred
         blockEnd = status.blockEnd
         next = status.next.map(ScheduleInterval.init)
         self.session = session

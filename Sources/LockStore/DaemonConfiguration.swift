@@ -22,8 +22,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// How long before a schedule starts or ends a warning goes out, unless the schedule says
     /// otherwise; zero for none.
     public var scheduleWarning: Duration = .seconds(300)
+    /// The most names the hosts section lists (the first ones in sorted order beyond it):
+    /// every lookup on the machine reads the hosts file, so it is kept to profile-sized sets;
+    /// the DNS filter and the firewall still block every name.
+    public var hostsMaxNames = 20_000
+    /// The loopback port of the DNS filter (the nftables redirect sends the machine's DNS there
+    /// during blocks).
+    public var dnsPort: UInt16 = 10053
     /// The app catalog's extra places and the app enforcer's settings (the `[apps]` section).
     public var apps = AppsSection.Settings()
+    /// The `[friction]` section: how strict blocks of profiles without their own can be ended
+    /// early; nil when absent (strict means strict, unless a profile says otherwise).
+    public var friction: FrictionSettings?
+    /// How long blocked attempts are kept (`[insights] retention`).
+    public var attemptRetention: Duration = .seconds(365 * 86_400)
     /// Device groups and the LAN DNS servers (`[lan]`, `[unbound]`, `[dnsmasq]`).
     public var lan = LANSection.Settings()
 
@@ -31,7 +43,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Every enforcer name the daemon knows.
     public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "apps", "unbound", "dnsmasq"]
     static let keys = Set(["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                           "schedule_warning", PomodoroSection.name, AppsSection.name] + LANSection.names)
+                           "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name, AppsSection.name,
+                           FrictionSection.name, InsightsSection.name] + LANSection.names)
     /// The longest `max_session` that may be configured.
     public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
@@ -144,11 +157,29 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let lan = LANSection.parse(document)
         configuration.lan = lan.settings
         problems += lan.problems
+        let friction = FrictionSection.parse(document)
+        configuration.friction = friction.settings
+        problems += friction.problems
+        let insights = InsightsSection.parse(document)
+        if let retention = insights.retention { configuration.attemptRetention = retention }
+        problems += insights.problems
         check { () throws(FileProblem) in
             guard let text = try document.string("schedule_warning") else { return }
             do throws(FieldError) { configuration.scheduleWarning = try Schedule.parseWarning(text) } catch {
                 throw document.problem("schedule_warning", value: text, error.reason)
             }
+        }
+        check { () throws(FileProblem) in
+            guard let limit = try document.int("hosts_max_names") else { return }
+            guard (100...1_000_000).contains(limit) else {
+                throw document.problem("hosts_max_names", value: "\(limit)", "must be between 100 and 1000000")
+            }
+            configuration.hostsMaxNames = limit
+        }
+        check { () throws(FileProblem) in
+            guard let port = try document.int("dns_port") else { return }
+            guard (1...65_535).contains(port) else { throw document.problem("dns_port", value: "\(port)", "must be a port from 1 to 65535") }
+            configuration.dnsPort = UInt16(port)
         }
         return Loaded(configuration: configuration, problems: problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
     }

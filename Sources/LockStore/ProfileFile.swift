@@ -11,6 +11,7 @@ import LockNames
 /// categories = []
 /// allow = []
 /// addresses = ["203.0.113.0/24"]      # for the firewall enforcer
+/// lists = ["ads"]                     # imported blocklists (`lockctl lists import`), for the DNS filter
 /// mode = "blocklist"                  # or "allowlist": only these are reachable
 /// apps = ["steam", "org.telegram.desktop", "/opt/game/game"]   # desktop ids, flatpak ids, snaps, paths
 /// app_categories = ["Game"]           # freedesktop categories (any case in the file)
@@ -19,7 +20,8 @@ import LockNames
 /// ```
 public enum ProfileFile {
     static let fields: Set<String> = ["name", "display_name", "description", "icon", "color", "domains", "services",
-                                      "categories", "allow", "addresses", "mode", "apps", "app_categories", "running", "strict"]
+                                      "categories", "allow", "addresses", "mode", "apps", "app_categories", "running", "strict",
+                                      "lists", FrictionSection.name]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
     public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog, names: DomainNameParser) throws(FileProblem) -> Profile {
@@ -38,9 +40,14 @@ public enum ProfileFile {
             categories: try document.strings("categories"), allow: try document.domains("allow", names: names),
             addresses: try document.networks("addresses"), mode: try mode(document), apps: try document.strings("apps"),
             appCategories: try appCategories(document), running: try running(document),
-            strict: try document.bool("strict") ?? false, kind: kind)
+            strict: try document.bool("strict") ?? false, kind: kind, lists: try document.strings("lists"))
         do { try profile.validate(against: catalog) } catch { throw document.problem(error) }
-        return profile
+        var result = profile
+        let friction = FrictionSection.parse(document)
+        // A profile file is all or nothing: a bad friction key makes the file bad, as any other key does.
+        if let problem = friction.problems.first { throw problem }
+        result.friction = friction.settings
+        return result
     }
 
     private static func mode(_ document: TOMLDocument) throws(FileProblem) -> ProfileMode {
@@ -81,11 +88,13 @@ public enum ProfileFile {
         writer.strings("categories", profile.categories)
         writer.strings("allow", profile.allow.map(\.value))
         writer.strings("addresses", profile.addresses.map(\.description))
+        if !profile.lists.isEmpty { writer.strings("lists", profile.lists) }
         if profile.mode != .blocklist { writer.string("mode", profile.mode.rawValue) }
         if !profile.apps.isEmpty { writer.strings("apps", profile.apps) }
         if !profile.appCategories.isEmpty { writer.strings("app_categories", profile.appCategories.map(\.name)) }
         if profile.running != .terminate { writer.string("running", profile.running.rawValue) }
         writer.bool("strict", profile.strict)
+        if let friction = profile.friction { FrictionSection.render(friction, into: &writer) }
         return writer.output
     }
 }

@@ -83,8 +83,11 @@ public struct ProfileStore: Sendable {
         profiles.values.sorted { ($0.kind == .system ? 0 : 1, $0.name) < ($1.kind == .system ? 0 : 1, $1.name) }
     }
 
-    /// The expanded rules of `profile`.
-    public func rules(for profile: Profile) -> BlockRules { catalog.rules(for: profile) }
+    /// The expanded rules of `profile`; `lists` gives the version in force of each imported
+    /// list it names.
+    public func rules(for profile: Profile, lists: (String) -> BlocklistReference? = { _ in nil }) -> BlockRules {
+        catalog.rules(for: profile, lists: lists)
+    }
 
     /// Adds a custom profile and writes its file.
     public mutating func create(_ profile: Profile) throws(Failure) {
@@ -108,7 +111,7 @@ public struct ProfileStore: Sendable {
                               icon: profile.icon, color: profile.color, domains: profile.domains, services: profile.services,
                               categories: profile.categories, allow: profile.allow, addresses: profile.addresses,
                               mode: profile.mode, apps: profile.apps, appCategories: profile.appCategories,
-                              running: profile.running, strict: profile.strict, kind: .custom)
+                              running: profile.running, strict: profile.strict, kind: .custom, lists: profile.lists)
             try profile.validate(against: catalog)
         } catch { throw .invalid(error) }
         try write(profile)

@@ -73,6 +73,13 @@ public struct ScheduleStore: Sendable {
         return schedule
     }
 
+    /// Replaces a schedule with a changed version of it and rewrites its file.
+    public mutating func replace(_ schedule: Schedule) throws(Failure) {
+        guard schedules[schedule.name] != nil else { throw .notFound(schedule.name) }
+        try write(schedule)
+        schedules[schedule.name] = schedule
+    }
+
     /// Deletes a schedule and its file.
     public mutating func delete(_ name: String) throws(Failure) {
         guard schedules[name] != nil else { throw .notFound(name) }

@@ -64,6 +64,8 @@ struct StoredRules: Codable {
     var allow: [String]
     var addresses: [String]
     var mode: String
+    /// The imported list versions the session holds (absent in sessions saved before lists).
+    var lists: [BlocklistReference]?
     /// Absent in rows written before apps could be blocked.
     var apps: [BlockedApp]?
     var missingApps: [String]?
@@ -73,6 +75,7 @@ struct StoredRules: Codable {
         allow = rules.allow.sorted
         addresses = rules.addresses.map(\.description)
         mode = rules.mode.rawValue
+        lists = rules.lists.isEmpty ? nil : rules.lists
         apps = rules.apps.isEmpty ? nil : rules.apps
         missingApps = rules.missingApps.isEmpty ? nil : rules.missingApps
     }
@@ -81,7 +84,10 @@ struct StoredRules: Codable {
         var networks: [IPNetwork] = []
         for text in addresses { networks.append(try IPNetwork(parsing: text)) }
         guard let mode = ProfileMode(rawValue: mode) else { throw DatabaseError(message: "unknown profile mode \"\(mode)\"") }
+        for reference in lists ?? [] where !BlocklistReference.isVersion(reference.version) {
+            throw DatabaseError(message: "list \(reference.name) has no valid version \"\(reference.version)\"")
+        }
         return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode, apps: apps ?? [],
-                          missingApps: missingApps ?? [])
+                          missingApps: missingApps ?? [], lists: lists ?? [])
     }
 }

@@ -75,6 +75,51 @@ enum StateMigrations {
             }
             try db.drop(table: "session")
         }
+        migrator.registerMigration("v4") { db in
+            // Blocked attempts, append-only (rows leave only through retention). Times are
+            // seconds since 1970 as numbers: a year of them is scanned by range, not parsed.
+            try db.create(table: "attempt") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("at", .double).notNull().indexed()
+                t.column("kind", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("detail", .text).notNull()
+                t.column("profile", .text)
+                t.column("source", .text).notNull()
+                t.column("client", .text).notNull()
+                t.column("count", .integer).notNull()
+            }
+            // The same attempts summed, so that a year of insights reads thousands of rows
+            // instead of a million: per quarter hour and kind (every zone's offset is a multiple
+            // of one, so local days are exact), and per UTC day and per UTC month with their names
+            // (the sites and apps tried most; the window's partial days come from `attempt`).
+            try db.create(table: "attemptQuarter", options: [.withoutRowID]) { t in
+                t.column("bucket", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("count", .integer).notNull()
+                t.primaryKey(["bucket", "kind"])
+            }
+            for (table, column) in [("attemptDay", "day"), ("attemptMonth", "month")] {
+                try db.create(table: table, options: [.withoutRowID]) { t in
+                    t.column(column, .integer).notNull()
+                    t.column("kind", .text).notNull()
+                    t.column("name", .text).notNull()
+                    t.column("count", .integer).notNull()
+                    t.primaryKey([column, "kind", "name"])
+                }
+            }
+            // Early ends of strict blocks, with the boot clock reading that the weekly
+            // allowance is counted on.
+            try db.create(table: "emergencyUnlock") { t in
+                t.primaryKey("session", .text)
+                t.column("profile", .text).notNull()
+                t.column("at", .datetime).notNull().indexed()
+                t.column("bootNanoseconds", .integer).notNull()
+                t.column("bootID", .text).notNull()
+            }
+            // Focus time reads the sessions that overlap a window: by their end as well as their start.
+            try db.create(index: "history_on_endedAt", on: "history", columns: ["endedAt"])
+        }
         migrator.registerMigration("v5") { db in
             // Where a session blocks (`local,kids`); rows from before are this machine's.
             try db.alter(table: "activeSession") { t in t.add(column: "target", .text).notNull().defaults(to: BlockTarget.localName) }

@@ -30,6 +30,13 @@ extension StateStore {
                 try db.execute(sql: "DELETE FROM activeSession WHERE id = ?", arguments: [ending.session.id])
                 try db.execute(sql: "UPDATE history SET endedAt = ?, endReason = ? WHERE id = ?",
                                arguments: [ending.at, ending.reason.rawValue, ending.session.id])
+                if ending.reason == .unlocked {
+                    // In the same transaction as the end: an early end is never lost from the
+                    // weekly allowance, nor counted for an end that did not happen.
+                    try db.execute(sql: """
+                        INSERT OR REPLACE INTO emergencyUnlock (session, profile, at, bootNanoseconds, bootID) VALUES (?, ?, ?, ?, ?)
+                        """, arguments: [ending.session.id, ending.session.profile, ending.at, now.boot.nanoseconds, now.bootID])
+                }
             }
         }
     }
@@ -49,6 +56,7 @@ extension StateStore {
             for ending in change.ended {
                 try SessionRecord(ending.session).insert(db, onConflict: .replace)
                 try db.execute(sql: "UPDATE history SET endedAt = NULL, endReason = NULL WHERE id = ?", arguments: [ending.session.id])
+                try db.execute(sql: "DELETE FROM emergencyUnlock WHERE session = ?", arguments: [ending.session.id])
             }
         }
     }

@@ -4,6 +4,6 @@ import LockPlatform
 @main
 enum SimplylockdMain {
     static func main() async {
-        await SimplylockdCommand.main(ProcessArguments.current)
+        await SimplylockdCommand.run(arguments: ProcessArguments.current)
     }
 }

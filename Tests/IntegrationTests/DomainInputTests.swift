@@ -22,8 +22,16 @@ struct DomainInputTests {
         let hosts = root.hosts()
         #expect(hosts.contains(" reddit.com") && hosts.contains(" www.reddit.com") && !hosts.contains("evil.com"))
         // check asks about the name the browser looks up, www. included.
-        let check = try daemon.json("check", "https://old.reddit.com/r/x")
+        let check = try daemon.json("check", "https://www.reddit.com/r/x")
         #expect(check["blocked"] as? Bool == true)
+        // A subdomain is covered by the profile's rule, but the hosts file alone cannot stop it
+        // (the dns enforcer does), and check says so instead of claiming it is blocked.
+        let sub = try daemon.lockctl("check", "https://old.reddit.com/r/x", "--json")
+        #expect(sub.status == 1)
+        let answer = try JSONSerialization.jsonObject(with: Data(sub.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(answer["blocked"] as? Bool == false)
+        #expect((answer["matches"] as? [[String: Any]])?.first?["rule"] as? String == "reddit.com")
+        #expect(((answer["enforcers"] as? [[String: Any]])?.first?["detail"] as? String)?.contains("exact names only") == true, "\(answer)")
         #expect(try daemon.lockctl("check", "evil.com").status == 1)
     }
 }

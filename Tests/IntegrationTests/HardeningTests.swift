@@ -86,8 +86,9 @@ struct HardeningTests {
         #expect(refused.stderr.contains("2h"))
         let doctor = try daemon.lockctl("doctor", "--json")
         #expect(doctor.stdout.contains("log_levle") && doctor.stdout.contains("checkpoint_interval"), "\(doctor.stdout)")
-        let reload = try daemon.json("reload")
-        let problems = reload["problems"] as? [String] ?? []
+        let reload = try daemon.lockctl("reload", "--json")
+        #expect(reload.status == 1, "a reload that reports problems exits 1: \(reload)")
+        let problems = (try JSONSerialization.jsonObject(with: Data(reload.stdout.utf8)) as? [String: Any])?["problems"] as? [String] ?? []
         #expect(problems.count == 2, "\(problems)")
     }
 

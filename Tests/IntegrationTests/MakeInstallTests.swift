@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import LockProtocol
 import Testing
 import TestSupport
 
@@ -46,6 +48,7 @@ struct MakeInstallTests {
             "\(prefix)/lib/systemd/system/simplylockd.socket": "644",
             "\(prefix)/lib/sysusers.d/simplylock.conf": "644",
             "\(prefix)/lib/tmpfiles.d/simplylock.conf": "644",
+            "\(prefix)/lib/systemd/user/simplylock-notify.service": "644",
             "\(prefix)/share/bash-completion/completions/lockctl": "644",
             "\(prefix)/share/zsh/site-functions/_lockctl": "644",
             "\(prefix)/share/fish/vendor_completions.d/lockctl.fish": "644",
@@ -73,7 +76,18 @@ struct MakeInstallTests {
         #expect(try Self.files(in: stage.path) == Self.expected(prefix: "usr/local"))
         let service = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/system/simplylockd.service", encoding: .utf8)
         #expect(service.contains("\nExecStart=/usr/local/sbin/simplylockd\n"))
-        #expect(FileManager.default.contentsEqual(atPath: stage.path + "/usr/local/sbin/simplylockd", andPath: Binaries.daemon))
+        // Stripped (no symbol table left, smaller than what was built), and still runs.
+        for (installed, built) in [("/usr/local/sbin/simplylockd", Binaries.daemon), ("/usr/local/bin/lockctl", Binaries.lockctl)] {
+            let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+            #expect(size(stage.path + installed) < size(built), "\(installed) is not stripped")
+            if let readelf = which("readelf") {
+                let sections = try ProcessRunner.run(readelf, ["-S", "-W", stage.path + installed]).stdout
+                #expect(!sections.contains(".symtab") && !sections.contains(".debug_info"), "\(installed) still has symbols")
+            }
+            #expect(try ProcessRunner.run(stage.path + installed, ["--version"]).stdout.contains(API.softwareVersion))
+        }
+        let userUnit = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/user/simplylock-notify.service", encoding: .utf8)
+        #expect(userUnit.contains("\nExecStart=/usr/local/bin/lockctl notify\n"))
         let manPage = try String(contentsOfFile: stage.path + "/usr/local/share/man/man1/lockctl.1", encoding: .utf8)
         #expect(manPage.contains("LOCKCTL"))
         let completion = try String(contentsOfFile: stage.path + "/usr/local/share/bash-completion/completions/lockctl", encoding: .utf8)
@@ -82,7 +96,11 @@ struct MakeInstallTests {
         // The installed daemon finds its shipped data next to itself (../share/simplylock).
         let root = try TestRoot()
         let installed = try ChildProcess(stage.path + "/usr/local/sbin/simplylockd", ["--root", root.path, "--enforcers", "hosts"],
-                                         environment: ProcessRunner.environment())
+                                         environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
+        defer {
+            installed.send(SIGTERM)
+            _ = installed.wait(timeout: 10)
+        }
         var listed = ""
         try waitUntil("the installed daemon to answer") {
             let result = try ProcessRunner.run(stage.path + "/usr/local/bin/lockctl", ["--root", root.path, "profiles", "list"])
@@ -101,6 +119,33 @@ struct MakeInstallTests {
         _ = try Self.make(["install", "DESTDIR=\(stage.path)"])
         _ = try Self.make(["uninstall", "DESTDIR=\(stage.path)"])
         #expect(try Self.files(in: stage.path).isEmpty)
+    }
+
+    @Test("uninstall refuses while blocks are saved; FORCE=1 ends them and leaves nothing in the hosts file")
+    func uninstallWithBlocks() throws {
+        let stage = try TestRoot(hosts: "127.0.0.1 localhost\n")
+        _ = try Self.make(["install", "DESTDIR=\(stage.path)"])
+        // The staged daemon manages the stage's own hosts file and state, as the installed one
+        // would manage the machine's.
+        let daemon = try ChildProcess(stage.path + "/usr/local/sbin/simplylockd", ["--root", stage.path, "--enforcers", "hosts"],
+                                      environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
+        let lockctl = stage.path + "/usr/local/bin/lockctl"
+        try waitUntil("the staged daemon to answer") { try ProcessRunner.run(lockctl, ["--root", stage.path, "status"]).status == 0 }
+        #expect(try ProcessRunner.run(lockctl, ["--root", stage.path, "start", "news", "1h", "--strict"]).status == 0)
+        daemon.send(SIGTERM)
+        #expect(daemon.wait(timeout: 15) != nil)
+        #expect(stage.hosts().contains("# BEGIN simplylock"), "a stopped daemon leaves its block in the hosts file")
+
+        let refused = try ProcessRunner.run(which("make")!, ["--no-print-directory", "-C", MakePrerequisites.repository, "CONFIGURATION=debug",
+                                                             "BUILDDIR=\(Binaries.directory)", "uninstall", "DESTDIR=\(stage.path)"], timeout: 120)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("uninstall refused") && refused.stderr.contains("FORCE=1"), "\(refused)")
+        #expect(FileManager.default.fileExists(atPath: stage.path + "/usr/local/sbin/simplylockd"), "nothing was removed")
+
+        let forced = try Self.make(["uninstall", "DESTDIR=\(stage.path)", "FORCE=1", "RELEASE_FLAGS=--enforcers hosts"])
+        #expect(forced.stdout.contains("ended 1 saved block"), "\(forced)")
+        #expect(stage.hosts() == "127.0.0.1 localhost\n")
+        #expect(!FileManager.default.fileExists(atPath: stage.path + "/usr/local/sbin/simplylockd"))
     }
 
     @Test("PREFIX=/usr: everything under /usr, configuration still in /etc")

@@ -42,6 +42,29 @@ struct UnitFileTests {
         #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
     }
 
+    @Test("the notifier's user unit verifies, ExecStart= running lockctl notify")
+    func notifierUserUnit() throws {
+        let directory = try TestRoot(hosts: "")
+        Self.staged.append(directory)
+        let bin = directory.path + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/lockctl", withDestinationPath: Binaries.lockctl)
+        let template = try String(contentsOf: Self.repository.appendingPathComponent("systemd/simplylock-notify.service.in"), encoding: .utf8)
+        let unit = template.replacingOccurrences(of: "@bindir@", with: bin)
+        #expect(unit.contains("\nExecStart=\(bin)/lockctl notify\n"))
+        try unit.write(toFile: directory.path + "/simplylock-notify.service", atomically: true, encoding: .utf8)
+        // A user manager needs a runtime directory of its own.
+        let runtime = directory.path + "/xdg"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let manPage = FileManager.default.fileExists(atPath: Self.manDirectory + "/man1/lockctl.1")
+        var environment = ["XDG_RUNTIME_DIR": runtime]
+        if manPage { environment["MANPATH"] = Self.manDirectory + ":" }
+        let result = try Self.analyze(["verify", "--user"] + (manPage ? [] : ["--man=no"]) + ["simplylock-notify.service"], in: directory.path,
+                                      environment: environment)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
+    }
+
     @Test("systemd-analyze security --offline=true rates the service OK or better")
     func security() throws {
         let directory = try Self.stageUnits()

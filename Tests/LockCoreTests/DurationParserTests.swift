@@ -23,10 +23,12 @@ import Testing
         }
     }
 
-    @Test(arguments: [(2700.0, "45m"), (5400.0, "1h 30m"), (59.2, "1m"), (0.4, "1s"), (0.0, "0s"), (129_600.0, "1d 12h"),
-                      (3_601.0, "1h"), (2_699.0, "44m 59s"), (259_260.0, "3d")] as [(Double, String)])
-    func formats(seconds: Double, text: String) {
+    @Test(arguments: [(2700.0, "45m"), (5400.0, "1h30m"), (5415.0, "1h30m15s"), (59.2, "1m"), (0.4, "1s"), (0.0, "0s"),
+                      (129_600.0, "1d12h"), (3_601.0, "1h1s"), (2_699.0, "44m59s"), (259_260.0, "3d1m")] as [(Double, String)])
+    func formats(seconds: Double, text: String) throws {
         #expect(DurationParser.format(.seconds(seconds)) == text)
+        // What is shown can be typed back.
+        if seconds >= 1 { #expect(try DurationParser.parse(text) == .seconds(seconds.rounded(.up))) }
     }
 
     @Test(arguments: [(1800.0, "30m"), (108_000, "30h"), (93_784, "26h3m4s"), (0.5, "0.5s"), (0, "0s"),

@@ -24,7 +24,7 @@ struct SchedulePlannerTests {
         let before = planner.plan([mornings], at: utc("2026-11-23T07:56:00Z"), sessions: [:], records: [:])
         #expect(before.decision("mornings")?.action == .leave)
         #expect(before.decision("mornings")?.warnings.map(\.edge) == [.start])
-        #expect(before.notices(now: utc("2026-11-23T07:56:00Z")) == ["mornings starts in 4 min"])
+        #expect(before.notices(now: utc("2026-11-23T07:56:00Z")) == ["mornings starts in 4m"])
         #expect(before.wake == utc("2026-11-23T08:00:00Z"))
 
         let start = utc("2026-11-23T08:00:00Z")
@@ -41,7 +41,7 @@ struct SchedulePlannerTests {
         let closing = planner.plan([mornings], at: end - 120, sessions: ["mornings": session(120)],
                                    records: ["mornings": ScheduleRecord(intervalStart: start)])
         #expect(closing.decision("mornings")?.warnings == [ScheduleWarning(schedule: "mornings", profile: "deep-work", edge: .end, at: end)])
-        #expect(closing.notices(now: end - 120) == ["mornings ends in 2 min"])
+        #expect(closing.notices(now: end - 120) == ["mornings ends in 2m"])
         #expect(closing.wake == end)
 
         // At the end the session expires by itself; the schedule does not end it early.
@@ -205,8 +205,8 @@ struct SchedulePlannerTests {
         let plan = planner.plan([quiet, early], at: instant, sessions: [:], records: [:])
         #expect(plan.decision("quiet")?.warnings.isEmpty == true)
         #expect(plan.warnings.map(\.key) == ["early|start|\(Int(utc("2026-11-23T09:00:00Z").timeIntervalSince1970))"])
-        #expect(plan.notices(now: instant) == ["early starts in 15 min"])
-        #expect(plan.notices(now: utc("2026-11-23T08:59:20Z")) == ["early starts in 40 s"])
+        #expect(plan.notices(now: instant) == ["early starts in 15m"])
+        #expect(plan.notices(now: utc("2026-11-23T08:59:20Z")) == ["early starts in 40s"])
         #expect(plan.wake == utc("2026-11-23T09:00:00Z"))
         // Disabled schedules warn about nothing and wake nobody.
         let off = try weekly("off", "all", "09:00", "10:00", tz: "UTC", enabled: false)

@@ -14,6 +14,21 @@ func session(_ id: String, profile: String = "p", minutes: Double, at now: Clock
 }
 
 @Suite struct SessionTests {
+    @Test func strictnessChangesWhatIsBlockedOnlyForSessionsWithApps() {
+        let now = reading(boot: 100, wall: 0)
+        let sites = session("a", minutes: 45, at: now)
+        var stricter = sites
+        stricter.strict = true
+        #expect(!SessionChange(updated: [.init(old: sites, new: stricter)]).changesRules)
+        var withApps = sites
+        withApps.rules.apps = [BlockedApp(id: "steam", executables: ["/usr/games/steam"])]
+        var strictApps = withApps
+        strictApps.strict = true
+        // A strict block also refuses copies of the app's programs: the enforcers must hear of it.
+        #expect(SessionChange(updated: [.init(old: withApps, new: strictApps)]).changesRules)
+        #expect(SessionSet([strictApps]).desiredBlock.apps.allSatisfy { $0.strict })
+    }
+
     @Test func remainingCountsOnTheBootClockNotTheWallClock() {
         let start = reading(boot: 100, wall: 0)
         let s = session("a", minutes: 45, at: start)

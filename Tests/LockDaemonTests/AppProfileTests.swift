@@ -197,9 +197,17 @@ struct AppProfileTests {
         _ = try await daemon.api.createProfile(CreateProfileRequest(name: "hard", apps: ["fakegame"], running: "freeze"))
         _ = try await daemon.api.start(StartRequest(profile: "soft", seconds: 600))
         _ = try await daemon.api.start(StartRequest(profile: "hard", seconds: 600, strict: true))
-        for name in ["soft", "hard"] {
-            _ = try await daemon.api.updateProfile(name, UpdateProfileRequest(addApps: ["chatter"], removeApps: ["fakegame"]))
+        _ = try await daemon.api.updateProfile("soft", UpdateProfileRequest(addApps: ["chatter"], removeApps: ["fakegame"]))
+        // While the strict block runs, an edit taking an app from it is refused and changes
+        // nothing; one that only adds applies at once.
+        do {
+            _ = try await daemon.api.updateProfile("hard", UpdateProfileRequest(addApps: ["chatter"], removeApps: ["fakegame"]))
+            Issue.record("an edit unblocking an app during a strict block was accepted")
+        } catch {
+            #expect(error.message.contains("unblocks app fakegame"), "\(error.message)")
         }
+        #expect(await daemon.sessions.active.first { $0.profile == "hard" }?.rules.apps.map(\.id) == ["fakegame"])
+        _ = try await daemon.api.updateProfile("hard", UpdateProfileRequest(addApps: ["chatter"]))
         let active = await daemon.sessions.active
         #expect(active.first { $0.profile == "soft" }?.rules.apps.map(\.id) == ["chatter"])
         #expect(active.first { $0.profile == "hard" }?.rules.apps.map(\.id) == ["chatter", "fakegame"])

@@ -112,13 +112,18 @@ struct TestDaemon {
                       configuration: DaemonConfiguration = DaemonConfiguration(), zone: ManualZone = ManualZone("UTC"),
                       sessionTimer: RecordingTimer = RecordingTimer(), pomodoroTimer: RecordingTimer = RecordingTimer(),
                       scheduleTimer: RecordingWallTimer = RecordingWallTimer(), counter: Counter = Counter(),
-                      ids: @escaping @Sendable (Int) -> String = { "s\($0)" }) async throws -> TestDaemon {
+                      ids: @escaping @Sendable (Int) -> String = { "s\($0)" },
+                      library: BlocklistLibrary? = nil, caches: ResolverCacheFlusher? = nil) async throws -> TestDaemon {
         var profiles = ProfileStore(paths: scratch.paths, names: testNames)
         #expect(profiles.reload().isEmpty)
+        // The lists stored under the scratch root, as the daemon loads them at start-up.
+        let loaded = library.map { ($0, [FileProblem]()) }
+            ?? ListService.load(BlocklistStore(directory: scratch.paths.listsDirectory), logger: Logger(label: "test"))
         let core = try await DaemonCore.start(
             paths: scratch.paths, configuration: .init(configuration: configuration), profiles: profiles, enforcers: enforcers,
             store: store, timers: .init(sessions: sessionTimer, pomodoro: pomodoroTimer, schedules: scheduleTimer),
-            logger: Logger(label: "test"), clock: { clock.now() }, zone: { zone.current }, makeID: { ids(counter.next()) })
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: { clock.now() }, zone: { zone.current },
+            makeID: { ids(counter.next()) }, library: loaded.0, listProblems: loaded.1, caches: caches)
         return TestDaemon(core: core, api: InProcessAPI(router: core.router()))
     }
 
@@ -158,6 +163,21 @@ struct InProcessAPI: Sendable {
         try await call(Endpoints.extendSession, [reference], body: ExtendRequest(seconds: seconds))
     }
     func status() async throws(APIError) -> StatusResponse { try await call(Endpoints.status) }
+    func importList(_ name: String, _ text: String, source: String = "test") async throws(APIError) -> ListImport {
+        let uri = Endpoints.importList.template.path([name]) + "?source=" + PathTemplate.escape(source)
+        let response = await router.handle(APIRequest(methodName: "PUT", uri: uri, peer: peer,
+                                                      bodyStream: .buffered(Array(text.utf8), pieceSize: 7)))
+        guard case .json(let status, let answer, _) = response else { throw APIError(.internalError, "not a JSON answer") }
+        guard (200..<300).contains(status) else {
+            throw (try? API.makeDecoder().decode(APIErrorBody.self, from: Data(answer)).error) ?? APIError(.internalError, "HTTP \(status)")
+        }
+        do { return try API.makeDecoder().decode(ListImport.self, from: Data(answer)) } catch {
+            throw APIError(.internalError, "cannot decode ListImport: \(error)")
+        }
+    }
+    func lists() async throws(APIError) -> ListList { try await call(Endpoints.lists) }
+    func list(_ name: String) async throws(APIError) -> ListInfo { try await call(Endpoints.list, [name]) }
+    func removeList(_ name: String) async throws(APIError) { _ = try await call(Endpoints.deleteList, [name]) }
     func check(_ name: String) async throws(APIError) -> CheckResponse {
         try await call(Endpoints.check, query: "name=" + PathTemplate.escape(name))
     }

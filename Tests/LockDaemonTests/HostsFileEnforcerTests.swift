@@ -13,7 +13,7 @@ struct HostsFileEnforcerTests {
 
     func enforcer(_ scratch: Scratch, copy: Bool = true) -> HostsFileEnforcer {
         HostsFileEnforcer(path: scratch.path + "/etc/hosts", alwaysWithBlock: ["use-application-dns.net"],
-                          userCopyPath: copy ? scratch.path + "/var/lib/simplylock/hosts.user" : nil, logger: Logger(label: "test"))
+                          userCopyPath: copy ? scratch.path + "/var/lib/simplylock/hosts.user" : nil, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     func mode(_ path: String) -> mode_t {
@@ -53,7 +53,7 @@ struct HostsFileEnforcerTests {
 
     @Test func unwritableDirectoryIsAnErrorNotADamagedFile() async throws {
         // Not even root can create a file below /dev/null.
-        let enforcer = HostsFileEnforcer(path: "/dev/null/hosts", logger: Logger(label: "test"))
+        let enforcer = HostsFileEnforcer(path: "/dev/null/hosts", logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         await #expect(throws: SystemError.self) { try await enforcer.apply(DesiredBlock(domains: ["a.com"])) }
         let report = await enforcer.status()
         #expect(!report.applied)

@@ -166,7 +166,7 @@ struct PomodoroEngineTests {
         }
         do { _ = try await manager.api.stop("news"); Issue.record("stopped the pomodoro session by hand") } catch {
             #expect(error.code == .refused)
-            #expect(error.message.contains("lockctl pomodoro stop"))
+            #expect(error.hint?.contains("lockctl pomodoro stop") == true)
         }
         let paused = try await engine.api.pomodoro(.pause)
         #expect(paused.blocking)

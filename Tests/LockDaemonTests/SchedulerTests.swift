@@ -103,7 +103,7 @@ struct SchedulerTests {
     @Test func disablingEndsABlockButAStrictOneIsRefused() async throws {
         let (manager, scheduler) = try await start()
         _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true, now: true))
         #expect(await manager.sessions.active.count == 2)
         let disabled = try await scheduler.api.updateSchedule("soft", UpdateScheduleRequest(enabled: false))
         #expect(!disabled.enabled && !disabled.active)
@@ -128,7 +128,7 @@ struct SchedulerTests {
     @Test func wallClockChangesMoveNonStrictBlocksButNeverShortenStrictOnes() async throws {
         let (manager, scheduler) = try await start()
         _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true))
+        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true, now: true))
         clock.setWall(by: 5 * 3600) // someone sets the clock to 13:00
         await scheduler.scheduler.evaluate("wall clock set")
         #expect(await manager.sessions.active.map(\.origin) == [.schedule("hard")])
@@ -163,12 +163,12 @@ struct SchedulerTests {
         while let event = await stream.next(), event.type != .stopping {
             if event.type == .scheduleWarning { warnings.append(event) }
         }
-        #expect(warnings.map(\.message) == ["soon starts in 3 min"])
+        #expect(warnings.map(\.message) == ["soon starts in 3m"])
         #expect(warnings.first?.details?["schedule"] == "soon")
         #expect(warnings.first?.details?["edge"] == "start")
-        #expect(await scheduler.scheduler.notices() == ["soon starts in 3 min"])
+        #expect(await scheduler.scheduler.notices() == ["soon starts in 3m"])
         clock.advance(90)
-        #expect(await scheduler.scheduler.notices() == ["soon starts in 2 min"])
+        #expect(await scheduler.scheduler.notices() == ["soon starts in 1m30s"])
     }
 
     @Test func badRequestsNameTheFieldAndWriteNothing() async throws {

@@ -128,11 +128,23 @@ struct SessionServiceTests {
         let manager = try await makeManager()
         _ = try await manager.api.createProfile(CreateProfileRequest(name: "focus", domains: ["reddit.com", "x.com"]))
         _ = try await manager.api.start(StartRequest(profile: "focus", seconds: 600, strict: true))
-        _ = try await manager.api.updateProfile("focus", UpdateProfileRequest(addDomains: ["example.com"], removeDomains: ["x.com"]))
-        let domains = await fake.current?.domains ?? []
+        // An edit that takes anything away is refused as a whole, additions included…
+        do {
+            _ = try await manager.api.updateProfile("focus", UpdateProfileRequest(addDomains: ["example.com"], removeDomains: ["x.com"]))
+            Issue.record("a strict block accepted an edit removing a domain")
+        } catch { #expect(error.code == .refused) }
+        #expect(scratch.read("etc/simplylock/profiles.d/focus.toml")?.contains("\"example.com\"") == false)
+        // …and additions alone apply at once.
+        _ = try await manager.api.updateProfile("focus", UpdateProfileRequest(addDomains: ["example.com"]))
+        var domains = await fake.current?.domains ?? []
         #expect(domains.contains("example.com"))
-        #expect(domains.contains("x.com"), "a strict block lost a domain")
         #expect(scratch.read("etc/simplylock/profiles.d/focus.toml")?.contains("\"example.com\"") == true)
+        // A hand edit cannot be refused: picked up by a reload, the strict block keeps what it had.
+        try scratch.write("etc/simplylock/profiles.d/focus.toml", "name = \"focus\"\ndomains = [\"reddit.com\"]\n")
+        _ = try await manager.api.reload()
+        domains = await fake.current?.domains ?? []
+        #expect(domains.contains("x.com"), "a strict block lost a domain")
+        #expect(domains.contains("example.com"), "a strict block lost a domain")
         do {
             try await manager.api.deleteProfile("focus")
             Issue.record("deleted a profile in use")
@@ -166,7 +178,7 @@ struct SessionServiceTests {
         let manager = try await makeManager()
         _ = try await manager.sessions.reconcileOwned(.pomodoro, OwnedSession(profile: "news", remaining: .seconds(60), strict: false))
         do { _ = try await manager.api.stop("news"); Issue.record("stopped a pomodoro session") } catch {
-            #expect(error.message.contains("lockctl pomodoro stop"))
+            #expect(error.hint?.contains("lockctl pomodoro stop") == true)
         }
         // A manual block of the same profile can be stopped by name; the timer's stays.
         _ = try await manager.api.start(StartRequest(profile: "news", seconds: 600))

@@ -358,4 +358,85 @@ enum KernelCheck {
         #expect(!result.stdout.contains("not ok"), "\(result.stdout)")
         #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok - ") }.count == 7, "\(result.stdout)")
     }
+
+    // MARK: - Counting blocked connection attempts
+
+    private var countedBlock: DesiredBlock {
+        DesiredBlock(domains: ["blocked.example", "www.blocked.example"], addresses: [net("192.0.2.0/24"), net("198.51.100.7")])
+    }
+
+    @Test func eachBlockedAddressCountsForTheShortestNameItWasResolvedFrom() {
+        let ruleset = NFTablesRuleset(desired: countedBlock, resolved: lookUp, doh: doh, nameservers: [], counting: .init(logGroup: 7))
+        #expect(ruleset.attribution == [
+            net("203.0.113.5"): "blocked.example", net("203.0.113.6"): "blocked.example", net("2001:db8::5"): "blocked.example",
+            net("203.0.113.7"): "www.blocked.example", net("198.51.100.7"): "198.51.100.7",
+        ])
+        let counters = ruleset.counters
+        #expect(counters[NFTablesRuleset.counterName(for: "blocked.example")] == "blocked.example")
+        #expect(counters[NFTablesRuleset.networksCounter] == NFTablesRuleset.networksName)
+        #expect(counters.count == 4)
+        let script = ruleset.script
+        #expect(script.contains("flush map inet simplylock attempts4"))
+        #expect(script.contains("203.0.113.5 : \"\(NFTablesRuleset.counterName(for: "blocked.example"))\""))
+        #expect(script.contains("log prefix \"simplylock \" group 7"))
+        // The counting rules come before the rejects, which never depend on them.
+        let lines = script.split(separator: "\n")
+        let firstCount = lines.firstIndex { $0.contains("counter name") }!
+        let firstReject = lines.firstIndex { $0.contains("reject") && $0.contains("@block4") }!
+        #expect(firstCount < firstReject)
+        #expect(!lines.contains { $0.contains("reject") && $0.contains("counter") })
+    }
+
+    @Test func noCountingUnlessAskedAndNoneInAllowlists() {
+        let plain = NFTablesRuleset(desired: countedBlock, resolved: lookUp, doh: doh, nameservers: [])
+        #expect(!plain.script.contains("counter"))
+        #expect(plain.attribution.isEmpty)
+        let allowlist = NFTablesRuleset(desired: DesiredBlock(allowOnly: AllowList(domains: ["allowed.example"])), resolved: lookUp,
+                                        doh: doh, nameservers: [], counting: .init())
+        #expect(!allowlist.script.contains("counter"))
+        let counting = NFTablesRuleset(desired: countedBlock, resolved: lookUp, doh: doh, nameservers: [], counting: .init())
+        #expect(!counting.script.contains("log "))
+    }
+
+    @Test func counterOutputIsReadBack() {
+        let output = """
+            table inet simplylock {
+            \tcounter a_0123456789abcdef {
+            \t\tcomment "blocked.example"
+            \t\tpackets 3 bytes 180
+            \t}
+            \tcounter a_networks {
+            \t\tpackets 0 bytes 0
+            \t}
+            }
+            """
+        #expect(NFTablesRuleset.parseCounters(output) == ["a_0123456789abcdef": 3, "a_networks": 0])
+        #expect(NFTablesRuleset.counterName(for: "blocked.example").count == 18)
+    }
+
+    @Test("in the kernel, refused connections count per name in named counters, across in-place commits",
+          .enabled(if: KernelCheck.missing == nil, "\(KernelCheck.missing ?? "")"))
+    func kernelCountsAttempts() throws {
+        let ruleset = NFTablesRuleset(desired: countedBlock, resolved: lookUp, doh: doh, nameservers: [], counting: .init(logGroup: 7))
+        for script in [ruleset.script, ruleset.replacementScript] {
+            let check = try KernelCheck.run(script: script, [KernelCheck.which("nft")!, "-c", "-f", "{}"])
+            #expect(check.status == 0, "\(check)\n\(script)")
+        }
+        // Commit twice (the second an in-place update), connect to a blocked address out of a
+        // veth (loopback traffic is never blocked), then read the counters.
+        let shell = """
+            ip link set lo up && ip link add v0 type veth peer name v1 && ip link set v0 up && ip link set v1 up \
+            && ip addr add 203.0.113.100/24 dev v0 && nft -f "$1" && nft -f "$1" \
+            && python3 -c 'import socket
+            for _ in range(3):
+                try: socket.create_connection(("203.0.113.5", 80), timeout=1)
+                except OSError: pass' \
+            && nft list counters table inet simplylock
+            """
+        let result = try KernelCheck.run(script: ruleset.script, ["sh", "-c", shell, "sh", "{}"])
+        #expect(result.status == 0, "\(result)")
+        let counts = NFTablesRuleset.parseCounters(result.stdout)
+        #expect(counts[NFTablesRuleset.counterName(for: "blocked.example")] == 3, "\(result.stdout)")
+        #expect(counts[NFTablesRuleset.counterName(for: "www.blocked.example")] == 0)
+    }
 }

@@ -73,6 +73,10 @@ run_game
 check "exec is denied during the block (exit $code: $out)" "[ $code -eq 126 ] && echo \"\$out\" | grep -q 'Operation not permitted'"
 out=$(timeout 10 "$apps/other" 2>&1); code=$?
 check "an unblocked program on the same filesystem runs (exit $code: $out)" "[ $code -eq 0 ]"
+# The denied exec reaches insights as a blocked attempt of the app (recorded asynchronously).
+app_attempted() { lockctl insights --days 1 --json | json "[c['attempts'] for c in d['topApps'] if c['name'] == 'fakegame'][:1] >= [1] and d['totals']['appAttempts'] >= 1"; }
+eventually() { for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done; return 1; }
+check "the denied exec is a blocked attempt of fakegame in insights" "eventually app_attempted"
 out=$(lockctl check --app fakegame); code=$?
 check "check --app names the block (exit $code: $out)" "[ $code -eq 0 ] && echo \"\$out\" | grep -q 'Fake Game (fakegame) is blocked by game'"
 check "check --app by display name" "lockctl check --app 'Fake Game' >/dev/null"

@@ -206,7 +206,7 @@ expect "DoH stand-in refused on 443" refused 198.18.0.4 443
 expect "DoH stand-in refused on 853" refused 198.18.0.4 853
 expect "DoH stand-in still reachable on 53 (plain DNS)" open_ 198.18.0.4 53
 expect "the hosts section lists blocked.test and Firefox's DoH canary" sh -c "grep -q ' blocked.test' '$root/etc/hosts' && grep -q ' use-application-dns.net' '$root/etc/hosts' && echo yes"
-expect "lockctl status shows the enforcer's addresses and resolution" sh -c "'$bin/lockctl' --root '$root' status | grep -E 'nftables +ok +[0-9]+ addresses.*resolved'"
+expect "lockctl status shows the enforcer's addresses and resolution" sh -c "'$bin/lockctl' --root '$root' status | grep -E 'nftables +ok +[0-9]+ address(es)?.*resolved'"
 expect "the unrelated table is unchanged" sh -c '[ "$(nft list table inet other)" = "$0" ] && echo same' "$other_before"
 
 echo "# the daemon restores a table someone deletes or flushes"

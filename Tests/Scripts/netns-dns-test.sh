@@ -167,10 +167,14 @@ echo "# before the block"
 start_daemon || exit 1
 expect "profile with an exception created" lockctl profiles create site --domain blocked.test
 expect "exception added" lockctl profiles add-allow site ok.blocked.test
-expect "the daemon runs the dns enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dns +(ok|pending)'"
+expect "the daemon runs the dns enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dns +(ok|idle)'"
 expect "no table, so no redirect, while nothing is blocked" sh -c '! nft list table inet simplylock 2>/dev/null && echo none'
 expect "blocked.test resolves before the block" resolves_to m.blocked.test 198.18.0.3
 expect "type HTTPS of blocked.test answered by the peer before the block" sh -c "dig +short -t TYPE65 blocked.test | grep -q ."
+
+# Every event from here on, to see the blocked attempts go by.
+"$bin/lockctl" --root "$root" events --json >"$work/events.ndjson" 2>&1 &
+pids+=("$!")
 
 echo "# lockctl start site 10m"
 # Starts the block, then asks for m.blocked.test (over UDP, as a stub resolver would) until the
@@ -225,6 +229,61 @@ try:
     socket.create_connection(("198.18.0.2", 853), timeout=2); raise SystemExit("connected")
 except ConnectionRefusedError:
     print("refused")'
+
+echo "# an imported list: a name from it blocked through dig while the block holds it, lifted when the list is removed"
+printf '! test list\n||listed.allowed.test^\n0.0.0.0 hosts-style.allowed.test\n||x.com/path\n' >"$work/list.txt"
+expect "lockctl lists import ads FILE" sh -c "'$bin/lockctl' --root '$root' lists import ads '$work/list.txt' | grep -q '2 names'"
+expect "a name of the list resolves while no profile names it" resolves_to m.listed.allowed.test 198.18.0.4
+expect "lockctl profiles add-list site ads (the running block picks it up)" lockctl profiles add-list site ads
+expect "dig m.listed.allowed.test: 0.0.0.0" resolves_to m.listed.allowed.test 0.0.0.0
+expect "getent ahosts hosts-style.allowed.test: no real address" sinkholed getent ahosts hosts-style.allowed.test
+expect "a name beside the list still resolves" resolves_to other.allowed.test 198.18.0.4
+expect "check names the list and the dns enforcer blocks it" sh -c "'$bin/lockctl' --root '$root' check a.listed.allowed.test --json | python3 -c '
+import json, sys
+answer = json.load(sys.stdin)
+dns = [e for e in answer[\"enforcers\"] if e[\"name\"] == \"dns\"][0]
+print(answer[\"blocked\"], answer[\"matches\"][0][\"list\"], dns[\"detail\"])
+sys.exit(0 if answer[\"blocked\"] and dns[\"blocks\"] and answer[\"matches\"][0][\"list\"] == \"ads\" else 1)'"
+expect "the list's names are not in the hosts file" sh -c "! grep -q listed.allowed.test '$root/etc/hosts'"
+expect "the firewall does not resolve the list's names" sh -c "! grep -E 'query\[A+\] listed.allowed.test from 198.18.0.1' '$work/peer-dnsmasq.log'"
+expect "lockctl lists remove ads" lockctl lists remove ads
+expect "m.listed.allowed.test resolves again once the list is removed" time_until 10000 resolves_to m.listed.allowed.test 198.18.0.4
+expect "check m.blocked.test says blocked by the dns enforcer only" sh -c "'$bin/lockctl' --root '$root' check m.blocked.test --json | python3 -c '
+import json, sys
+answer = json.load(sys.stdin)
+blocks = {e[\"name\"]: e[\"blocks\"] for e in answer[\"enforcers\"]}
+print(blocks)
+sys.exit(0 if answer[\"blocked\"] and blocks == {\"hosts\": False, \"dns\": True, \"nftables\": False} else 1)'"
+# Blocked attempts: each name the filter answered as blocked, once per client within 10 s
+# however often it was asked (above: getent, getaddrinfo, dig A, AAAA, HTTPS, over TCP).
+attempts_of() { # attempts_of NAME: the insights count of NAME
+    "$bin/lockctl" --root "$root" insights --days 1 --json | python3 -c '
+import json, sys
+counts = {site["name"]: site["attempts"] for site in json.load(sys.stdin)["topSites"]}
+print(counts.get(sys.argv[1], 0))' "$1"
+}
+collapsed() { # collapsed NAME: counted at least once and at most 3 times
+    local count
+    count="$(attempts_of "$1")"
+    echo "$count"
+    [ "$count" -ge 1 ] && [ "$count" -le 3 ]
+}
+expect "blocked lookups show up as attempts (blocked.test, repeats collapsed)" time_until 3000 collapsed blocked.test
+expect "a.b.blocked.test counted as its own name" collapsed a.b.blocked.test
+expect "allowed.test is no attempt" sh -c "[ \"\$('$bin/lockctl' --root '$root' insights --days 1 --json | grep -c '\"allowed.test\"')\" = 0 ]"
+expect "site.blocked events with the profile and the time left" time_until 3000 sh -c \
+    "grep '\"site.blocked\"' '$work/events.ndjson' | grep '\"profile\":\"site\"' | grep -q timeLeftSeconds"
+# A connection walking past the filter to the address the firewall resolved: refused, and
+# reported at once through NFLOG (counted by the named counters too).
+expect "a connection to blocked.test's address is refused" python3 -c '
+import socket
+try:
+    socket.create_connection(("198.18.0.3", 80), timeout=2); raise SystemExit("connected")
+except ConnectionRefusedError:
+    print("refused")'
+expect "the firewall's refusal is an attempt as it happens (NFLOG)" time_until 3000 sh -c \
+    "grep '\"site.blocked\"' '$work/events.ndjson' | grep '\"source\":\"firewall\"' | grep -q blocked.test"
+expect "the attempt counters are in the daemon's table" sh -c "nft list counters table inet simplylock | grep -A2 'comment \"blocked.test\"' | grep -qE 'packets [1-9]'"
 
 echo "# lockctl stop site"
 expect "lockctl stop" lockctl stop site

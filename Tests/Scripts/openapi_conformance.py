@@ -66,10 +66,13 @@ def main():
         schema["components"] = spec["components"]
         return schema, None
 
-    def call(method, path, body=None, expect=None):
+    def call(method, path, body=None, expect=None, text=None):
         conn = UnixConnection(sock_path)
         headers = {"Content-Type": "application/json"} if body is not None else {}
-        conn.request(method.upper(), path, body=json.dumps(body) if body is not None else None, headers=headers)
+        payload = json.dumps(body) if body is not None else None
+        if text is not None:
+            headers, payload = {"Content-Type": "text/plain"}, text.encode()
+        conn.request(method.upper(), path, body=payload, headers=headers)
         response = conn.getresponse()
         raw = response.read()
         conn.close()
@@ -142,14 +145,44 @@ def main():
     call("post", "/v1/sessions/nothing/extend", {"seconds": 60}, expect=404)
     call("delete", "/v1/profiles/conformance", expect=409)
     call("delete", "/v1/sessions/social", expect=409)
+    # Emergency access: the daemon runs without [friction], so a strict block allows no early end.
+    call("post", "/v1/sessions/social/unlock", {}, expect=409)
+    call("post", "/v1/sessions/conformance/unlock", {}, expect=409)
+    call("post", "/v1/sessions/nothing/unlock", {}, expect=404)
+    call("post", "/v1/sessions/social/unlock", {"challenge": "x"}, expect=400)
     call("delete", "/v1/sessions/conformance", expect=200)
     call("delete", "/v1/sessions/conformance", expect=404)
     call("delete", "/v1/profiles/conformance", expect=200)
     call("delete", "/v1/profiles/social", expect=409)
     call("delete", "/v1/profiles/conformance", expect=404)
     call("get", "/v1/history?limit=5", expect=200)
+    call("get", "/v1/insights", expect=200)
+    call("get", "/v1/insights?from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z&tz=Europe/Berlin", expect=200)
+    call("get", "/v1/insights?tz=Nowhere/Else", expect=400)
+    call("get", "/v1/goals", expect=200)
+    call("patch", "/v1/goals", {"dailySeconds": 10800, "weeklySeconds": 54000}, expect=200)
+    call("patch", "/v1/goals", {"dailySeconds": -1}, expect=400)
     call("post", "/v1/reload", expect=200)
     call("get", "/v1/doctor", expect=200)
+
+    # Imported blocklists: import (streamed text), show, the profiles that name them, removal and its refusal.
+    call("get", "/v1/lists", expect=200)
+    call("put", "/v1/lists/conf-ads?source=conformance", text="! list\n||ads.example^\n0.0.0.0 t.example\n/regex/\n", expect=200)
+    call("put", "/v1/lists/conf-tmp", text="tmp.example\n", expect=200)
+    call("put", "/v1/lists/Bad%20Name", text="x.example\n", expect=400)
+    call("put", "/v1/lists/conf-empty", text="# nothing but comments\n", expect=400)
+    call("get", "/v1/lists", expect=200)
+    call("get", "/v1/lists/conf-ads", expect=200)
+    call("get", "/v1/lists/ghost", expect=404)
+    call("post", "/v1/profiles", {"name": "conf-listed", "domains": [], "services": [], "categories": [], "allow": [],
+                                  "lists": ["conf-ads"], "strict": True}, expect=201)
+    call("post", "/v1/profiles", {"name": "conf-ghost", "domains": [], "services": [], "categories": [], "allow": [],
+                                  "lists": ["ghost-list"], "strict": False}, expect=400)
+    call("post", "/v1/sessions", {"profile": "conf-listed", "seconds": 600}, expect=201)
+    call("get", "/v1/check?name=m.ads.example", expect=200)
+    call("delete", "/v1/lists/conf-ads", expect=409)
+    call("delete", "/v1/lists/conf-tmp", expect=200)
+    call("delete", "/v1/lists/conf-tmp", expect=404)
 
     # The Pomodoro timer: every action, its refusals, and the focus history.
     call("get", "/v1/pomodoro", expect=200)
@@ -178,7 +211,7 @@ def main():
     call("post", "/v1/schedules", {"name": "conf-weekly", "profile": "news", "days": "mon-fri", "from": "09:00",
                                    "to": "12:30", "tz": "Europe/Berlin"}, expect=201)
     call("post", "/v1/schedules", {"name": "conf-now", "profile": "gaming", "on": started_minute_ago, "seconds": 3600,
-                                   "tz": "UTC", "strict": True, "warnSeconds": 0}, expect=201)
+                                   "tz": "UTC", "strict": True, "warnSeconds": 0, "now": True}, expect=201)
     call("post", "/v1/schedules", {"name": "conf-cron", "profile": "news", "cron": "0 8-17/2 * * 1-5", "seconds": 1800},
          expect=201)
     call("post", "/v1/schedules", {"name": "conf-cron", "profile": "news", "cron": "@daily", "seconds": 60}, expect=409)
@@ -192,6 +225,11 @@ def main():
     call("patch", "/v1/schedules/conf-weekly", {"enabled": "no"}, expect=400)
     call("patch", "/v1/schedules/conf-now", {"enabled": False}, expect=409)
     call("patch", "/v1/schedules/ghost", {"enabled": True}, expect=404)
+    call("patch", "/v1/schedules/conf-now", {"profile": "news"}, expect=409)
+    call("patch", "/v1/schedules/conf-cron", {"seconds": 2700, "warnSeconds": 600, "tz": "Europe/Berlin"}, expect=200)
+    call("patch", "/v1/schedules/conf-cron", {"from": "25:00"}, expect=400)
+    call("patch", "/v1/schedules/conf-cron", {"profile": "ghost"}, expect=404)
+    call("get", "/v1/services", expect=200)
     call("get", "/v1/schedules/conf-weekly/next?count=3&after=2027-03-27T12:00:00Z", expect=200)
     call("get", "/v1/schedules/conf-cron/next", expect=200)
     call("get", "/v1/schedules/conf-cron/next?count=0", expect=400)

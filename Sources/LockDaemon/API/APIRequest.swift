@@ -14,9 +14,12 @@ struct APIRequest: Sendable {
     var body: [UInt8]
     /// Who sent it.
     var peer: PeerCredentials
+    /// The body as it arrives, for endpoints that stream it (`body` is then empty).
+    var bodyStream: RequestBodyStream?
 
     /// Splits a request target into path and query.
-    init(methodName: String, uri: String, body: [UInt8] = [], peer: PeerCredentials) {
+    init(methodName: String, uri: String, body: [UInt8] = [], peer: PeerCredentials, bodyStream: RequestBodyStream? = nil) {
+        self.bodyStream = bodyStream
         self.methodName = methodName
         method = HTTPVerb(rawValue: methodName)
         if let mark = uri.firstIndex(of: "?") {

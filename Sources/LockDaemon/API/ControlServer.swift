@@ -108,6 +108,7 @@ final class ControlServer: Service {
         defer { counter.release(uid: peer.uid) }
         do {
             try await connection.channel.executeThenClose { inbound, outbound in
+                let parts = InboundParts(inbound.makeAsyncIterator())
                 var head: HTTPRequestHead?
                 var body: [UInt8] = []
                 var limit = 0
@@ -115,7 +116,7 @@ final class ControlServer: Service {
                 // the input is read and dropped until the client hangs up: closing at once
                 // could cut an answer still waiting in NIO's buffers.
                 var closing = false
-                for try await part in inbound {
+                while let part = try await parts.next() {
                     if closing { continue }
                     switch part {
                     case .head(let requestHead):
@@ -129,6 +130,23 @@ final class ControlServer: Service {
                             head = requestHead
                             body.removeAll(keepingCapacity: false)
                             limit = maxBody
+                        case .stream(let maxBody):
+                            // The handler reads the body as it arrives; while it does, each piece
+                            // gives the sender more time (a large upload outlasts the deadline).
+                            channel.eventLoop.execute {
+                                (try? channel.pipeline.syncOperations.handler(type: RequestDeadlineHandler.self))?.extendWhileUploading()
+                            }
+                            let stream = RequestBodyStream(limit: maxBody) { try await parts.nextBody() }
+                            let request = APIRequest(methodName: requestHead.method.rawValue, uri: requestHead.uri, peer: peer,
+                                                     bodyStream: stream)
+                            logger.debug("streamed request", metadata: ["method": "\(requestHead.method)", "uri": "\(requestHead.uri)",
+                                                                        "peer": "\(peer)"])
+                            let response = await router.handle(request)
+                            // What the handler left unread is not wanted: answer, then drop the
+                            // rest until the client hangs up.
+                            try await write(response, for: requestHead, keepAlive: false, to: outbound)
+                            outbound.finish()
+                            closing = true
                         }
                     case .body(let buffer):
                         guard let requestHead = head else { continue }
@@ -217,5 +235,28 @@ final class ControlServer: Service {
         }
         try? await outbound.write(.end(nil))
         outbound.finish()
+    }
+}
+
+/// The parts of one connection's requests, shared by the server's loop and the body of a
+/// streamed request (which the handler reads from the same place, in the same task).
+private final class InboundParts {
+    private var iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator
+
+    init(_ iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator) { self.iterator = iterator }
+
+    func next() async throws -> HTTPServerRequestPart? { try await iterator.next() }
+
+    /// The next piece of the current request's body; nil at its end.
+    func nextBody() async throws -> [UInt8]? {
+        while let part = try await iterator.next() {
+            switch part {
+            case .body(let buffer):
+                if buffer.readableBytes > 0 { return Array(buffer.readableBytesView) }
+            case .end: return nil
+            case .head: throw APIError(.badRequest, "a new request began before the body ended")
+            }
+        }
+        throw APIError(.badRequest, "the connection closed before the body ended")
     }
 }

@@ -13,6 +13,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private let timeout: TimeAmount
     private var scheduled: Scheduled<Void>?
     private var streaming = false
+    private var uploading = false
 
     init(timeout: Duration) {
         self.timeout = .nanoseconds(timeout.nanosecondsClamped)
@@ -28,8 +29,22 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) { disarm() }
+        switch unwrapInboundIn(data) {
+        case .end:
+            uploading = false
+            disarm()
+        case .body where uploading:
+            arm(context)
+        default: break
+        }
         context.fireChannelRead(data)
+    }
+
+    /// The request being read streams its body to an authorised caller's handler (a list
+    /// import, larger than any request could be in the usual time): from now until its end,
+    /// the deadline counts from the last piece received, not from the request's start.
+    func extendWhileUploading() {
+        uploading = true
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

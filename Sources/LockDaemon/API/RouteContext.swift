@@ -35,7 +35,10 @@ extension SessionError: APIMappable { func apiError(_ mapping: ErrorMapping) -> 
 extension ProfileError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension SchedulingError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension PomodoroError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
+extension ListError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension AppLookupError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
+extension InsightsError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
+extension EmergencyError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension ReportError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { mapping.map(self) } }
 extension APIError: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { self } }
 extension Never: APIMappable { func apiError(_ mapping: ErrorMapping) -> APIError { switch self {} } }

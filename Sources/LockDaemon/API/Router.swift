@@ -43,6 +43,19 @@ struct Router: Sendable {
         })
     }
 
+    /// Registers the handler of an endpoint whose body is read as it arrives.
+    mutating func addStreaming<Answer: Encodable & Sendable>(
+        _ endpoint: Endpoint<TextStream, Answer>,
+        _ handler: @escaping @Sendable (RouteContext<RequestBodyStream>) async throws(APIError) -> Answer) {
+        let descriptor = endpoint.descriptor
+        entries.append(Entry(endpoint: descriptor) { request, parameters, query, errors throws(APIError) in
+            let body = request.bodyStream ?? .buffered(request.body)
+            let answer = try await handler(RouteContext(body: body, parameters: parameters, query: query, peer: request.peer,
+                                                        errors: errors))
+            return try Router.json(answer, status: descriptor.successStatus)
+        })
+    }
+
     /// Registers the handler of the event stream.
     mutating func addStream(_ endpoint: Endpoint<NoBody, EventStream>,
                             _ handler: @escaping @Sendable () -> AsyncStream<DaemonEvent>) {
@@ -53,6 +66,9 @@ struct Router: Sendable {
     enum Admission: Sendable {
         /// Read a body of at most this many bytes, then call `handle`.
         case accept(maxBody: Int)
+        /// Call `handle` at once with a `RequestBodyStream` of at most this many bytes, which
+        /// its handler reads as the body arrives.
+        case stream(maxBody: Int)
         /// Answer this at once without reading the body.
         case reject(APIResponse)
     }
@@ -61,11 +77,15 @@ struct Router: Sendable {
     /// not make changes, is answered before the body is read; readers may send only small bodies.
     func admit(methodName: String, uri: String, peer: PeerCredentials) -> Admission {
         let request = APIRequest(methodName: methodName, uri: uri, peer: peer)
+        let entry: Entry
         do {
-            _ = try match(request)
+            (entry, _) = try match(request)
         } catch {
             return .reject(Router.error(error))
         }
+        // Only a caller who may change things gets past `match` to a streamed endpoint (they
+        // all change something), so the large limit is never offered to anyone else.
+        if entry.endpoint.streamsBody, authorizer.mayChange(peer) { return .stream(maxBody: API.maxListBodyBytes) }
         return .accept(maxBody: authorizer.mayChange(peer) ? API.maxBodyBytes : API.maxReaderBodyBytes)
     }
 

@@ -13,7 +13,39 @@ extension StatusResponse {
         self.init(version: API.softwareVersion, now: snapshot.now.wall,
                   sessions: snapshot.sessions.map { SessionInfo($0, at: snapshot.now) },
                   blockedNames: snapshot.blockedNames, enforcers: snapshot.enforcers.map(EnforcerReport.init),
-                  notices: snapshot.notices)
+                  notices: snapshot.notices,
+                  resolverCaches: snapshot.caches.map {
+                      ResolverCacheReport(at: $0.at, flushed: $0.flushed, notRunning: $0.notRunning, failures: $0.failures)
+                  })
+    }
+}
+
+extension CheckResponse {
+    init(_ result: CheckResult) {
+        self.init(name: result.name, matches: result.matches.map {
+            Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue, rule: $0.rule, list: $0.list)
+        }, enforcers: result.enforcers.map { EnforcerAnswer(name: $0.enforcer, blocks: $0.coverage.blocks, detail: $0.coverage.detail) })
+    }
+}
+
+extension ListInfo {
+    /// The wire form of `list`, with the profiles that name it and the sessions that hold it.
+    init(_ list: Blocklist, profiles: [String], sessions: [Session]) {
+        let report = list.info.report
+        let skipped = report.skipped.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }
+            .map { reason, count in
+                Skipped(reason: reason.rawValue, explanation: reason.explanation, count: count,
+                        examples: (report.examples[reason] ?? []).map { Skipped.Example(line: $0.line, text: $0.text) })
+            }
+        let holders = sessions.flatMap { session in
+            session.rules.lists.filter { $0.name == list.reference.name }.map {
+                Holder(session: session.id, profile: session.profile, version: $0.version, strict: session.strict)
+            }
+        }
+        self.init(name: list.reference.name, version: list.reference.version, source: list.info.source,
+                  importedAt: list.info.importedAt, names: list.block.count, exceptions: list.allow.count, lines: report.lines,
+                  comments: report.comments, skipped: report.skippedTotal, skippedByReason: skipped,
+                  bytes: list.block.allocatedBytes + list.allow.allocatedBytes, profiles: profiles, heldBy: holders)
     }
 }
 
@@ -27,7 +59,7 @@ extension EnforcerReport {
                       case .text(let text): .text(text)
                       case .time(let date): .text(Timestamp.format(date))
                       }
-                  })
+                  }, state: status.health.word, problem: status.health.reason)
     }
 }
 
@@ -92,7 +124,11 @@ extension Event {
             self.init(type: .sessionStarted, at: now.wall, message: "\(session.profile) blocked \(by)for \(length)",
                       profile: session.profile, session: SessionInfo(session, at: now))
         case .sessionEnded(let session, let reason, let now):
-            let how = reason == .stopped ? "stopped" : "ended"
+            let how = switch reason {
+            case .stopped: "stopped"
+            case .unlocked: "ended early (emergency access)"
+            case .expired, .daemonRestart: "ended"
+            }
             let owner = session.origin == .manual ? "" : " (\(session.origin))"
             self.init(type: .sessionEnded, at: now.wall, message: "\(session.profile) block \(how)\(owner)", profile: session.profile,
                       session: SessionInfo(session, at: now), reason: reason.rawValue)
@@ -118,6 +154,8 @@ extension Event {
                 }
             }
             self.init(type: .pomodoroPhase, at: event.at, message: PomodoroEngine.message(event), profile: profile, details: details)
+        case .siteBlocked(let attempt, let left), .appBlocked(let attempt, let left):
+            self.init(attempt, timeLeft: left)
         case .stopping(let at):
             self.init(type: .stopping, at: at, message: "simplylockd is stopping; the stream ends")
         }

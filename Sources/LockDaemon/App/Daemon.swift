@@ -39,7 +39,8 @@ struct Daemon {
         let lock = try InstanceLock(path: paths.stateDirectory + "/simplylockd.lock")
         defer { withExtendedLifetime(lock) {} }
         // Only now, holding the lock: another daemon's writes in flight are never taken for a crash's.
-        for leftover in [paths.profilesDirectory, paths.schedulesDirectory, paths.stateDirectory].flatMap({ AtomicFile.removeLeftovers(in: $0) }) {
+        for leftover in [paths.profilesDirectory, paths.schedulesDirectory, paths.stateDirectory, paths.listsDirectory]
+            .flatMap({ AtomicFile.removeLeftovers(in: $0) }) {
             logger.notice("removed a temporary file left by a crash", metadata: ["path": "\(leftover)"])
         }
 
@@ -60,7 +61,13 @@ struct Daemon {
                                            "log": "\(destination.rawValue)", "systemd": "\(notifier.isConnected)",
                                            "openFiles": "\(openFiles)"])
 
-        let built = EnforcerFactory(paths: paths, configuration: settings, logger: logger).build(override: enforcersOverride)
+        // Before the enforcers: the dns enforcer reads the same loaded lists the sessions hold.
+        let (library, listProblems) = ListService.load(BlocklistStore(directory: paths.listsDirectory), logger: logger)
+        // Before the enforcers too: their callbacks hand blocked attempts to it from the start.
+        let attemptInbox = AttemptInbox(clock: { SystemClock.now() })
+        let factory = EnforcerFactory(paths: paths, configuration: settings, logger: logger, attempts: attemptInbox, library: library)
+        let built = factory.build(override: enforcersOverride)
+        let caches = factory.flushesResolverCaches(override: enforcersOverride) ? ResolverCacheFlusher.machine(logger: logger) : nil
         for problem in built.problems { logger.error("enforcer problem", metadata: ["problem": "\(problem)"]) }
         if let firewall = built.firewall {
             // Addresses resolved before the restart: the firewall block is back before DNS works.
@@ -76,7 +83,8 @@ struct Daemon {
             paths: paths, configuration: configuration, profiles: profiles, enforcers: built.enforcers, store: store,
             timers: .init(sessions: sessionTimer.timer, pomodoro: pomodoroTimer.timer, schedules: scheduleTimer.timer),
             logger: logger, clock: { SystemClock.now() }, zone: { SystemTimeZone.current(root: root) },
-            firewallUnavailable: { EnforcerFactory.firewallUnavailable() })
+            firewallUnavailable: { EnforcerFactory.firewallUnavailable() }, library: library, listProblems: listProblems,
+            caches: caches, launch: .current(enforcersOverride: enforcersOverride, root: root), attemptInbox: attemptInbox)
         let zoneWatch = FileChangeFeed(path: SystemTimeZone.localtimePath(root: root))
         if let problem = zoneWatch.problem {
             logger.warning("cannot watch for time-zone changes; they are noticed at the next edge", metadata: ["error": "\(problem)"])
@@ -84,6 +92,7 @@ struct Daemon {
 
         let listener: ControlServer.Listener = inheritedSockets.first.map { .inherited(fd: $0.fileDescriptor) } ?? .path(paths.socket)
         let reporter = core.reporter
+        let coordinator = core.coordinator
         // READY=1 once sessions are restored, enforced, and the API answers.
         let server = ControlServer(listener: listener, router: core.router(), events: core.events,
                                    limits: .fitting(openFiles: openFiles > 0 ? openFiles : 1024), logger: logger) {
@@ -92,10 +101,14 @@ struct Daemon {
         let interval = settings.checkpointInterval
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: EnforcerWatchService(enforcers: built.enforcers)),
-            .init(service: SessionClockService(sessions: core.sessions, deadlines: sessionTimer, interval: interval)),
+            .init(service: SessionClockService(sessions: core.sessions, deadlines: sessionTimer, interval: interval,
+                                               afterward: { [coordinator = core.coordinator] in await coordinator.collectUnusedLists() })),
             .init(service: PomodoroClockService(engine: core.pomodoro, deadlines: pomodoroTimer, interval: interval)),
             .init(service: ReloadSignalService(coordinator: core.coordinator, reporter: reporter, notifier: notifier, logger: logger)),
             .init(service: ScheduleService(scheduler: core.scheduler, edges: scheduleTimer, zone: zoneWatch)),
+            .init(service: core.attempts),
+            .init(service: AttemptRetentionService(store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
+                                                   clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
             .init(service: server),
             // Shut down in reverse order: event streams end first, so no client holds the server up.
             .init(service: EventStreamCloser(events: core.events)),

@@ -32,6 +32,8 @@ public struct DaemonCore: Sendable {
     public let names: DomainNameParser
     /// Profiles and the service catalog.
     public let profiles: ProfileService
+    /// Imported blocklists.
+    public let lists: ListService
     /// The installed applications.
     public let apps: AppCatalogService
     /// The active sessions.
@@ -50,6 +52,14 @@ public struct DaemonCore: Sendable {
     public let events: EventBus
     /// The state database.
     public let store: StateStore
+    /// Focus time, goals, streaks and blocked attempts.
+    public let insights: InsightsService
+    /// Ending strict blocks early, with friction.
+    public let emergency: EmergencyAccess
+    /// Where enforcers hand their blocked attempts.
+    public let attemptInbox: AttemptInbox
+    /// Saves and publishes blocked attempts (a service of the group).
+    let attempts: AttemptRecorder
     /// The wall clock and boot clock.
     public let clock: @Sendable () -> ClockReading
     /// The system's time zone (it can change while the daemon runs).
@@ -61,19 +71,25 @@ public struct DaemonCore: Sendable {
                              enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
                              clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
                              makeID: (@Sendable () -> String)? = nil, apps: AppCatalogService? = nil,
-                             firewallUnavailable: @escaping @Sendable () -> String? = { nil }) async throws -> DaemonCore {
+                             firewallUnavailable: @escaping @Sendable () -> String? = { nil },
+                             library: BlocklistLibrary = BlocklistLibrary(), listProblems: [FileProblem] = [],
+                             caches: ResolverCacheFlusher? = nil, launch: DaemonLaunch = DaemonLaunch(),
+                             attemptInbox: AttemptInbox? = nil,
+                             randomness: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) async throws -> DaemonCore {
         let settings = configuration.configuration
         let events = EventBus()
-        let enforcement = Enforcement(enforcers: enforcers, logger: logger)
+        let enforcement = Enforcement(enforcers: enforcers, caches: caches, logger: logger)
         let apps = apps ?? AppCatalogService(roots: AppCatalogService.roots(paths: paths,
                                                                            extraDataDirectories: settings.apps.dataDirectories))
-        let profiles = ProfileService(store: profileStore, apps: apps, logger: logger)
+        let lists = ListService(store: BlocklistStore(directory: paths.listsDirectory), library: library, problems: listProblems,
+                                names: profileStore.names, logger: logger, clock: clock)
+        let profiles = ProfileService(store: profileStore, apps: apps, logger: logger, lists: library.currentResolver)
         let makeID = makeID ?? { SessionService.randomID() }
         let sessions = SessionService(profiles: profiles, store: store, enforcement: enforcement, events: events,
                                       timer: timers.sessions, maxSession: settings.maxSession, logger: logger, clock: clock,
                                       targets: TargetPolicy(configuration: settings, enforcers: enforcers.map(\.name),
                                                             configFile: paths.configFile),
-                                      makeID: makeID)
+                                      makeID: makeID, lists: library.resolver)
         try await sessions.restore()
         let pomodoro = PomodoroEngine(sessions: sessions, profiles: profiles, store: store, events: events, timer: timers.pomodoro,
                                       defaults: settings.pomodoro, logger: logger, clock: clock, makeID: makeID)
@@ -82,13 +98,23 @@ public struct DaemonCore: Sendable {
                                   state: store, events: events, timer: timers.schedules, logger: logger, clock: clock,
                                   systemZone: zone, defaultWarning: settings.scheduleWarning)
         await scheduler.start()
-        let coordinator = Coordinator(profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, events: events,
-                                      apps: apps, configuration: configuration, paths: paths, logger: logger, clock: clock)
+        let coordinator = Coordinator(profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, lists: lists,
+                                      events: events, apps: apps, configuration: configuration, paths: paths, logger: logger, clock: clock)
+        // Versions only blocks that ended while the daemon was down still held.
+        await coordinator.collectUnusedLists()
         let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
-                                profiles: profiles, apps: apps, coordinator: coordinator, store: store, paths: paths,
-                                firewallUnavailable: firewallUnavailable, clock: clock)
-        return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, apps: apps, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro,
+                                profiles: profiles, apps: apps, coordinator: coordinator, lists: lists, store: store, paths: paths,
+                                firewallUnavailable: firewallUnavailable, clock: clock, launch: launch, zone: zone)
+        let currentConfiguration: @Sendable () async -> DaemonConfiguration = { await coordinator.currentConfiguration }
+        let insights = InsightsService(store: store, configuration: currentConfiguration, clock: clock, zone: zone)
+        let emergency = EmergencyAccess(sessions: sessions, profiles: profiles, store: store, configuration: currentConfiguration,
+                                        clock: clock, logger: logger, generator: randomness)
+        let inbox = attemptInbox ?? AttemptInbox(clock: clock)
+        let attempts = AttemptRecorder(inbox: inbox, sessions: sessions, store: store, events: events, logger: logger, clock: clock)
+        return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, lists: lists, apps: apps, sessions: sessions,
+                          scheduler: scheduler, pomodoro: pomodoro,
                           coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
+                          insights: insights, emergency: emergency, attemptInbox: inbox, attempts: attempts,
                           clock: clock, zone: zone)
     }
 
@@ -102,7 +128,11 @@ public struct DaemonCore: Sendable {
         ScheduleRoutes(core: self).register(in: &router)
         PomodoroRoutes(core: self).register(in: &router)
         SystemRoutes(core: self).register(in: &router)
+        ListRoutes(core: self).register(in: &router)
         AppRoutes(core: self).register(in: &router)
+        CatalogRoutes(core: self).register(in: &router)
+        InsightsRoutes(core: self).register(in: &router)
+        EmergencyRoutes(core: self).register(in: &router)
         return router
     }
 }

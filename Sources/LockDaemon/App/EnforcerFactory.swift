@@ -15,10 +15,11 @@ struct EnforcerFactory {
     let paths: Paths
     let configuration: DaemonConfiguration
     let logger: Logger
-    /// Called for each exec the app enforcer refuses and each process it kills (on a reporting
-    /// thread of its own). Not connected yet: blocked attempts (`app.blocked` events, counts)
-    /// come with insights.
-    var onAppDenial: @Sendable (ExecDenial) -> Void = { _ in }
+    /// Where each enforcer's blocked attempts go (the DNS filter's blocked answers, the
+    /// firewall's refused connections, the app enforcer's denied execs: `attempts.appDenied`).
+    let attempts: AttemptInbox
+    /// The imported lists, shared with the dns enforcer.
+    var library = BlocklistLibrary()
 
     /// Firefox switches its default DNS over HTTPS off when this name does not resolve; it is
     /// listed in the hosts section while any block is active.
@@ -92,12 +93,17 @@ struct EnforcerFactory {
         }
         // The DNS filter applies before nftables, so that its forwarder listens by the time the
         // firewall's first commit asks where to redirect DNS.
-        let dns = names.contains("dns") ? DNSFilterEnforcer(servers: servers, logger: logger) : nil
+        let attempts = self.attempts
+        let dns = names.contains("dns")
+            ? DNSFilterEnforcer(settings: DNSForwarder.Settings(port: configuration.dnsPort), servers: servers,
+                                onBlocked: { attempts.dnsBlocked($0) }, lists: library.resolver, redirected: names.contains("nftables"),
+                                logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
                 enforcers.append(HostsFileEnforcer(path: paths.hostsFile, alwaysWithBlock: [EnforcerFactory.dohCanary],
-                                                   userCopyPath: paths.stateDirectory + "/hosts.user", logger: logger))
+                                                   userCopyPath: paths.stateDirectory + "/hosts.user",
+                                                   maxNames: configuration.hostsMaxNames, logger: logger))
             case "nftables":
                 let doh: DoHList
                 let listPath = configuration.dohList ?? paths.dataDirectory + "/doh.txt"
@@ -109,7 +115,8 @@ struct EnforcerFactory {
                 if let dns { redirect = { dns.redirect } }
                 // Its queries carry the filter's mark, so that they reach the real servers.
                 let resolver = DNSResolver(servers: servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, logger: logger)
-                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect, logger: logger)
+                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect,
+                                                onBlocked: { attempts.firewallBlocked($0) }, logger: logger)
                 if let dns { enforcers.append(dns) }
                 enforcers.append(enforcer)
                 firewall = enforcer
@@ -124,7 +131,7 @@ struct EnforcerFactory {
                     preference: ExecGuard.Preference(rawValue: settings.mechanism.rawValue) ?? .automatic,
                     terminateGrace: settings.terminateGrace, frozenRecord: EnforcerFactory.frozenRecord(paths))
                 if let userWritable = settings.userWritable { enforcerSettings.userWritable = userWritable }
-                let enforcer = AppEnforcer(settings: enforcerSettings, logger: logger, onDenial: onAppDenial)
+                let enforcer = AppEnforcer(settings: enforcerSettings, logger: logger, onDenial: { attempts.appDenied($0) })
                 enforcers.append(enforcer)
                 apps = enforcer
             case "unbound":
@@ -158,6 +165,13 @@ struct EnforcerFactory {
         case (nil, let reason):
             return (false, "neither fanotify nor the proc connector can be used: \(reason ?? "unknown")")
         }
+    }
+
+    /// Whether the daemon flushes the machine's resolver caches: only when it acts on the whole
+    /// machine (the real root, or a scratch root with the dns enforcer named), never for a
+    /// demo or test under a scratch root.
+    func flushesResolverCaches(override: [String]?) -> Bool {
+        paths.root == "/" || override?.contains("dns") == true
     }
 
     /// Nil when nftables can be used here, else why not (no permission, no kernel support).

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import LockCore
 import LockProtocol
@@ -44,9 +45,22 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")
     var logLevel: String?
 
+    @Flag(help: ArgumentHelp("Check every configuration, profile and schedule file, print every problem, and exit (1 when any).",
+                             discussion: "PATH is the configuration file to check (default: --config, else ROOT/etc/simplylock/simplylockd.toml)."))
+    var checkConfig = false
+
+    @Flag(help: "End every saved block, strict ones too, remove the hosts section and the firewall table, and exit (for uninstalling; refused while simplylockd runs).")
+    var release = false
+
+    @Argument(help: ArgumentHelp("With --check-config: the configuration file to check.", valueName: "path"))
+    var checkPath: String?
+
     public init() {}
 
     public func validate() throws {
+        if checkPath != nil, !checkConfig {
+            throw ValidationError("unexpected argument \"\(checkPath ?? "")\" (a path is only taken with --check-config)")
+        }
         if let enforcers {
             let names = enforcers.split(separator: ",").map(String.init)
             if let unknown = names.first(where: { !DaemonConfiguration.knownEnforcers.contains($0) }) {
@@ -67,6 +81,17 @@ public struct SimplylockdCommand: AsyncParsableCommand {
         }
         var paths = Paths(root: root, dataDirectory: DataDirectory.locate(explicit: dataDir))
         if let config { paths.configFile = config }
+        if checkConfig {
+            if let checkPath { paths.configFile = checkPath }
+            if let profilesDir { paths.profilesDirectory = profilesDir }
+            if let schedulesDir { paths.schedulesDirectory = schedulesDir }
+            throw ExitCode(ConfigurationCheckOutput.run(paths: paths))
+        }
+        if release {
+            if let hosts { paths.hostsFile = hosts }
+            if let stateDir { paths.stateDirectory = stateDir }
+            throw ExitCode(try await BlockRelease.run(paths: paths, enforcersOverride: enforcers.map { $0.split(separator: ",").map(String.init) }))
+        }
         if let hosts { paths.hostsFile = hosts }
         if let socket { paths.socket = socket }
         if let stateDir { paths.stateDirectory = stateDir }
@@ -79,6 +104,38 @@ public struct SimplylockdCommand: AsyncParsableCommand {
             throw DaemonFailure(message: error.description)
         } catch let error as ControlSocket.Failure {
             throw DaemonFailure(message: error.description)
+        }
+    }
+}
+
+extension SimplylockdCommand {
+    /// Parses the command line and runs the daemon (or `--check-config`). Errors are one line,
+    /// `simplylockd: <what went wrong>`, and for a usage error one hint line, as lockctl prints
+    /// them; usage errors exit 64 (EX_USAGE), start-up failures 1.
+    public static func run(arguments: [String]) async -> Never {
+        var command: any ParsableCommand
+        do { command = try parseAsRoot(arguments) } catch {
+            let code = exitCode(for: error)
+            // --help and --version.
+            if code == .success { exit(withError: error) }
+            var message = Self.message(for: error)
+            if let newline = message.firstIndex(of: "\n") { message = String(message[..<newline]) }
+            if let first = message.first, first.isUppercase { message = first.lowercased() + message.dropFirst() }
+            FileHandle.standardError.write(Data("simplylockd: \(message)\nhint: see `simplylockd --help`\n".utf8))
+            Foundation.exit(code.rawValue)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            Foundation.exit(0)
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            FileHandle.standardError.write(Data("\(error is DaemonFailure ? "\(error)" : "simplylockd: \(error)")\n".utf8))
+            Foundation.exit(1)
         }
     }
 }

@@ -18,6 +18,11 @@ public enum DaemonEvent: Sendable {
     case scheduleWarning(ScheduleWarning, now: Date)
     /// Something happened in the Pomodoro run.
     case pomodoro(PomodoroEvent, run: String, profile: String)
+    /// A block stopped a site (repeats within 10 s are one); `timeLeft` is that of the session
+    /// whose rules stopped it, when one is known.
+    case siteBlocked(BlockedAttempt, timeLeft: Duration?)
+    /// A block stopped an app from starting.
+    case appBlocked(BlockedAttempt, timeLeft: Duration?)
     /// The daemon is shutting down; the last event of every stream.
     case stopping(at: Date)
 

@@ -18,6 +18,10 @@ public struct ProfileEdit: Sendable, Equatable {
     public var addAddresses: [IPNetwork] = []
     /// Addresses or networks to remove; each must be in the profile.
     public var removeAddresses: [IPNetwork] = []
+    /// Imported lists to add (each must have been imported).
+    public var addLists: [String] = []
+    /// Imported lists to remove; each must be in the profile.
+    public var removeLists: [String] = []
     /// Apps to add, as named; each must be installed.
     public var addApps: [String] = []
     /// Apps to remove, as the profile names them; each must be in the profile.
@@ -49,6 +53,9 @@ public struct ProfileEdit: Sendable, Equatable {
         if let missing = removeServices.first(where: { !profile.services.contains($0) }) {
             throw .notInProfile(field: "remove-service", value: missing, profile: profile.name)
         }
+        if let missing = removeLists.first(where: { !profile.lists.contains($0) }) {
+            throw .notInProfile(field: "remove-list", value: missing, profile: profile.name)
+        }
         if let missing = removeApps.first(where: { !profile.apps.contains($0) }) {
             throw .notInProfile(field: "remove-app", value: missing, profile: profile.name)
         }
@@ -56,6 +63,7 @@ public struct ProfileEdit: Sendable, Equatable {
             throw .notInProfile(field: "remove-app-category", value: missing.name, profile: profile.name)
         }
         var edited = profile
+        edited.lists = profile.lists.filter { !removeLists.contains($0) } + addLists
         edited.domains = profile.domains.filter { !removeDomains.contains($0) } + addDomains
         edited.services = profile.services.filter { !removeServices.contains($0) } + addServices
         edited.allow = profile.allow.filter { !removeAllow.contains($0) } + addAllow

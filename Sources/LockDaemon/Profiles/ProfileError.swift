@@ -18,6 +18,10 @@ public enum ProfileError: Error, Equatable, Sendable {
     case usedBy(profile: String, user: String)
     /// The file could not be written or removed.
     case io(String)
+    /// A strict block of the profile is running and the edit would take something from it
+    /// (each item says what: `unblocks reddit.com`, `turns strict off`). Edits that only add
+    /// apply at once; these wait until the block ends.
+    case weakensStrictBlock(Session, changes: [String])
     /// The change was saved but could not be enforced on the running sessions, so it was undone.
     case enforcement(String)
 }

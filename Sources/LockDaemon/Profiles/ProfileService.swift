@@ -12,16 +12,21 @@ public actor ProfileService: ProfileCatalog {
     }
     private let apps: AppCatalogService
     private let logger: Logger
+    private let lists: @Sendable (String) -> BlocklistReference?
     /// Each profile's site rules, expanded once and shared: sessions started from a profile, the
     /// enforcers and the API all hold the same compact storage, and comparing them is free. Apps
     /// are not cached: the app catalog rescans when packages change, and resolving is cheap.
+    /// Imported lists are part of them, at their current versions (`listsChanged`).
     private var siteRules: [String: (profile: Profile, rules: BlockRules)] = [:]
 
-    /// A service over `store` as loaded, resolving apps through `apps`.
-    public init(store: ProfileStore, apps: AppCatalogService, logger: Logger) {
+    /// A service over `store` as loaded, resolving apps through `apps`; `lists` gives the
+    /// current version of an imported list by name (profiles expand to it).
+    public init(store: ProfileStore, apps: AppCatalogService, logger: Logger,
+                lists: @escaping @Sendable (String) -> BlocklistReference? = { _ in nil }) {
         self.store = store
         self.apps = apps
         self.logger = logger
+        self.lists = lists
     }
 
     // MARK: - Queries
@@ -46,7 +51,7 @@ public actor ProfileService: ProfileCatalog {
 
     private func siteRules(for profile: Profile) -> BlockRules {
         if let cached = siteRules[profile.name], cached.profile == profile { return cached.rules }
-        let rules = store.rules(for: profile)
+        let rules = store.rules(for: profile, lists: lists)
         siteRules[profile.name] = (profile, rules)
         return rules
     }
@@ -71,6 +76,15 @@ public actor ProfileService: ProfileCatalog {
     /// The service catalog.
     public var catalog: ServiceCatalog { store.catalog }
 
+    /// Forgets the expansions: the current version of an imported list changed (or the list
+    /// is gone), and profiles naming it expand to the new one from now on.
+    public func listsChanged() { siteRules.removeAll() }
+
+    /// The custom profiles that name the imported list `list`.
+    public func users(ofList list: String) -> [String] {
+        store.sorted.filter { $0.lists.contains(list) }.map(\.name)
+    }
+
     // MARK: - Changes
 
     /// Adds a custom profile and writes its file. Every app it names must be installed.
@@ -81,6 +95,21 @@ public actor ProfileService: ProfileCatalog {
         do throws(ProfileStore.Failure) { try store.create(profile) } catch { throw ProfileError(error) }
         logger.info("profile created", metadata: ["profile": "\(profile.name)"])
         return store.profile(profile.name) ?? profile
+    }
+
+    /// A custom profile before and after `edit`, each with its rules, without changing anything
+    /// (to see what the edit would take away from a running strict block).
+    public func preview(_ name: String, _ edit: ProfileEdit) async throws(ProfileError) -> (old: ProfileExpansion, new: ProfileExpansion) {
+        guard let current = store.profile(name) else { throw .notFound(name) }
+        guard current.kind == .custom else { throw .system(name) }
+        let edited = try edit.applied(to: current)
+        do { try edited.validate(against: store.catalog) } catch { throw .invalid(error) }
+        // Not through the cache: the edit may still be refused.
+        var rules = store.rules(for: edited, lists: lists)
+        let resolution = await apps.resolve(edited)
+        rules.apps = resolution.apps
+        rules.missingApps = resolution.missing
+        return (await expansion(current), ProfileExpansion(profile: edited, rules: rules))
     }
 
     /// Changes a custom profile and rewrites its file; returns it before and after. Apps added

@@ -12,28 +12,66 @@ struct Diagnostics {
     let statuses: [EnforcerStatus]
     let configuredEnforcers: [String]
     let fileProblems: [String]
+    /// Each enforcer in use and what names it can and cannot cover.
+    let scopes: [(name: String, scope: EnforcerScope?)]
+    /// Imported lists.
+    let importedLists: Int
+    /// Lists that profiles name but that are not imported, with those profiles.
+    let missingLists: [String: [String]]
     /// Why nftables cannot be used here, when it is not in use; nil when it could be.
     let firewallUnavailable: String?
     /// Why the state database could only be opened for reading, if so.
     let stateReadOnly: String?
     let now: ClockReading
+    /// How the daemon was started: the fixes name commands that work for it.
+    var launch = DaemonLaunch()
 
     func run() -> [Finding] {
         var checks = statuses.map(enforcer)
+        checks.append(coverage())
+        checks.append(blocklists())
         checks.append(firewall())
         checks.append(dnsOverHTTPS())
         checks.append(stateDirectory())
-        checks.append(configuration())
+        checks += configuration()
         checks.append(clock())
         checks.append(timeZone())
         return checks
     }
 
     private func enforcer(_ status: EnforcerStatus) -> Finding {
-        if let error = status.lastError {
-            return Finding("enforcer \(status.name)", .problem, error, fix: "see `journalctl -u simplylockd`; the daemon retries at each checkpoint")
+        switch status.health {
+        case .problem(let reason):
+            return Finding("enforcer \(status.name)", .problem, reason, fix: "\(launch.logHint); the daemon retries at each checkpoint")
+        case .ok: return Finding("enforcer \(status.name)", .ok, "applied, \(status.elements) elements")
+        case .idle: return Finding("enforcer \(status.name)", .ok, "idle")
         }
-        return Finding("enforcer \(status.name)", .ok, status.applied ? "applied, \(status.elements) elements" : "idle")
+    }
+
+    /// Which enforcers are active and what each can and cannot keep from being reached.
+    private func coverage() -> Finding {
+        let active = scopes.compactMap { entry in entry.scope.map { "\(entry.name): \($0.covers); not: \($0.misses)" } }
+        let names = scopes.map(\.name)
+        guard names.contains("dns") else {
+            return Finding("coverage", .warning,
+                           "active: \(names.joined(separator: ", ")). " + active.joined(separator: ". "),
+                           fix: "subdomains (m.reddit.com under reddit.com) and imported lists are blocked only by the dns enforcer: "
+                               + "add \"dns\" and \"nftables\" to enforcers in \(paths.configFile) (the default where nftables works)")
+        }
+        return Finding("coverage", .ok, "active: \(names.joined(separator: ", ")). " + active.joined(separator: ". "))
+    }
+
+    private func blocklists() -> Finding {
+        if !missingLists.isEmpty {
+            let text = missingLists.keys.sorted().map { "\($0) (named by \(missingLists[$0]!.joined(separator: ", ")))" }
+            return Finding("blocklists", .warning, "profiles name lists that are not imported: \(text.joined(separator: ", "))",
+                           fix: "lockctl lists import NAME FILE, or lockctl profiles remove-list PROFILE NAME")
+        }
+        if importedLists > 0, !scopes.contains(where: { $0.name == "dns" }) {
+            return Finding("blocklists", .warning, "\(importedLists) imported lists, but only the dns enforcer blocks their names",
+                           fix: "add \"dns\" and \"nftables\" to enforcers in \(paths.configFile)")
+        }
+        return Finding("blocklists", .ok, importedLists == 0 ? "none imported" : "\(importedLists) imported")
     }
 
     private func firewall() -> Finding {
@@ -44,8 +82,7 @@ struct Diagnostics {
             return Finding("nftables", .warning, "not usable here: \(reason)",
                                fix: "install nftables and run simplylockd as root with CAP_NET_ADMIN (the shipped unit does)")
         }
-        return Finding("nftables", .warning, "available but not enabled: only name lookups are blocked",
-                           fix: "add \"nftables\" to enforcers in \(paths.configFile)")
+        return Finding("nftables", .warning, "available but not enabled: only name lookups are blocked", fix: enableFirewall)
     }
 
     private func dnsOverHTTPS() -> Finding {
@@ -53,13 +90,13 @@ struct Diagnostics {
             return Finding("DNS over HTTPS", .ok, "the nftables enforcer blocks known DoH endpoints during blocks, and Firefox's canary name")
         }
         return Finding("DNS over HTTPS", .warning, "browsers that use DNS over HTTPS do not read the hosts file and can reach blocked sites",
-                           fix: "add \"nftables\" to enforcers in \(paths.configFile), or turn DoH off in the browser's policies")
+                           fix: enableFirewall + ", or turn DoH off in the browser's policies")
     }
 
     private func stateDirectory() -> Finding {
         if let stateReadOnly {
             return Finding("state", .problem, "\(paths.stateDatabase) could only be opened for reading (\(stateReadOnly)): saved blocks are enforced, but no change can be made",
-                           fix: "free space in \(paths.stateDirectory) (or make it writable), then restart simplylockd")
+                           fix: "free space in \(paths.stateDirectory) (or make it writable), then \(launch.restartCommand)")
         }
         if let problem = StateDirectoryProbe.problem(paths.stateDirectory) {
             return Finding("state", .problem, "\(paths.stateDirectory): \(problem): changes cannot be saved",
@@ -68,12 +105,23 @@ struct Diagnostics {
         return Finding("state", .ok, paths.stateDatabase)
     }
 
-    private func configuration() -> Finding {
+    /// One finding per problem, so each file's problem is on a line of its own.
+    private func configuration() -> [Finding] {
         guard fileProblems.isEmpty else {
-            return Finding("configuration", .warning, fileProblems.joined(separator: "; "),
-                               fix: "fix the files named, then `lockctl reload`")
+            return fileProblems.map { Finding("configuration", .warning, $0, fix: "fix the file, then `\(launch.lockctl) reload`") }
         }
-        return Finding("configuration", .ok, "all files load")
+        return [Finding("configuration", .ok, "all files load")]
+    }
+
+    /// How to turn the firewall on for the way this daemon was started.
+    private var enableFirewall: String {
+        if let listed = launch.enforcersOverride {
+            return "start simplylockd with --enforcers \((listed + ["nftables"]).joined(separator: ","))"
+        }
+        let file = paths.configFile
+        let edit = FileManager.default.fileExists(atPath: file)
+            ? "add \"nftables\" to enforcers in \(file)" : "create \(file) with enforcers = [\"hosts\", \"nftables\"]"
+        return "\(edit), then \(launch.restartCommand)"
     }
 
     private func clock() -> Finding {

@@ -14,25 +14,62 @@ public struct Reporter: Sendable {
     let profiles: ProfileService
     let apps: AppCatalogService
     let coordinator: Coordinator
+    let lists: ListService
     let store: StateStore
     let paths: Paths
     /// Why the firewall cannot be used here, when it is not configured.
     let firewallUnavailable: @Sendable () -> String?
     let clock: @Sendable () -> ClockReading
+    /// How the daemon was started, for doctor's fixes.
+    var launch = DaemonLaunch()
+    /// The zone times are written in.
+    var zone: @Sendable () -> TimeZone = { .current }
 
     /// What is blocked now, by which sessions, and how each enforcer is doing.
     public func status() async -> StatusSnapshot {
         let now = clock()
         let active = await sessions.active.sorted { $0.endBoot < $1.endBoot }
         let desired = await sessions.desiredBlock
-        return StatusSnapshot(now: now, sessions: active, blockedNames: desired.domains.count,
-                              enforcers: await enforcement.statuses(),
-                              notices: await scheduler.notices() + (await pomodoro.notices()))
+        var notices = await scheduler.notices() + (await pomodoro.notices())
+        let caches = enforcement.caches?.report
+        if let caches, !caches.failures.isEmpty {
+            notices.append("resolver caches not flushed at the last change: " + caches.failures.joined(separator: "; "))
+        }
+        let statuses = await enforcement.statuses()
+        if let capped = statuses.first(where: { $0.name == "hosts" })?.details["capped"] {
+            notices.append("hosts file \(capped)")
+        }
+        return StatusSnapshot(now: now, sessions: active, blockedNames: desired.domains.count, enforcers: statuses,
+                              notices: notices, caches: caches)
     }
 
-    /// Which sessions block `name`, each with the rule that matches.
-    public func check(_ name: DomainName, target: String = BlockTarget.localName) async -> [(session: Session, rule: String)] {
-        SessionSet(await sessions.active).blockers(of: name.value, target: target)
+    /// The enforcers that block for other devices through the LAN's DNS server.
+    static let lanEnforcers: Set<String> = ["unbound", "dnsmasq"]
+
+    /// Which sessions block `name` (with the rule, and the imported list it comes from), and
+    /// whether each enforcer really keeps it from being reached now. `name` is normalised; with
+    /// `trailingDot` the enforcers are asked about the form with a trailing dot, as typed. For a
+    /// `target` other than this machine, the sessions aimed there count, and the LAN's DNS
+    /// server (the unbound or dnsmasq enforcer) is what answers.
+    public func check(_ name: DomainName, target: String = BlockTarget.localName, trailingDot: Bool = false) async -> CheckResult {
+        let resolver = lists.library.resolver
+        let matches = SessionSet(await sessions.active).blockers(of: name.value, target: target, lists: resolver)
+        var coverage: [(enforcer: String, coverage: Coverage)] = []
+        for enforcer in enforcement.enforcers {
+            if target == BlockTarget.localName {
+                if let answer = await enforcer.coverage(of: name.value + (trailingDot ? "." : "")) {
+                    coverage.append((enforcer.name, answer))
+                }
+            } else if Self.lanEnforcers.contains(enforcer.name) {
+                let problem = await enforcer.status().lastError
+                let answer: Coverage =
+                    if matches.isEmpty { .doesNotCover("no block for \(target) covers it") }
+                    else if let problem { .doesNotCover("the DNS server has not taken the block: \(problem)") }
+                    else { .blocks("answered as blocked by the DNS server for \(target)") }
+                coverage.append((enforcer.name, answer))
+            }
+        }
+        return CheckResult(name: name.value, matches: matches, enforcers: coverage)
     }
 
     /// Which sessions block the app `name` names (a desktop id, flatpak id, snap name, display
@@ -65,17 +102,24 @@ public struct Reporter: Sendable {
         var fileProblems = (await coordinator.currentConfigurationProblems).map(\.description)
         fileProblems += (await profiles.problems).map(\.description)
         fileProblems += (await scheduler.fileProblems).map(\.description)
+        fileProblems += (await lists.problems).map(\.description)
+        var missingLists: [String: [String]] = [:]
+        for expansion in await profiles.all() {
+            for list in expansion.profile.lists where lists.library.current(list) == nil { missingLists[list, default: []].append(expansion.profile.name) }
+        }
         let diagnostics = Diagnostics(paths: paths, statuses: await enforcement.statuses(),
                                       configuredEnforcers: configured, fileProblems: fileProblems,
+                                      scopes: enforcement.enforcers.map { ($0.name, $0.scope) },
+                                      importedLists: lists.all().count, missingLists: missingLists,
                                       firewallUnavailable: configured.contains("nftables") ? nil : firewallUnavailable(),
-                                      stateReadOnly: store.readOnlyReason, now: clock())
+                                      stateReadOnly: store.readOnlyReason, now: clock(), launch: launch)
         return await enforcement.findings() + diagnostics.run()
     }
 
-    /// The one-line status for `systemctl status`: `2 blocks active: deep-work 31m left, …`.
+    /// The one-line status for `systemctl status`: `2 blocks active: deep-work until 12:30, …`.
     public func serviceStatusText() async -> String {
         let now = clock()
-        return ServiceStatusText.format(await sessions.active.map { ($0.profile, $0.remaining(at: now)) })
+        return ServiceStatusText.format(await sessions.active.map { ($0.profile, $0.remaining(at: now)) }, now: now.wall, zone: zone())
     }
 }
 
@@ -89,8 +133,23 @@ public struct StatusSnapshot: Sendable {
     public var blockedNames: Int
     /// Each enforcer, in order.
     public var enforcers: [EnforcerStatus]
-    /// Lines worth showing with the status (`mornings starts in 4 min`).
+    /// Lines worth showing with the status (`mornings starts in 4m`).
     public var notices: [String]
+    /// The last flush of the machine's resolver caches, when the daemon flushes them.
+    var caches: ResolverCacheFlusher.Report?
+}
+
+/// What `check` found.
+public struct CheckResult: Sendable {
+    /// The name asked about, normalised.
+    public var name: String
+    /// The sessions whose rules block it, with the rule and the imported list it comes from.
+    public var matches: [(session: Session, rule: String, list: String?)]
+    /// Each enforcer that handles names, and whether it keeps the name from being reached now.
+    public var enforcers: [(enforcer: String, coverage: Coverage)]
+
+    /// True only when at least one enforcer in force blocks it.
+    public var blocked: Bool { enforcers.contains { $0.coverage.blocks } }
 }
 
 /// What `check --app` found.

@@ -119,29 +119,52 @@ public actor Scheduler {
         return view(schedule, plan, ids)
     }
 
-    /// Creates a schedule, writes its file and puts its block in force if it is due now.
-    public func create(_ schedule: Schedule) async throws(SchedulingError) -> ScheduleView {
+    /// Creates a schedule, writes its file and puts its block in force if it is due now. A
+    /// strict schedule whose window is open now starts its block at once only with `startNow`;
+    /// otherwise its first block is its next interval, so nobody is locked in without warning.
+    public func create(_ schedule: Schedule, startNow: Bool = false) async throws(SchedulingError) -> ScheduleView {
         try await gate.run { () async throws(SchedulingError) -> ScheduleView in
             guard await profiles.exists(schedule.profile) else { throw .unknownProfile(schedule.profile) }
             if let problem = await sessions.checkTarget(schedule.target) { throw .invalidTarget(problem) }
             do throws(ScheduleStore.Failure) { try store.create(schedule) } catch { throw SchedulingError(error) }
             logger.info("schedule created", metadata: ["schedule": "\(schedule.name)", "when": "\(schedule.summary)"])
+            await settleStrictStart(schedule, startNow: startNow)
             await evaluateNow("schedule \(schedule.name) created")
             return try await self.schedule(schedule.name)
         }
     }
 
     /// Enables or disables a schedule. Disabling ends its block, which is refused while that
-    /// block is strict.
-    public func setEnabled(_ name: String, _ enabled: Bool?) async throws(SchedulingError) -> ScheduleView {
+    /// block is strict; enabling a strict schedule during its window starts a block at once only
+    /// with `startNow`.
+    public func setEnabled(_ name: String, _ enabled: Bool?, startNow: Bool = false) async throws(SchedulingError) -> ScheduleView {
+        try await update(name, ScheduleEdit(enabled: enabled), startNow: startNow)
+    }
+
+    /// Changes a schedule and rewrites its file. While its block is strict and running, nothing
+    /// may weaken it: it cannot be disabled or moved to another profile, and the running block
+    /// keeps its end and strictness whatever the new rule says (the planner never shortens or
+    /// softens a strict block). A change that would put a strict block in force now does so only
+    /// with `startNow`.
+    public func update(_ name: String, _ edit: ScheduleEdit, startNow: Bool = false) async throws(SchedulingError) -> ScheduleView {
         try await gate.run { () async throws(SchedulingError) -> ScheduleView in
-            guard store.schedules[name] != nil else { throw .notFound(name) }
-            if let enabled {
-                if !enabled { try await refuseIfStrict(name, "disabled") }
-                do throws(ScheduleStore.Failure) { _ = try store.setEnabled(name, enabled) } catch { throw SchedulingError(error) }
-                logger.info(enabled ? "schedule enabled" : "schedule disabled", metadata: ["schedule": "\(name)"])
-                await evaluateNow("schedule \(name) \(enabled ? "enabled" : "disabled")")
+            guard let old = store.schedules[name] else { throw .notFound(name) }
+            guard !edit.isEmpty || startNow else { return try await self.schedule(name) }
+            let new: Schedule
+            if edit.isEmpty { new = old } else {
+                do throws(FieldError) { new = try edit.applied(to: old) } catch { throw .invalid(error) }
             }
+            if new.profile != old.profile {
+                guard await profiles.exists(new.profile) else { throw .unknownProfile(new.profile) }
+                try await refuseIfStrict(name, "moved to another profile")
+            }
+            if !new.enabled, old.enabled { try await refuseIfStrict(name, "disabled") }
+            if new != old {
+                do throws(ScheduleStore.Failure) { try store.replace(new) } catch { throw SchedulingError(error) }
+                logger.info("schedule changed", metadata: ["schedule": "\(name)", "when": "\(new.summary)", "enabled": "\(new.enabled)"])
+            }
+            await settleStrictStart(new, startNow: startNow)
+            await evaluateNow("schedule \(name) changed")
             return try await self.schedule(name)
         }
     }
@@ -165,7 +188,7 @@ public actor Scheduler {
         return schedule.rule.nextIntervals(after: after ?? clock().wall, count: count, in: zone)
     }
 
-    /// Lines for `lockctl status`: `mornings starts in 4 min`, blocks stopped by hand.
+    /// Lines for `lockctl status`: `mornings starts in 4m`, blocks stopped by hand.
     public func notices() async -> [String] {
         let (plan, _) = await currentPlan()
         return plan.notices(now: plan.now) + store.sorted.compactMap { schedule in
@@ -267,6 +290,36 @@ public actor Scheduler {
             ?? ScheduleStatus(zone: schedule.zone(system: systemZone()), strict: schedule.strict ?? false,
                               warning: schedule.warning ?? defaultWarning, active: false, stoppedByHand: false, blockEnd: nil, next: nil)
         return ScheduleView(schedule: schedule, status: status, session: ids[schedule.name], problem: problems[schedule.name])
+    }
+
+    /// Records whether `schedule`'s open interval gets a strict block: not when that would newly
+    /// put one in force now (no strict block of it is running) without `startNow`; with
+    /// `startNow`, an earlier deferral is lifted.
+    private func settleStrictStart(_ schedule: Schedule, startNow: Bool) async {
+        let planner = SchedulePlanner(systemZone: systemZone(), defaultWarning: defaultWarning, profileStrict: profileStrict)
+        guard let open = planner.openInterval(of: schedule, at: clock().wall), open.strict else { return }
+        let current = records[schedule.name].flatMap { $0.isAbout(open.start) ? $0 : nil }
+        let record: ScheduleRecord
+        if startNow {
+            guard current?.strictDeferred == true else { return }
+            record = ScheduleRecord(intervalStart: open.start)
+        } else {
+            if current?.strictDeferred == true { return }
+            if await sessions.active.contains(where: { $0.origin == .schedule(schedule.name) && $0.strict }) { return }
+            record = ScheduleRecord(intervalStart: open.start, strictDeferred: true)
+        }
+        var kept = records
+        kept[schedule.name] = record
+        do {
+            try state.setValue(kept, forKey: Scheduler.recordsKey)
+            records = kept
+            logger.info(startNow ? "strict schedule blocks from now" : "strict schedule blocks from its next interval",
+                        metadata: ["schedule": "\(schedule.name)"])
+        } catch {
+            // Without the record the block starts at once, as the schedule says, only without
+            // the grace: logged rather than refusing the change.
+            logger.error("cannot save the schedule records", metadata: ["error": "\(error)"])
+        }
     }
 
     private func refuseIfStrict(_ name: String, _ verb: String) async throws(SchedulingError) {

@@ -9,11 +9,23 @@ public final class Enforcement: Sendable {
     /// The enforcers, in the order they apply.
     public let enforcers: [any Enforcer]
     private let logger: Logger
+    /// Flushed after every change of what is blocked on the network (nil: leave caches alone).
+    let caches: ResolverCacheFlusher?
 
     /// Drives `enforcers`.
-    public init(enforcers: [any Enforcer], logger: Logger) {
+    public convenience init(enforcers: [any Enforcer], logger: Logger) {
+        self.init(enforcers: enforcers, caches: nil, logger: logger)
+    }
+
+    init(enforcers: [any Enforcer], caches: ResolverCacheFlusher?, logger: Logger) {
         self.enforcers = enforcers
+        self.caches = caches
         self.logger = logger
+    }
+
+    /// True when `a` and `b` block different things on the network (apps aside).
+    static func networkDiffers(_ a: DesiredBlock, _ b: DesiredBlock) -> Bool {
+        a.domains != b.domains || a.addresses != b.addresses || a.allowOnly != b.allowOnly || a.rules != b.rules
     }
 
     /// Applies `desired` everywhere, or, when an enforcer fails, puts `previous` back on those
@@ -31,6 +43,7 @@ public final class Enforcement: Sendable {
                 throw EnforcementFailure(enforcer: enforcer.name, underlying: "\(error)")
             }
         }
+        if Self.networkDiffers(desired, previous) { caches?.flush() }
     }
 
     /// Applies `desired` on every enforcer, whatever the others do (at start-up, and when
@@ -43,6 +56,8 @@ public final class Enforcement: Sendable {
                 failures.append(EnforcementFailure(enforcer: enforcer.name, underlying: "\(error)"))
             }
         }
+        // Caches may hold answers from before the daemon (re)started.
+        if desired.blocksNetwork { caches?.flush() }
         return failures
     }
 

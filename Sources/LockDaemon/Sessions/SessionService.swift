@@ -21,11 +21,19 @@ public actor SessionService {
         // checkpoint: for a 100 000-name block that is the difference between microseconds and
         // a tenth of a second.
         didSet {
-            if oldValue.sessions.map(\.rules) != sessions.sessions.map(\.rules) || oldValue.sessions.map(\.target) != sessions.sessions.map(\.target) {
+            if let pending = pendingDesired {
+                desired = pending
+                pendingDesired = nil
+            } else if oldValue.sessions.map(\.rules) != sessions.sessions.map(\.rules)
+                || oldValue.sessions.map(\.strict) != sessions.sessions.map(\.strict)
+                || oldValue.sessions.map(\.target) != sessions.sessions.map(\.target) {
                 desired = sessions.desiredBlock(groups: targets.groups)
             }
         }
     }
+    /// The desired block of the sessions about to be assigned, when the commit path has worked
+    /// it out already (for enforcement): a large block is then not worked out twice.
+    private var pendingDesired: DesiredBlock?
     /// `sessions.desiredBlock(groups:)`, kept up to date.
     private var desired = DesiredBlock.empty
     /// Which targets can be enforced: the configured device groups and the LAN enforcers' reach.
@@ -37,6 +45,8 @@ public actor SessionService {
     private let timer: any DeadlineTimer
     private let clock: @Sendable () -> ClockReading
     private let makeID: @Sendable () -> String
+    /// Finds the loaded imported lists, for weighing a strict session's new exceptions.
+    private let listResolver: @Sendable (BlocklistReference) -> Blocklist?
     private let logger: Logger
     private let gate = SerialGate()
     private var maxSession: Duration
@@ -52,9 +62,11 @@ public actor SessionService {
     public init(profiles: any ProfileCatalog, store: StateStore, enforcement: Enforcement, events: EventBus,
                 timer: any DeadlineTimer, maxSession: Duration, logger: Logger,
                 clock: @escaping @Sendable () -> ClockReading, targets: TargetPolicy = .localOnly,
-                makeID: @escaping @Sendable () -> String = { SessionService.randomID() }) {
+                makeID: @escaping @Sendable () -> String = { SessionService.randomID() },
+                lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil }) {
         self.targets = targets
         desired = DesiredBlock(lan: LANBlock(groups: targets.groups))
+        self.listResolver = lists
         self.profiles = profiles
         self.store = store
         self.enforcement = enforcement
@@ -244,6 +256,19 @@ public actor SessionService {
         }
     }
 
+    /// Ends a strict session early through emergency access, the challenge having been
+    /// answered; it ends as `unlocked` (recorded against the weekly allowance in the same
+    /// transaction). A session owned by a schedule stays ended until the schedule's next interval.
+    public func unlock(_ id: String) async throws(SessionError) -> Session {
+        try await gate.run { () async throws(SessionError) -> Session in
+            let now = clock()
+            guard let session = sessions.session(id: id) else { throw .noSession(id) }
+            try await commit(SessionChange(ended: [.init(session: session, reason: .unlocked, at: now.wall)]), at: now)
+            logger.notice("strict session ended early through emergency access", metadata: metadata(session))
+            return session
+        }
+    }
+
     /// Lengthens a manual session (an id, or the manual session of a profile).
     public func extend(_ reference: String, by extra: Duration) async throws(SessionError) -> Session {
         try await gate.run { () async throws(SessionError) -> Session in
@@ -339,6 +364,47 @@ public actor SessionService {
         }
     }
 
+    /// Moves the running sessions to a new version of the imported list `name`, or off it
+    /// when `reference` is nil (the list is removed), in one commit. A session is concerned when
+    /// it holds a version of the list or its profile names it. Strict sessions only gain: they
+    /// keep every older version the new one does not cover (`isCovered`), and a list they hold
+    /// cannot be removed (`.strict`). Returns the sessions changed.
+    @discardableResult
+    public func updateLists(_ name: String, to reference: BlocklistReference?,
+                            isCovered: @Sendable (BlocklistReference) -> Bool) async throws(SessionError) -> [Session] {
+        try await gate.run { () async throws(SessionError) -> [Session] in
+            let now = clock()
+            var change = SessionChange()
+            for session in sessions.sessions where session.rules.mode == .blocklist {
+                let held = session.rules.lists.filter { $0.name == name }
+                let named = await profiles.expansion(of: session.profile)?.profile.lists.contains(name) ?? false
+                guard !held.isEmpty || named else { continue }
+                var rules = session.rules.droppingLists { $0.name == name }
+                if let reference {
+                    // A strict session keeps the older versions the new one does not cover.
+                    let kept = session.strict ? held.filter { $0 != reference && !isCovered($0) } : []
+                    rules = rules.withLists(rules.lists + [reference] + kept)
+                } else if session.strict, !held.isEmpty {
+                    throw .strict(session.resumed(at: now))
+                }
+                guard rules != session.rules else { continue }
+                var updated = session
+                updated.rules = rules
+                change.updated.append(.init(old: session, new: updated))
+            }
+            try await commit(change, at: now)
+            for update in change.updated {
+                logger.info("session follows a changed blocklist", metadata: metadata(update.new, [
+                    "list": "\(name)", "lists": "\(update.new.rules.lists.map(\.description))",
+                ]))
+            }
+            return change.updated.map(\.new)
+        }
+    }
+
+    /// Every list version a running session holds.
+    public var heldLists: Set<BlocklistReference> { Set(sessions.sessions.flatMap(\.rules.lists)) }
+
     // MARK: - The commit path
 
     private func commit(_ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil,
@@ -352,8 +418,11 @@ public actor SessionService {
             logger.error("cannot save the change; it happens anyway and the saved state catches up at the next start",
                          metadata: ["error": "\(error)"])
         }
+        var nextDesired: DesiredBlock?
         if change.changesRules || needsEnforcement {
-            do { try await enforcement.apply(next.desiredBlock(groups: targets.groups), previous: desired) } catch {
+            let block = next.desiredBlock(groups: targets.groups)
+            nextDesired = block
+            do { try await enforcement.apply(block, previous: desired) } catch {
                 if saved { do { try store.revert(change, at: now) } catch {
                     // The enforcers were put back; only the saved state disagrees, and the next
                     // start would restore the change that did not happen.
@@ -364,6 +433,7 @@ public actor SessionService {
             }
             needsEnforcement = false
         }
+        if change.changesRules { pendingDesired = nextDesired }
         sessions = next
         timer.arm(at: sessions.nextDeadline)
         for session in change.started { events.publish(.sessionStarted(session, at: now)) }
@@ -383,7 +453,7 @@ public actor SessionService {
         }
         var change = SessionChange()
         for session in running {
-            let rules = session.strict ? session.rules.merged(with: fresh) : fresh
+            let rules = session.strict ? session.rules.merged(with: fresh, lists: listResolver) : fresh
             guard rules != session.rules else { continue }
             var updated = session
             updated.rules = rules

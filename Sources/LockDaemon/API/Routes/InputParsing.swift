@@ -60,7 +60,9 @@ enum InputParsing {
             throw APIError(.invalidArgument, "\(field): must be at least \(DurationParser.formatExact(Duration.checkedSeconds(minimum) ?? .zero))")
         }
         guard value <= maximum.seconds, let duration = Duration.checkedSeconds(value) else {
-            throw APIError(.invalidArgument, "\(field): \(value) is longer than the \(DurationParser.format(maximum)) limit")
+            let shown = value < 1e12 ? Duration.checkedSeconds(value).map(DurationParser.formatExact) : nil
+            throw APIError(.invalidArgument, "\(field): \(shown ?? "\(value) seconds") is longer than the \(DurationParser.format(maximum)) limit",
+                           hint: "max_session in simplylockd.toml sets the limit")
         }
         return duration
     }

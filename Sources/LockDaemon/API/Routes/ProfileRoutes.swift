@@ -37,7 +37,7 @@ struct ProfileRoutes {
                                   apps: try InputParsing.apps(request.apps ?? [], field: "apps"),
                                   appCategories: try InputParsing.appCategories(request.appCategories ?? [], field: "app_categories"),
                                   running: try InputParsing.running(request.running) ?? .terminate, strict: request.strict,
-                                  kind: .custom)
+                                  kind: .custom, lists: request.lists ?? [])
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
             return ProfileInfo(await profiles.expansion(created), includeExpansion: true)
         }
@@ -60,6 +60,8 @@ struct ProfileRoutes {
             edit.displayName = request.displayName
             edit.description = request.description
             edit.strict = request.strict
+            edit.addLists = request.addLists ?? []
+            edit.removeLists = request.removeLists ?? []
             let name = context.parameter("name")
             let updated = try await context.call { () async throws(ProfileError) in try await coordinator.updateProfile(name, edit) }
             return ProfileInfo(await profiles.expansion(updated), includeExpansion: true)

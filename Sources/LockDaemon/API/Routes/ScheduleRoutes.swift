@@ -30,7 +30,8 @@ struct ScheduleRoutes {
             } catch {
                 throw APIError(.invalidArgument, "\(error)")
             }
-            return ScheduleInfo(try await context.call { () async throws(SchedulingError) in try await scheduler.create(schedule) })
+            let startNow = request.now ?? false
+            return ScheduleInfo(try await context.call { () async throws(SchedulingError) in try await scheduler.create(schedule, startNow: startNow) })
         }
         router.add(Endpoints.schedule) { context throws(APIError) in
             let name = context.parameter("name")
@@ -38,8 +39,21 @@ struct ScheduleRoutes {
         }
         router.add(Endpoints.updateSchedule) { context throws(APIError) in
             let name = context.parameter("name")
-            let enabled = context.body.enabled
-            return ScheduleInfo(try await context.call { () async throws(SchedulingError) in try await scheduler.setEnabled(name, enabled) })
+            let request = context.body
+            let limit = Duration.seconds(366 * 86_400)
+            let duration = try request.seconds.map { value throws(APIError) in
+                try InputParsing.seconds(value, field: "seconds", minimum: -limit.seconds, maximum: limit)
+            }
+            let warning = try request.warnSeconds.map { value throws(APIError) in
+                try InputParsing.seconds(value, field: "warnSeconds", minimum: -limit.seconds, maximum: limit)
+            }
+            let edit = ScheduleEdit(profile: request.profile, days: request.days, from: request.from, to: request.to, on: request.on,
+                                    cron: request.cron, duration: duration, timeZoneName: request.tz, strict: request.strict,
+                                    warning: warning, enabled: request.enabled)
+            let startNow = request.now ?? false
+            return ScheduleInfo(try await context.call { () async throws(SchedulingError) in
+                try await scheduler.update(name, edit, startNow: startNow)
+            })
         }
         router.add(Endpoints.deleteSchedule) { context throws(APIError) in
             let name = context.parameter("name")

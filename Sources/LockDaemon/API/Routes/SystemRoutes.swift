@@ -1,3 +1,4 @@
+import Foundation
 import LockCore
 import LockPlatform
 import LockProtocol
@@ -39,10 +40,9 @@ struct SystemRoutes {
                 if let problem = await core.sessions.checkTarget(parsed) { throw APIError(.invalidArgument, "for: \(problem)") }
                 target = parsed.names[0]
             }
-            let matches = await reporter.check(name, target: target).map {
-                CheckResponse.Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue, rule: $0.rule)
-            }
-            return CheckResponse(name: name.value, matches: matches)
+            // `reddit.com.` is a name of its own to the hosts file; the enforcers are asked about it as typed.
+            let trailingDot = input.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix(".")
+            return CheckResponse(await reporter.check(name, target: target, trailingDot: trailingDot))
         }
         router.add(Endpoints.history) { context throws(APIError) in
             let limit = context.query.integer("limit") ?? 50

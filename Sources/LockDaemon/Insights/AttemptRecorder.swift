@@ -1,0 +1,108 @@
+import Foundation
+import LockCore
+import LockEnforcement
+import LockStore
+import Logging
+import ServiceLifecycle
+
+/// Turns what the enforcers report into blocked attempts: repeats of the same name from the
+/// same client within 10 s are one attempt; each attempt is attributed to the session whose
+/// rules stopped it, saved (append-only, with its quarter-hour sum) and published as a
+/// `site.blocked` or `app.blocked` event.
+///
+/// Everything waiting is handled in one batch and saved in one transaction, so a burst costs
+/// one write, not one per attempt.
+actor AttemptRecorder: ServiceLifecycle.Service {
+    private let inbox: AttemptInbox
+    private let sessions: SessionService
+    private let store: StateStore
+    private let events: EventBus
+    private let logger: Logger
+    private let clock: @Sendable () -> ClockReading
+    private var collapser = AttemptCollapser()
+    private var lastDropped = 0
+    /// Attempts saved since the start, for status.
+    private(set) var recorded = 0
+
+    init(inbox: AttemptInbox, sessions: SessionService, store: StateStore, events: EventBus, logger: Logger,
+         clock: @escaping @Sendable () -> ClockReading) {
+        self.inbox = inbox
+        self.sessions = sessions
+        self.store = store
+        self.events = events
+        self.logger = logger
+        self.clock = clock
+    }
+
+    func run() async throws {
+        let inbox = self.inbox
+        await cancelWhenGracefulShutdown {
+            for await _ in inbox.arrivals { await self.handleWaiting() }
+        }
+        // What arrived before shutdown is still saved.
+        await handleWaiting()
+    }
+
+    /// Handles every attempt waiting now (tests call this instead of running the service).
+    func handleWaiting() async {
+        let batch = inbox.drain()
+        let dropped = inbox.dropped
+        if dropped > lastDropped {
+            logger.warning("blocked attempts arrived faster than they could be saved; some were not counted",
+                           metadata: ["dropped": "\(dropped - lastDropped)"])
+            lastDropped = dropped
+        }
+        guard !batch.isEmpty else { return }
+        let active = await sessions.active
+        let now = clock()
+        var attempts: [(BlockedAttempt, Session?)] = []
+        for stamped in batch {
+            guard var attempt = Self.attempt(from: stamped) else { continue }
+            guard collapser.admit(attempt.collapseKey, at: stamped.boot) else { continue }
+            let session = Self.blocker(of: attempt, among: active, raw: stamped.raw)
+            attempt.profile = session?.profile
+            attempts.append((attempt, session))
+        }
+        guard !attempts.isEmpty else { return }
+        do {
+            try store.recordAttempts(attempts.map(\.0))
+            recorded += attempts.count
+        } catch {
+            logger.error("cannot save blocked attempts", metadata: ["error": "\(error)", "attempts": "\(attempts.count)"])
+        }
+        for (attempt, session) in attempts {
+            let left = session.map { $0.remaining(at: now) }
+            switch attempt.kind {
+            case .site: events.publish(.siteBlocked(attempt, timeLeft: left))
+            case .app: events.publish(.appBlocked(attempt, timeLeft: left))
+            }
+        }
+    }
+
+    static func attempt(from stamped: AttemptInbox.Stamped) -> BlockedAttempt? {
+        switch stamped.raw {
+        case .dns(let query):
+            return BlockedAttempt(kind: .site, name: query.name, detail: query.rule, source: .dns, client: query.client, at: stamped.wall)
+        case .app(let denial):
+            return BlockedAttempt(kind: .app, name: denial.appID, detail: denial.path, source: .apps, client: "pid \(denial.pid)",
+                                  at: stamped.wall)
+        case .firewall(let connection):
+            return BlockedAttempt(kind: .site, name: connection.name, detail: connection.address, source: .firewall,
+                                  client: connection.realTime ? "" : "counter", at: stamped.wall, count: max(1, connection.count))
+        }
+    }
+
+    /// The session whose rules stopped the attempt: for a site the one with the rule the DNS
+    /// filter reported (else any that blocks the name), the longest-lasting when several do.
+    static func blocker(of attempt: BlockedAttempt, among active: [Session], raw: RawAttempt) -> Session? {
+        switch attempt.kind {
+        case .site:
+            let blockers = SessionSet(active).blockers(of: attempt.name)
+            let preferred = blockers.filter { $0.rule == attempt.detail }
+            return (preferred.isEmpty ? blockers : preferred).map(\.session).max { $0.endBoot < $1.endBoot }
+        case .app:
+            // Sessions' rules do not name apps yet; once they do, match the denial's app id here.
+            return nil
+        }
+    }
+}

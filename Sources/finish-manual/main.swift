@@ -1,0 +1,209 @@
+// finish-manual GENERATED SECTIONS OUTPUT
+//
+// Completes a manual page made by swift-argument-parser's generate-manual (1.8.2), which knows
+// only NAME, SYNOPSIS, DESCRIPTION (options and subcommands in one list) and a standard EXIT
+// STATUS sentence. With the hand-written sections in SECTIONS (mdoc, each starting with `.Sh`),
+// the page gets:
+// - the sections of SECTIONS, replacing generated ones of the same title (SYNOPSIS, EXIT STATUS)
+//   and placed in the usual order (NAME, SYNOPSIS, DESCRIPTION, OPTIONS, COMMANDS, ENVIRONMENT,
+//   FILES, SIGNALS, EXIT STATUS, EXAMPLES, SEE ALSO, AUTHORS);
+// - OPTIONS: the top-level options, once; COMMANDS: the subcommands, without the options every
+//   command takes (`--root`, `--socket`, `--json`, `--version`, `--help`), which OPTIONS lists;
+//   the built-in `help` command dropped;
+// - `--x` and `--no-x` as one item; lines indented by two spaces (examples) as literal displays;
+//   leading dots in text escaped, so `man -l` has nothing to warn about.
+// Not installed; the Makefile runs it after generate-manual.
+import Foundation
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4 else {
+    FileHandle.standardError.write(Data("usage: finish-manual GENERATED SECTIONS OUTPUT\n".utf8))
+    exit(2)
+}
+
+func readLines(_ path: String) -> [String] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        FileHandle.standardError.write(Data("finish-manual: cannot read \(path)\n".utf8))
+        exit(1)
+    }
+    var lines = text.components(separatedBy: "\n")
+    if lines.last == "" { lines.removeLast() }
+    return lines
+}
+
+/// One `.Sh` section: its title and lines.
+struct Section {
+    var title: String
+    var lines: [String]
+}
+
+func sections(_ lines: [String]) -> (preamble: [String], sections: [Section]) {
+    var preamble: [String] = []
+    var result: [Section] = []
+    for line in lines {
+        if line.hasPrefix(".Sh ") {
+            let title = String(line.dropFirst(4)).trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).uppercased()
+            result.append(Section(title: title, lines: []))
+        } else if result.isEmpty {
+            preamble.append(line)
+        } else {
+            result[result.count - 1].lines.append(line)
+        }
+    }
+    return (preamble, result)
+}
+
+/// A node of an mdoc body: a line, or a tagged list of items.
+indirect enum Node {
+    case line(String)
+    case list(header: String, items: [Item])
+}
+
+struct Item {
+    var title: String
+    var body: [Node]
+}
+
+func parse(_ lines: [String]) -> [Node] {
+    var index = 0
+    /// The nodes up to the next item of the list being read (or its end, which is consumed and
+    /// reported), or to the end of the lines.
+    func parseNodes(inItem: Bool) -> (nodes: [Node], listEnded: Bool) {
+        var nodes: [Node] = []
+        while index < lines.count {
+            let line = lines[index]
+            if line.hasPrefix(".El") {
+                index += 1
+                if inItem { return (nodes, true) }
+                continue
+            }
+            if line.hasPrefix(".It ") && inItem { return (nodes, false) }
+            if line.hasPrefix(".Bl") {
+                index += 1
+                var items: [Item] = []
+                while index < lines.count, lines[index].hasPrefix(".It ") {
+                    let title = String(lines[index].dropFirst(4))
+                    index += 1
+                    let (body, ended) = parseNodes(inItem: true)
+                    items.append(Item(title: title, body: body))
+                    if ended { break }
+                }
+                nodes.append(.list(header: line, items: items))
+                continue
+            }
+            nodes.append(.line(line))
+            index += 1
+        }
+        return (nodes, false)
+    }
+    return parseNodes(inItem: false).nodes
+}
+
+/// Escapes text lines and turns runs of lines indented by two spaces into literal displays.
+func render(_ nodes: [Node]) -> [String] {
+    var out: [String] = []
+    var literal: [String] = []
+    func flush() {
+        guard !literal.isEmpty else { return }
+        out.append(".Bd -literal -offset indent")
+        out += literal
+        out.append(".Ed")
+        literal = []
+    }
+    for node in nodes {
+        switch node {
+        case .line(let line):
+            if line.hasPrefix(".") {
+                flush()
+                out.append(line)
+                continue
+            }
+            // generate-manual has escaped backslashes already.
+            var text = line
+            if text.hasPrefix("  ") {
+                text.removeFirst(2)
+                literal.append(text.hasPrefix(".") || text.hasPrefix("'") ? "\\&" + text : text)
+                continue
+            }
+            flush()
+            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            out.append(text.hasPrefix(".") || text.hasPrefix("'") ? "\\&" + text : text)
+        case .list(let header, let items):
+            flush()
+            guard !items.isEmpty else { continue }
+            out.append(header)
+            for item in items {
+                out.append(".It " + item.title)
+                out += render(item.body)
+            }
+            out.append(".El")
+        }
+    }
+    flush()
+    return out
+}
+
+let everywhere: Set<String> = ["Fl -root Ar dir", "Fl -socket Ar path", "Fl -json", "Fl -version", "Fl h , -help"]
+
+/// A command's list without the options every command takes, `--x`/`--no-x` merged, and the
+/// nested commands cleaned the same way.
+func cleanCommand(_ nodes: [Node]) -> [Node] {
+    nodes.map { node in
+        guard case .list(let header, let items) = node else { return node }
+        var kept: [Item] = []
+        for item in items where !everywhere.contains(item.title) && item.title != "Em help" {
+            if item.title.hasPrefix("Fl -no-"), let previous = kept.last, previous.title == "Fl -" + item.title.dropFirst(7) {
+                kept[kept.count - 1].title = previous.title + " , " + String(item.title.dropFirst(3))
+                continue
+            }
+            kept.append(Item(title: item.title, body: cleanCommand(item.body)))
+        }
+        return .list(header: header, items: kept)
+    }
+}
+
+let generated = sections(readLines(arguments[1]))
+let extra = sections(readLines(arguments[2])).sections
+var byTitle: [String: [String]] = [:]
+for section in generated.sections { byTitle[section.title] = section.lines }
+
+if let description = byTitle["DESCRIPTION"] {
+    let nodes = parse(description)
+    var intro: [Node] = []
+    var options: [Item] = []
+    var commands: [Item] = []
+    var header = ".Bl -tag -width Ds"
+    for node in nodes {
+        guard case .list(let listHeader, let items) = node, options.isEmpty, commands.isEmpty else {
+            intro.append(node)
+            continue
+        }
+        header = listHeader
+        for item in items {
+            if item.title.hasPrefix("Em ") {
+                if item.title != "Em help" { commands.append(Item(title: item.title, body: cleanCommand(item.body))) }
+            } else {
+                options.append(item)
+            }
+        }
+    }
+    byTitle["DESCRIPTION"] = render(intro)
+    if !options.isEmpty { byTitle["OPTIONS"] = render([.list(header: header, items: options)]) }
+    if !commands.isEmpty { byTitle["COMMANDS"] = render([.list(header: header, items: commands)]) }
+}
+for section in extra { byTitle[section.title] = section.lines }
+
+let order = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COMMANDS", "ENVIRONMENT", "FILES", "SIGNALS", "EXIT STATUS", "EXAMPLES",
+             "SEE ALSO", "AUTHORS"]
+var output = generated.preamble
+for title in order + byTitle.keys.filter({ !order.contains($0) }).sorted() {
+    guard let lines = byTitle[title] else { continue }
+    output.append(title.contains(" ") ? ".Sh \"\(title)\"" : ".Sh \(title)")
+    output += lines
+}
+do {
+    try (output.joined(separator: "\n") + "\n").write(toFile: arguments[3], atomically: true, encoding: .utf8)
+} catch {
+    FileHandle.standardError.write(Data("finish-manual: cannot write \(arguments[3]): \(error)\n".utf8))
+    exit(1)
+}

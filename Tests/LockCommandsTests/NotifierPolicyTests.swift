@@ -1,0 +1,82 @@
+import Foundation
+import LockCore
+import LockProtocol
+import Testing
+@testable import LockCommands
+
+@Suite("lockctl notify: what events become notifications, and bursts")
+struct NotifierPolicyTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func session(_ profile: String, left: Int, strict: Bool = false, origin: String = "manual", id: String = "s1") throws -> SessionInfo {
+        let json = """
+            {"id":"\(id)","profile":"\(profile)","origin":"\(origin)","strict":\(strict),"startedAt":"2027-01-15T08:00:00Z",
+             "endsAt":"\(Timestamp.format(now.addingTimeInterval(Double(left))))","remainingSeconds":\(left),"blockedNames":3,"apps":[],"missingApps":[]}
+            """
+        return try API.makeDecoder().decode(SessionInfo.self, from: Data(json.utf8))
+    }
+
+    @Test func aBurstOfAttemptsIsOneNotification() {
+        var throttle = NotificationThrottle(cooldown: 60, limit: 3, window: 30)
+        #expect(throttle.admit("youtube.com", at: now) == 0)
+        for second in 1...20 { #expect(throttle.admit("youtube.com", at: now + Double(second)) == nil) }
+        // After the cooldown the next one is shown and says how many were held back.
+        #expect(throttle.admit("youtube.com", at: now + 61) == 20)
+    }
+
+    @Test func manyDifferentNamesAreCappedToo() {
+        var throttle = NotificationThrottle(cooldown: 60, limit: 3, window: 30)
+        let shown = (0..<10).filter { throttle.admit("site\($0).com", at: now + Double($0) / 10) != nil }
+        #expect(shown == [0, 1, 2])
+        #expect(throttle.admit("late.com", at: now + 31) == 7)
+    }
+
+    @Test func shieldsSayWhichBlockAndHowLongItHasLeft() throws {
+        var policy = NotificationPolicy()
+        policy.reset([try session("deep-work", left: 23 * 60)])
+        let event = LooseEvent(type: "site.blocked", at: now, message: "youtube.com blocked", profile: "deep-work",
+                               details: ["name": .text("youtube.com")])
+        let shield = policy.decide(event, now: now)
+        let decision = try #require(shield)
+        #expect(decision.notification.summary == "youtube.com is blocked by deep-work — 23m left")
+        #expect(decision.throttled)
+        let app = LooseEvent(type: "app.blocked", at: now, message: "steam", profile: "gaming", details: ["name": .text("steam")])
+        let appShield = policy.decide(app, now: now)
+        #expect(appShield?.notification.summary == "steam is blocked by gaming")
+    }
+
+    @Test func blocksStartingAndEndingAreAnnounced() throws {
+        var policy = NotificationPolicy()
+        let started = LooseEvent(type: "session.started", at: now, message: "", profile: "news",
+                                 session: try session("news", left: 2700, strict: true))
+        let announced = policy.decide(started, now: now)
+        let decision = try #require(announced)
+        #expect(decision.notification.summary == "news is blocked")
+        #expect(decision.notification.body.contains("45m from now") && decision.notification.body.contains("Strict"))
+        #expect(!decision.throttled)
+        // A Pomodoro block of the same profile outlives the manual one: the end says so.
+        _ = policy.decide(LooseEvent(type: "session.started", at: now, message: "", profile: "news",
+                                     session: try session("news", left: 600, origin: "pomodoro", id: "p1")), now: now)
+        let ended = LooseEvent(type: "session.ended", at: now, message: "", profile: "news",
+                               session: try session("news", left: 0, id: "s1"), reason: "stopped")
+        let ending = policy.decide(ended, now: now)
+        let end = try #require(ending)
+        #expect(end.notification.summary == "news block was stopped")
+        #expect(end.notification.body.contains("stays blocked by another block"))
+    }
+
+    @Test func helloAndStoppingRaiseNothing() {
+        var policy = NotificationPolicy()
+        for type in ["hello", "daemon.stopping", "profiles.changed"] {
+            #expect(policy.decide(LooseEvent(type: type, at: now, message: "x"), now: now) == nil)
+        }
+    }
+
+    @Test func unknownEventTypesAreReadLeniently() throws {
+        let line = #"{"type":"goal.reached","at":"2027-01-15T08:00:00Z","message":"5h of focus","details":{"hours":5,"goal":"week"}}"#
+        let event = try #require(LooseEvent.decode(Array(line.utf8)))
+        #expect(event.type == "goal.reached")
+        #expect(event.detail("hours") == "5")
+        #expect(EventsCommand.line(event, now: event.at).hasSuffix("goal.reached      5h of focus"))
+    }
+}
