@@ -71,6 +71,7 @@ struct StatusCommand: AsyncParsableCommand {
             if let unknown = details["unknownGroups"] { parts.append("not in [lan]: \(unknown)") }
             parts.append("\(report.elements) zones")
             if let version = details["version"] { parts.append("Unbound \(version)") }
+            if let attempts = details["attempts"], !attempts.isEmpty { parts.append("blocked attempts: \(attempts)") }
         case "dnsmasq":
             parts.append("lan: \(report.elements) names for every client")
             if let path = details["serversFile"] { parts.append(path) }

@@ -160,6 +160,7 @@ other = ["10.77.2.10"]
 [unbound]
 control = "$work/unbound.ctl"
 include = "$work/unbound.d/simplylock.conf"
+log = "$work/unbound.log"
 
 [dnsmasq]
 servers_file = "$work/dnsmasq.servers"
@@ -194,6 +195,7 @@ server:
     use-syslog: no
     logfile: "$work/unbound.log"
     verbosity: 1
+    log-local-actions: yes
     num-threads: 1
     module-config: "iterator"
     do-not-query-localhost: no
@@ -239,6 +241,8 @@ expect "other.test resolves for kids" resolves kids other.test
 expect "status shows the session for kids" sh -c "'$bin/lockctl' --root '$root' status | grep -E 'site .*for kids'"
 expect "check answers blocked for kids, not for this machine" \
     sh -c "'$bin/lockctl' --root '$root' check m.blocked.test --for kids && ! '$bin/lockctl' --root '$root' check m.blocked.test"
+expect "blocked attempts are counted for the kids group (Unbound's log-local-actions)" \
+    sh -c "sleep 0.5; '$bin/lockctl' --root '$root' status | grep -oE 'blocked attempts: kids [0-9]+'"
 expect "status has the lan line of the unbound enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound +ok +lan kids: 1 names +groups: kids other'"
 expect "an unknown group is refused with the groups there are" \
     sh -c "! '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 && '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 | grep 'unknown device group'"
