@@ -12,6 +12,7 @@ import LockCore
 /// control = "/run/simplylock/unbound.ctl"                    # control-interface (a Unix socket)
 /// include = "/etc/unbound/unbound.conf.d/simplylock.conf"    # generated; include it at top level
 /// answer = "nxdomain"                                        # or "null" (0.0.0.0 and ::)
+/// log = "/var/log/unbound/unbound.log"                       # logfile with log-local-actions: yes
 ///
 /// [dnsmasq]
 /// servers_file = "/run/simplylock/dnsmasq.servers"           # servers-file= in dnsmasq.conf
@@ -19,7 +20,7 @@ import LockCore
 /// ```
 public enum LANSection {
     static let names = ["lan", "unbound", "dnsmasq"]
-    static let unboundKeys: Set<String> = ["control", "include", "answer", "bulk_threshold"]
+    static let unboundKeys: Set<String> = ["control", "include", "answer", "bulk_threshold", "log"]
     static let dnsmasqKeys: Set<String> = ["servers_file", "pid_file"]
 
     /// How the Unbound enforcer reaches Unbound.
@@ -32,6 +33,8 @@ public enum LANSection {
         public var answerNull = false
         /// Changes of more names than this go through the include file and `reload_keep_cache`.
         public var bulkThreshold = 5_000
+        /// Unbound's `logfile:` with `log-local-actions: yes`, for blocked attempts per device group.
+        public var log: String?
 
         /// The defaults.
         public init() {}
@@ -122,6 +125,7 @@ public enum LANSection {
             check { () throws(FileProblem) in
                 if let path = try absolutePath("include", section: "unbound", document) { settings.unbound.include = path }
             }
+            check { () throws(FileProblem) in settings.unbound.log = try absolutePath("log", section: "unbound", document) }
             check { () throws(FileProblem) in
                 guard let answer = try document.string("answer", section: "unbound") else { return }
                 guard answer == "nxdomain" || answer == "null" else {

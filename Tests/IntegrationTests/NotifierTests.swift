@@ -116,7 +116,7 @@ struct NotifierTests {
         let now = Date()
         let ends = ISO8601DateFormatter().string(from: now.addingTimeInterval(23 * 60 + 30))
         let at = ISO8601DateFormatter().string(from: now)
-        let session = #"{"id":"a1b2c3d4e5f6","profile":"deep-work","origin":"manual","strict":false,"startedAt":"\#(at)","endsAt":"\#(ends)","remainingSeconds":1410,"blockedNames":40,"apps":[],"missingApps":[]}"#
+        let session = #"{"id":"a1b2c3d4e5f6","profile":"deep-work","origin":"manual","strict":false,"startedAt":"\#(at)","endsAt":"\#(ends)","remainingSeconds":1410,"blockedNames":40,"apps":[],"missingApps":[],"target":["local"]}"#
         try #"{"version":"0.1.0","now":"\#(at)","sessions":[\#(session)],"blockedNames":40,"enforcers":[],"notices":[]}"#
             .write(toFile: root.path + "/status.json", atomically: true, encoding: .utf8)
         // As the insights branch sends them: one event per (collapsed) attempt.

@@ -11,7 +11,7 @@ struct NotifierPolicyTests {
     func session(_ profile: String, left: Int, strict: Bool = false, origin: String = "manual", id: String = "s1") throws -> SessionInfo {
         let json = """
             {"id":"\(id)","profile":"\(profile)","origin":"\(origin)","strict":\(strict),"startedAt":"2027-01-15T08:00:00Z",
-             "endsAt":"\(Timestamp.format(now.addingTimeInterval(Double(left))))","remainingSeconds":\(left),"blockedNames":3,"apps":[],"missingApps":[]}
+             "endsAt":"\(Timestamp.format(now.addingTimeInterval(Double(left))))","remainingSeconds":\(left),"blockedNames":3,"apps":[],"missingApps":[],"target":["local"]}
             """
         return try API.makeDecoder().decode(SessionInfo.self, from: Data(json.utf8))
     }

@@ -80,7 +80,7 @@ struct DeviceGroupTargetTests {
             Issue.record("an unknown group was accepted")
         } catch {
             #expect(error.message.contains("unknown device group \"kid\""))
-            #expect(error.message.contains("did you mean kids"))
+            #expect(error.hint == "did you mean kids?")
         }
         #expect(await lan.current?.lan.isEmpty != false)
         await #expect(throws: APIError.self) {
@@ -114,6 +114,21 @@ struct DeviceGroupTargetTests {
         } catch {
             #expect(error.message.contains("no LAN enforcer runs"))
         }
+    }
+
+    @Test func aReloadPutsNewGroupsInForceAndKeepsSessionsOfGroupsThatAreGone() async throws {
+        let (daemon, _, lan) = try await start()
+        _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["office"]))
+        let file = String(daemon.core.paths.configFile.dropFirst(scratch.path.count + 1))
+        try scratch.write(file, "[lan]\nkids = [\"10.7.0.0/25\"]\nteens = [\"10.7.1.0/24\"]\n")
+        _ = try await daemon.api.reload()
+        let desired = try #require(await lan.current)
+        #expect(desired.lan.groups.map(\.name) == ["kids", "teens"])
+        #expect(desired.lan.groups.first?.networks.map(\.description) == ["10.7.0.0/25"])
+        #expect(desired.lan.unknownGroups == ["office"])
+        await #expect(throws: APIError.self) { _ = try await daemon.api.start(StartRequest(profile: "social", seconds: 60, target: ["office"])) }
+        _ = try await daemon.api.start(StartRequest(profile: "social", seconds: 60, target: ["teens"]))
+        #expect(await lan.current?.lan.blockedGroups == ["office", "teens"])
     }
 
     @Test func targetsSurviveARestart() async throws {

@@ -79,4 +79,24 @@ struct UnboundZonesTests {
         #expect(count == 2)
         #expect(DnsmasqEnforcer.render(.empty).names == 0)
     }
+
+    @Test func blockedAttemptsAreCountedPerGroupFromUnboundsLog() {
+        let zones = UnboundZones(global: ["video.test": "always_nxdomain"],
+                                 views: ["simplylock-kids": ["blocked.test": "always_nxdomain"], "simplylock-office": [:]])
+        let text = """
+            [1700000000] unbound[9:0] info: blocked.test. always_nxdomain 192.168.1.10@40000 m.blocked.test. A IN
+            [1700000000] unbound[9:0] info: blocked.test. always_nxdomain 192.168.1.10@40001 blocked.test. AAAA IN
+            [1700000001] unbound[9:0] info: video.test. always_nxdomain 192.168.1.100@40002 www.video.test. A IN
+            [1700000001] unbound[9:0] info: video.test. always_nxdomain 10.0.0.9@40003 video.test. A IN
+            [1700000002] unbound[9:0] info: localhost. static 192.168.1.10@40004 localhost. A IN
+            [1700000002] unbound[9:0] info: mine.test. always_nxdomain 10.0.0.9@40005 mine.test. A IN
+            [1700000002] unbound[9:0] info: old.blocked.test. transparent 192.168.1.10@40006 old.blocked.test. A IN
+            """
+        var log = UnboundActionLog()
+        log.read(Substring(text), bytes: text.utf8.count, zones: zones, groups: [Self.kids, Self.office])
+        #expect(log.attempts == ["kids": 2, "office": 1, "lan": 1])
+        #expect(log.offset == text.utf8.count)
+        #expect(UnboundActionLog.blocked(in: "x. always_null 2001:db8::7@53 x. A IN")?.client == "2001:db8::7")
+        #expect(UnboundActionLog.blocked(in: "garbage always_nxdomain") == nil)
+    }
 }

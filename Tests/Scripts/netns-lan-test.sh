@@ -160,6 +160,7 @@ other = ["10.77.2.10"]
 [unbound]
 control = "$work/unbound.ctl"
 include = "$work/unbound.d/simplylock.conf"
+log = "$work/unbound.log"
 
 [dnsmasq]
 servers_file = "$work/dnsmasq.servers"
@@ -194,6 +195,7 @@ server:
     use-syslog: no
     logfile: "$work/unbound.log"
     verbosity: 1
+    log-local-actions: yes
     num-threads: 1
     module-config: "iterator"
     do-not-query-localhost: no
@@ -236,10 +238,12 @@ done
 expect "the exception ok.blocked.test resolves for kids" resolves kids ok.blocked.test
 expect "blocked.test resolves for the other group" resolves other m.blocked.test
 expect "other.test resolves for kids" resolves kids other.test
-expect "status shows the session for kids" sh -c "'$bin/lockctl' --root '$root' status | grep -E 'site .*for kids'"
+expect "status shows the session for kids" sh -c "'$bin/lockctl' --root '$root' status | grep -E 'site +manual +kids '"
 expect "check answers blocked for kids, not for this machine" \
     sh -c "'$bin/lockctl' --root '$root' check m.blocked.test --for kids && ! '$bin/lockctl' --root '$root' check m.blocked.test"
-expect "status has the lan line of the unbound enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound +ok +lan kids: 1 names +groups: kids other'"
+expect "blocked attempts are counted for the kids group (Unbound's log-local-actions)" \
+    sh -c "sleep 0.5; '$bin/lockctl' --root '$root' status | grep -oE 'blocked attempts: kids [0-9]+'"
+expect "status has the lan line of the unbound enforcer" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound +ok +[0-9]+ zones? +lan kids: 1 names, groups: kids other'"
 expect "an unknown group is refused with the groups there are" \
     sh -c "! '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 && '$bin/lockctl' --root '$root' start site 5m --for kid 2>&1 | grep 'unknown device group'"
 
@@ -327,7 +331,7 @@ dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind
 server_pid=$!
 for _ in $(seq 100); do [ "$(kids_get x.test)" = "NOERROR 198.19.0.3" ] && break; sleep 0.05; done
 start_daemon hosts,dnsmasq || exit 1
-expect "the dnsmasq enforcer reports in status" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dnsmasq +ok +lan: 0 names for every client'"
+expect "the dnsmasq enforcer reports in status" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dnsmasq +ok +0 names +for every client'"
 expect "a device group is refused: dnsmasq answers every client alike" \
     sh -c "! '$bin/lockctl' --root '$root' start site 5m --for kids 2>&1 && '$bin/lockctl' --root '$root' start site 5m --for kids 2>&1 | grep 'cannot be blocked through dnsmasq'"
 expect "m.blocked.test is NXDOMAIN from dnsmasq once lockctl start --for lan returned" \

@@ -16,7 +16,7 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: "An app instead of a site: desktop id, flatpak id, snap name or path (e.g. steam).")
     var app: String?
 
-    @Option(name: .customLong("for"), help: "Whom to answer for: local (this machine, the default), lan, or a device group from [lan].")
+    @Option(name: .customLong("for"), help: ArgumentHelp("Whom to answer for: local (this machine, the default), lan, or a device group from [lan].", valueName: "target"))
     var target: String?
 
     func validate() throws {

@@ -40,7 +40,7 @@ struct PomodoroCommand: AsyncParsableCommand {
             (default: the profile's setting).
             """)
         var strict: Bool?
-        @Option(name: .customLong("for"), help: "Where focus phases block: device groups from [lan], lan, local (the default); comma-separated or repeated.")
+        @Option(name: .customLong("for"), help: ArgumentHelp("Where focus phases block: device groups from [lan], lan, local (the default); comma-separated or repeated.", valueName: "target"))
         var targets: [String] = []
 
         func validate() throws {

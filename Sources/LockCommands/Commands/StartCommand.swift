@@ -33,10 +33,10 @@ struct StartCommand: AsyncParsableCommand {
         """)
     var strict: Bool?
 
-    @Option(name: .customLong("for"), help: """
+    @Option(name: .customLong("for"), help: ArgumentHelp("""
         Where to block: device groups from [lan] in simplylockd.toml, lan (every device), local (this machine, the \
         default); comma-separated or repeated.
-        """)
+        """, valueName: "target"))
     var targets: [String] = []
 
     static let fields = FieldNames(["duration": "<duration>", "seconds": "<duration>", "profile": "<profile>", "target": "--for"])

@@ -154,6 +154,7 @@ struct StatusCommand: AsyncParsableCommand {
             if let groups = details["groups"]?.description, !groups.isEmpty { parts.append("groups: \(groups)") }
             if let unknown = details["unknownGroups"] { parts.append("not in [lan]: \(unknown)") }
             if let version = details["version"] { parts.append("Unbound \(version)") }
+            if let attempts = details["attempts"]?.description, !attempts.isEmpty { parts.append("blocked attempts: \(attempts)") }
         }
         if report.name == "dnsmasq" {
             parts.append("for every client")

@@ -61,18 +61,15 @@ public enum TargetProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownGroup(let name, let known, let file):
-            let closest = ClosestMatches.find(name, among: known)
-            let hint = closest.isEmpty ? "" : "; did you mean \(closest.joined(separator: " or "))?"
             let listed =
                 known.isEmpty
                 ? "no device groups are configured ([lan] in \(file))"
                 : "[lan] in \(file) names \(known.joined(separator: ", ")); also local (this machine) and lan (every device)"
-            return "unknown device group \"\(name)\"\(hint) (\(listed))"
-        case .noLANEnforcer(let target, let file):
-            return "\"\(target)\" is on the LAN, but no LAN enforcer runs: add \"unbound\" or \"dnsmasq\" to enforcers in \(file)"
+            return "unknown device group \"\(name)\" (\(listed))"
+        case .noLANEnforcer(let target, _):
+            return "\"\(target)\" is on the LAN, but no LAN enforcer runs (unbound, dnsmasq)"
         case .noPerDevicePolicy(let group, let enforcer):
-            return "device group \"\(group)\" cannot be blocked through \(enforcer): it answers every client alike "
-                + "(no per-client policy); block the whole LAN with lan, or use unbound for device groups"
+            return "device group \"\(group)\" cannot be blocked through \(enforcer): it answers every client alike (no per-client policy)"
         }
     }
 }

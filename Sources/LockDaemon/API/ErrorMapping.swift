@@ -42,7 +42,7 @@ struct ErrorMapping: Sendable {
             case .notInFuture(let date): APIError(.invalidArgument, "until: \(time(date)) is not in the future")
             case .notAnExtension: APIError(.invalidArgument, "seconds: an extension must be at least 1s (blocks can only get longer)")
             }
-        case .invalidTarget(let problem): APIError(.invalidArgument, "target: \(problem)")
+        case .invalidTarget(let problem): target(problem)
         case .storage(let message): APIError(.internalError, "cannot save the change, nothing was changed: \(message)")
         case .enforcement(let message): APIError(.internalError, "cannot enforce the change, nothing was changed: \(message)")
         }
@@ -78,7 +78,7 @@ struct ErrorMapping: Sendable {
             APIError(.conflict, "schedule \(name) already exists", hint: "change it with `lockctl schedules edit \(name) …`")
         case .invalid(let error): APIError(.invalidArgument, error.description)
         case .unknownProfile(let name): unknownProfile(name)
-        case .invalidTarget(let problem): APIError(.invalidArgument, "target: \(problem)")
+        case .invalidTarget(let problem): target(problem)
         case .strictBlock(let schedule, let session, let verb):
             APIError(.refused, "\(schedule) is blocking now in strict mode until \(ends(session))", hint: "it can be \(verb) once that block ends")
         case .io(let message): APIError(.internalError, message)
@@ -177,6 +177,16 @@ struct ErrorMapping: Sendable {
     static func list(_ items: [String]) -> String {
         let shown = items.prefix(5).joined(separator: ", ")
         return items.count > 5 ? "\(shown) and \(items.count - 5) more" : shown
+    }
+
+    private func target(_ problem: TargetProblem) -> APIError {
+        let hint: String? =
+            switch problem {
+            case .unknownGroup(let name, let known, _): ClosestMatches.find(name, among: known).first.map { "did you mean \($0)?" }
+            case .noLANEnforcer(_, let file): "add \"unbound\" or \"dnsmasq\" to enforcers in \(file)"
+            case .noPerDevicePolicy: "block the whole LAN with --for lan, or use unbound for device groups"
+            }
+        return APIError(.invalidArgument, "target: \(problem)", hint: hint)
     }
 
     private func unknownProfile(_ name: String) -> APIError {

@@ -137,7 +137,8 @@ struct EnforcerFactory {
             case "unbound":
                 let lan = configuration.lan.unbound
                 enforcers.append(UnboundEnforcer(settings: .init(controlPath: lan.control, includePath: lan.include,
-                                                                 answerNull: lan.answerNull, bulkThreshold: lan.bulkThreshold),
+                                                                 answerNull: lan.answerNull, bulkThreshold: lan.bulkThreshold,
+                                                                 logPath: lan.log),
                                                  logger: logger))
             case "dnsmasq":
                 let lan = configuration.lan.dnsmasq

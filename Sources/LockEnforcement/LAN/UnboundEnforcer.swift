@@ -37,12 +37,16 @@ public actor UnboundEnforcer: Enforcer {
         public var viewBulkThreshold: Int
         /// How often `watch()` checks that Unbound still holds the zones.
         public var pollInterval: Duration
+        /// Unbound's log file (`logfile:` with `log-local-actions: yes`), read for blocked
+        /// attempts per device group; nil: not counted.
+        public var logPath: String?
 
         /// Creates settings.
         public init(
             controlPath: String, includePath: String, answerNull: Bool = false, bulkThreshold: Int = 5_000,
-            viewBulkThreshold: Int = 300, pollInterval: Duration = .milliseconds(200)
+            viewBulkThreshold: Int = 300, pollInterval: Duration = .milliseconds(200), logPath: String? = nil
         ) {
+            self.logPath = logPath
             self.viewBulkThreshold = viewBulkThreshold
             self.controlPath = controlPath
             self.includePath = includePath
@@ -71,6 +75,8 @@ public actor UnboundEnforcer: Enforcer {
     private var restores = 0
     private var reloads = 0
     private var version: String?
+
+    private var actions: UnboundActionLog?
 
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -115,6 +121,7 @@ public actor UnboundEnforcer: Enforcer {
             do { try await Task.sleep(for: settings.pollInterval) } catch { break }
             await lock()
             await check()
+            readLog()
             unlock()
         }
     }
@@ -131,6 +138,10 @@ public actor UnboundEnforcer: Enforcer {
             "covers": .text("each blocked name and every name under it, for the LAN clients of Unbound (per device group with views)"),
         ]
         if let version { details["version"] = .text(version) }
+        if let actions {
+            details["attempts"] = .text(actions.attempts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            details["attemptsTotal"] = .count(actions.attempts.values.reduce(0, +))
+        }
         if let lastApplySeconds { details["applySeconds"] = .seconds(lastApplySeconds) }
         if let unknown = applied?.unknownGroups, !unknown.isEmpty {
             details["unknownGroups"] = .text(unknown.joined(separator: " "))
@@ -290,6 +301,32 @@ public actor UnboundEnforcer: Enforcer {
             // Unbound is down or restarting: the zones are put back when it answers again.
             running = nil
             lastError = waitingForUnbound == nil ? "\(error)" : "\(error); applied when Unbound answers"
+        }
+    }
+
+    /// Counts the blocked attempts Unbound logged since the last poll (from the log's end at
+    /// the first one: what was logged before this daemon ran is not counted).
+    private func readLog() {
+        guard let path = settings.logPath, let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd() else { return }
+        guard var log = actions else {
+            actions = UnboundActionLog(offset: Int(size))
+            return
+        }
+        if Int(size) < log.offset { log.restart() }
+        guard Int(size) > log.offset else { return }
+        do {
+            try handle.seek(toOffset: UInt64(log.offset))
+            // Only whole lines: a line being written is read at the next poll.
+            guard let data = try handle.read(upToCount: min(Int(size) - log.offset, 8 << 20)),
+                  let end = data.lastIndex(of: UInt8(ascii: "\n"))
+            else { return }
+            let text = String(decoding: data[...end], as: UTF8.self)
+            log.read(Substring(text), bytes: end - data.startIndex + 1, zones: running ?? .empty, groups: applied?.groups ?? [])
+            actions = log
+        } catch {
+            return
         }
     }
 
