@@ -124,6 +124,11 @@ enum StateMigrations {
             // Where a session blocks (`local,kids`); rows from before are this machine's.
             try db.alter(table: "activeSession") { t in t.add(column: "target", .text).notNull().defaults(to: BlockTarget.localName) }
         }
+        migrator.registerMigration("v6") { db in
+            // Whether a block applied to this machine: one aimed only at device groups is no focus
+            // time of this machine's user. Rows from before were all this machine's.
+            try db.alter(table: "history") { t in t.add(column: "local", .boolean).notNull().defaults(to: true) }
+        }
         return migrator
     }
 }

@@ -5,7 +5,8 @@ import LockCore
 extension StateStore {
     // MARK: - Focus
 
-    /// The sessions that were in force at some time in `window`: their start, their end (nil
+    /// The sessions that were in force on this machine at some time in `window` (a block aimed
+    /// only at other devices is no focus of this machine's user): their start, their end (nil
     /// while still active) and their planned end, oldest first.
     public func sessionSpans(overlapping window: DateInterval) throws -> [(start: Date, end: Date?, plannedEnd: Date)] {
         try database.read { db in
@@ -13,7 +14,7 @@ extension StateStore {
             // are read much faster as numbers than parsed as text one by one.
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT \(Self.seconds("startedAt")), \(Self.seconds("endedAt")), \(Self.seconds("plannedEnd")) FROM history
-                WHERE startedAt < ? AND (endedAt IS NULL OR endedAt > ?) ORDER BY startedAt
+                WHERE startedAt < ? AND (endedAt IS NULL OR endedAt > ?) AND local ORDER BY startedAt
                 """, arguments: [window.end, window.start])
             var spans: [(Date, Date?, Date)] = []
             while let row = try rows.next() {

@@ -18,10 +18,11 @@ extension StateStore {
             for session in change.started {
                 try SessionRecord(session).insert(db, onConflict: .replace)
                 try db.execute(sql: """
-                    INSERT OR REPLACE INTO history (id, profile, origin, strict, startedAt, plannedEnd, endedAt, endReason, blockedNames)
-                    VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)
+                    INSERT OR REPLACE INTO history (id, profile, origin, strict, startedAt, plannedEnd, endedAt, endReason, blockedNames,
+                                                    local)
+                    VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)
                     """, arguments: [session.id, session.profile, session.origin.rawValue, session.strict, session.startedAt,
-                                     session.endsAt(at: now), session.rules.exactNameCount])
+                                     session.endsAt(at: now), session.rules.exactNameCount, session.target.includesLocal])
             }
             for update in change.updated {
                 try save(update.new, rulesChanged: update.old.rules != update.new.rules, at: now, db)

@@ -56,6 +56,16 @@ struct DeviceGroupTargetTests {
         #expect(await lan.current?.lan.isEmpty == true)
     }
 
+    @Test func aBlockOnlyForOtherDevicesIsNoFocusTimeHere() async throws {
+        let (daemon, _, _) = try await start()
+        _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["kids"]))
+        _ = try await daemon.api.start(StartRequest(profile: "social", seconds: 300, target: ["kids", "local"]))
+        clock.advance(900)
+        await daemon.sessions.expireDue()
+        let insights = try await daemon.api.call(Endpoints.insights)
+        #expect(insights.totals.focusSeconds == 300)
+    }
+
     @Test func checkAnswersForThisMachineUnlessAskedForAGroup() async throws {
         let (daemon, _, _) = try await start()
         _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600, target: ["kids"]))
