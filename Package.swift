@@ -35,65 +35,82 @@ let package = Package(
         .systemLibrary(name: "CICU", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
         .target(name: "CICUBridge", dependencies: ["CICU"]),
         .target(name: "LockNames", dependencies: ["LockCore", "CICUBridge"]),
-        .target(name: "LockEnforcement", dependencies: [
-            "LockCore", "LockPlatform", "CNFTables", "CLinux",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
-        .target(name: "LockStore", dependencies: [
-            "LockCore", "LockPlatform", "LockNames",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
-        ]),
-        .target(name: "LockDaemon", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "CSystemd",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "LockEnforcement",
+            dependencies: [
+                "LockCore", "LockPlatform", "CNFTables", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+        .target(
+            name: "LockStore",
+            dependencies: [
+                "LockCore", "LockPlatform", "LockNames",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
+        .target(
+            name: "LockDaemon",
+            dependencies: [
+                "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "CSystemd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .target(name: "LockClient", dependencies: ["LockCore", "LockProtocol"]),
-        .target(name: "LockCommands", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockClient",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "LockCommands",
+            dependencies: [
+                "LockCore", "LockProtocol", "LockPlatform", "LockClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
         // Not position-independent: a command that status bars run every second or two then
         // starts without the dynamic loader's relative relocations, most of its start-up cost.
         // (A fully static executable is worse: libgcc sorts every unwind entry at start.)
         // Release only: a debug build links the Swift runtime dynamically, and the loader then
         // warns on stderr about every protected runtime function the executable references.
-        .executableTarget(name: "lockctl", dependencies: ["LockCommands"],
-                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
+        .executableTarget(
+            name: "lockctl", dependencies: ["LockCommands"],
+            linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
         // Drives the DNS filter's parts for scripts/bench-dns.sh; not installed.
-        .executableTarget(name: "dns-bench", dependencies: [
-            "LockCore", "LockNames", "LockEnforcement", "CLinux", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .executableTarget(
+            name: "dns-bench",
+            dependencies: [
+                "LockCore", "LockNames", "LockEnforcement", "CLinux", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
         .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
         .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform"]),
-        .testTarget(name: "LockDaemonTests", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon", "TestSupport",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .testTarget(name: "LockEnforcementTests", dependencies: [
-            "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "TestSupport",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
+        .testTarget(
+            name: "LockDaemonTests",
+            dependencies: [
+                "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "LockEnforcementTests",
+            dependencies: [
+                "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         // Completes the manual pages made by generate-manual (scripts run by the Makefile); not installed.
         .executableTarget(name: "finish-manual"),
         // Hosts the app enforcer in a process of its own for the exec guard tests and
         // benchmark: the test runner must never be the process whose execs wait for it.
-        .executableTarget(name: "exec-guard-probe", dependencies: [
-            "LockCore", "LockPlatform", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
-        ], path: "Tests/ExecGuardProbe"),
+        .executableTarget(
+            name: "exec-guard-probe",
+            dependencies: [
+                "LockCore", "LockPlatform", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
+            ], path: "Tests/ExecGuardProbe"),
         .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "LockCommandsTests", dependencies: ["LockCommands", "LockCore", "LockProtocol", "LockClient"]),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),

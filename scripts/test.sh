@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The code base follows .swift-format (140 columns); a file that does not fails the run here,
+# before the build. `swift format format --in-place --recursive Sources Tests` fixes most.
+swift format lint --strict --recursive --parallel Sources Tests Package.swift
 swift build --build-tests
 # Shell completions and man pages from the debug build, for the make install tests.
 make --no-print-directory generated CONFIGURATION=debug BUILDDIR="$(swift build --show-bin-path)" >/dev/null

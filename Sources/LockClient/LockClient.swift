@@ -224,11 +224,15 @@ public struct LockClient: Sendable {
         try call(endpoint, parameters)
     }
 
-    private func call<Body: Encodable, Answer: Decodable>(_ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [],
-                                                          query: [String: String] = [:], body: Body? = nil) throws(ClientError) -> Answer {
+    private func call<Body: Encodable, Answer: Decodable>(
+        _ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [],
+        query: [String: String] = [:], body: Body? = nil
+    ) throws(ClientError) -> Answer {
         var path = endpoint.template.path(parameters)
         if !query.isEmpty {
-            path += "?" + query.sorted { $0.key < $1.key }.map { "\(PathTemplate.escape($0.key))=\(PathTemplate.escape($0.value))" }
+            path +=
+                "?"
+                + query.sorted { $0.key < $1.key }.map { "\(PathTemplate.escape($0.key))=\(PathTemplate.escape($0.value))" }
                 .joined(separator: "&")
         }
         var bytes: [UInt8]?
@@ -244,8 +248,10 @@ public struct LockClient: Sendable {
         }
     }
 
-    private func call<Answer: Decodable>(_ endpoint: Endpoint<NoBody, Answer>, _ parameters: [String] = [],
-                                         query: [String: String] = [:]) throws(ClientError) -> Answer {
+    private func call<Answer: Decodable>(
+        _ endpoint: Endpoint<NoBody, Answer>, _ parameters: [String] = [],
+        query: [String: String] = [:]
+    ) throws(ClientError) -> Answer {
         try call(endpoint, parameters, query: query, body: Optional<NoBody>.none)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -42,7 +43,8 @@ struct UnixSocketHTTP: Sendable {
     func upload(method: String, path: String, contentType: String, from fd: Int32) throws(ClientError) -> Response {
         let connection = try Connection(socketPath: socketPath, timeout: timeout)
         defer { connection.close() }
-        let head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nUser-Agent: lockctl\r\nConnection: close\r\n"
+        let head =
+            "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nUser-Agent: lockctl\r\nConnection: close\r\n"
             + "Content-Type: \(contentType)\r\nTransfer-Encoding: chunked\r\n\r\n"
         var sendFailure: ClientError?
         var inputFailure: ClientError?

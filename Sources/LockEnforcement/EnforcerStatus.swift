@@ -33,8 +33,10 @@ public struct EnforcerStatus: Sendable, Equatable {
     public var details: [String: Detail]
 
     /// Creates a status.
-    public init(name: String, applied: Bool, elements: Int, lastApplied: Date?, lastError: String?,
-                details: [String: Detail] = [:]) {
+    public init(
+        name: String, applied: Bool, elements: Int, lastApplied: Date?, lastError: String?,
+        details: [String: Detail] = [:]
+    ) {
         self.name = name
         self.applied = applied
         self.elements = elements

@@ -42,8 +42,9 @@ public actor FakeEnforcer: Enforcer {
     public nonisolated var scope: EnforcerScope? { EnforcerScope(covers: "whatever is blocked (a test double)", misses: "nothing") }
 
     public func status() async -> EnforcerStatus {
-        EnforcerStatus(name: name, applied: failure == nil, elements: current?.domains.count ?? 0,
-                       lastApplied: nil, lastError: failure)
+        EnforcerStatus(
+            name: name, applied: failure == nil, elements: current?.domains.count ?? 0,
+            lastApplied: nil, lastError: failure)
     }
 }
 

@@ -49,8 +49,9 @@ struct NetlinkMessages: Sequence {
             guard offset + 16 <= bytes.endIndex else { return nil }
             let length = Int(u32(offset))
             guard length >= 16, offset + length <= bytes.endIndex else { return nil }
-            let message = Message(type: u16(offset + 4), flags: u16(offset + 6), sequence: u32(offset + 8),
-                                  portID: u32(offset + 12), payload: bytes[(offset + 16)..<(offset + length)])
+            let message = Message(
+                type: u16(offset + 4), flags: u16(offset + 6), sequence: u32(offset + 8),
+                portID: u32(offset + 12), payload: bytes[(offset + 16)..<(offset + length)])
             offset += (length + 3) & ~3
             return message
         }

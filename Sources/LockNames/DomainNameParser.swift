@@ -30,7 +30,8 @@ public struct DomainNameParser: Sendable {
     /// A parser with the machine's list (Debian's `publicsuffix` package). When the list cannot
     /// be read the parser still works, without refusing suffixes, and `problem` says why.
     public static func system(listPath: String = PublicSuffixListFile.debianPath)
-        -> (parser: DomainNameParser, problem: PublicSuffixListFile.LoadError?) {
+        -> (parser: DomainNameParser, problem: PublicSuffixListFile.LoadError?)
+    {
         do { return (DomainNameParser(publicSuffixes: try PublicSuffixListFile.load(listPath)), nil) } catch {
             return (DomainNameParser(publicSuffixes: nil), error)
         }
@@ -57,8 +58,9 @@ public struct DomainNameParser: Sendable {
         // Browsers accept URLs of a few megabytes, but nobody pastes one to block a site; the
         // bound keeps a request's work small.
         guard input.utf8.count <= Self.maximumInputBytes else {
-            throw DomainName.InvalidError(input: String(input.prefix(64)) + "…",
-                                          reason: "it is \(input.utf8.count) bytes long; a name or address is at most \(Self.maximumInputBytes)")
+            throw DomainName.InvalidError(
+                input: String(input.prefix(64)) + "…",
+                reason: "it is \(input.utf8.count) bytes long; a name or address is at most \(Self.maximumInputBytes)")
         }
         var trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
         // The wildcard is ours, not part of the name: it goes before UTS 46 sees it, or the

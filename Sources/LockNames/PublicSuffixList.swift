@@ -29,11 +29,17 @@ public struct PublicSuffixList: Sendable {
             var ascii = body.lowercased()
             if !body.allSatisfy(\.isASCII) {
                 let converted = UTS46.toASCII(String(body))
-                guard converted.isValid else { unusableRules.append(String(rule)); continue }
+                guard converted.isValid else {
+                    unusableRules.append(String(rule))
+                    continue
+                }
                 ascii = converted.text
             }
             let labels = ascii.split(separator: ".", omittingEmptySubsequences: false)
-            guard !labels.contains(where: \.isEmpty) else { unusableRules.append(String(rule)); continue }
+            guard !labels.contains(where: \.isEmpty) else {
+                unusableRules.append(String(rule))
+                continue
+            }
             insert(labels.reversed(), isException: isException)
             ruleCount += 1
         }

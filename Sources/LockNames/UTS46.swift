@@ -28,8 +28,10 @@ enum UTS46 {
         static let contextJ = Errors(rawValue: 0x1000)
 
         /// The checks the URL standard switches off (CheckHyphens, VerifyDnsLength = false).
-        static let ignoredByURLStandard: Errors = [.emptyLabel, .labelTooLong, .domainNameTooLong,
-                                                   .leadingHyphen, .trailingHyphen, .hyphen34]
+        static let ignoredByURLStandard: Errors = [
+            .emptyLabel, .labelTooLong, .domainNameTooLong,
+            .leadingHyphen, .trailingHyphen, .hyphen34,
+        ]
     }
 
     /// A conversion's output and the errors that matter to the URL standard.
@@ -48,8 +50,10 @@ enum UTS46 {
     /// ToUnicode of a whole name (the mapped, decoded form; invalid parts become U+FFFD).
     static func toUnicode(_ name: String) -> Result { convert(name, cicu_name_to_unicode) }
 
-    private typealias Conversion = (UnsafeRawPointer?, UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<CChar>?, Int32,
-                                    UnsafeMutablePointer<UInt32>?) -> Int32
+    private typealias Conversion = (
+        UnsafeRawPointer?, UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<CChar>?, Int32,
+        UnsafeMutablePointer<UInt32>?
+    ) -> Int32
 
     private static func convert(_ name: String, _ conversion: Conversion) -> Result {
         // Without ICU every name is refused: accepting unprocessed text would store names that

@@ -63,8 +63,12 @@ enum UTS46Diagnosis {
         var result = ""
         for scalar in text.unicodeScalars {
             let category = scalar.properties.generalCategory
-            if scalar != " ", [.format, .control, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse,
-                .surrogate].contains(category) || scalar.properties.isDefaultIgnorableCodePoint {
+            if scalar != " ",
+                [
+                    .format, .control, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse,
+                    .surrogate,
+                ].contains(category) || scalar.properties.isDefaultIgnorableCodePoint
+            {
                 result += "<\(codePoint(scalar))>"
             } else {
                 result.unicodeScalars.append(scalar)

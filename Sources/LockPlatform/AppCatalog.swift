@@ -27,12 +27,18 @@ public struct AppCatalog: Sendable {
         public var passwd: String
 
         /// The machine's real locations.
-        public init(dataDirectories: [String] = ["/usr/local/share", "/usr/share", "/var/lib/flatpak/exports/share",
-                                                 "/var/lib/snapd/desktop"],
-                    flatpakInstallations: [String] = ["/var/lib/flatpak"], snapDirectory: String = "/snap",
-                    searchPath: [String] = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
-                                            "/usr/games", "/usr/local/games", "/snap/bin"],
-                    homes: [String]? = nil, passwd: String = "/etc/passwd") {
+        public init(
+            dataDirectories: [String] = [
+                "/usr/local/share", "/usr/share", "/var/lib/flatpak/exports/share",
+                "/var/lib/snapd/desktop",
+            ],
+            flatpakInstallations: [String] = ["/var/lib/flatpak"], snapDirectory: String = "/snap",
+            searchPath: [String] = [
+                "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
+                "/usr/games", "/usr/local/games", "/snap/bin",
+            ],
+            homes: [String]? = nil, passwd: String = "/etc/passwd"
+        ) {
             self.dataDirectories = dataDirectories
             self.flatpakInstallations = flatpakInstallations
             self.snapDirectory = snapDirectory
@@ -81,9 +87,11 @@ public struct AppCatalog: Sendable {
         if let app = apps.first(where: { $0.flatpakID == name }) { return app }
         let snapApps = apps.filter { $0.snapName == name }
         if let first = snapApps.first {
-            return snapApps.dropFirst().reduce(InstalledApp(
-                id: name, name: first.name, categories: first.categories, desktopFiles: first.desktopFiles, snapName: name,
-                noDisplay: first.noDisplay, executables: first.executables)) { $0.merged(with: $1) }
+            return snapApps.dropFirst().reduce(
+                InstalledApp(
+                    id: name, name: first.name, categories: first.categories, desktopFiles: first.desktopFiles, snapName: name,
+                    noDisplay: first.noDisplay, executables: first.executables)
+            ) { $0.merged(with: $1) }
         }
         let scanner = Scanner(roots: roots)
         if FlatpakID.isValid(name), let files = scanner.flatpakExecutables(appID: name, command: nil), !files.isEmpty {
@@ -206,12 +214,14 @@ struct Scanner {
             return
         }
         if let tryExec = entry.tryExec, let file = resolveProgram(tryExec, workingDirectory: entry.workingDirectory),
-           ProgramNames.mayBeBlocked(file.resolved), ProgramNames.mayBeBlocked(tryExec) {
+            ProgramNames.mayBeBlocked(file.resolved), ProgramNames.mayBeBlocked(tryExec)
+        {
             executables.append(file)
         }
         if let flatpakID, executables.isEmpty { executables = flatpakExecutables(appID: flatpakID, command: nil) ?? [] }
-        let app = InstalledApp(id: id, name: entry.name ?? id, categories: entry.categories, desktopFiles: [file],
-                               flatpakID: flatpakID, snapName: snapName, noDisplay: entry.noDisplay, executables: executables)
+        let app = InstalledApp(
+            id: id, name: entry.name ?? id, categories: entry.categories, desktopFiles: [file],
+            flatpakID: flatpakID, snapName: snapName, noDisplay: entry.noDisplay, executables: executables)
         apps[id] = apps[id].map { $0.merged(with: app) } ?? app
     }
 
@@ -237,7 +247,8 @@ struct Scanner {
         if ProgramNames.isInterpreter(program) || ProgramNames.isInterpreter(file.resolved) {
             // `sh -c "exec game --x"`: the command string is a command line of its own.
             if let flag = rest.firstIndex(of: "-c"), flag + 1 < arguments.count,
-               let inner = try? DesktopExec(parsing: arguments[flag + 1].replacingPercent()) {
+                let inner = try? DesktopExec(parsing: arguments[flag + 1].replacingPercent())
+            {
                 return programExecutables(inner.arguments, workingDirectory: workingDirectory, depth: depth + 1)
             }
             // `python3 /opt/game/game.py`: the script is the app, not python3.
@@ -273,11 +284,14 @@ struct Scanner {
             installed = true
             var command = command
             if command == nil, let bytes = try? readSmallFile(active + "/metadata", limit: DesktopEntry.maximumSize),
-               let metadata = try? DesktopEntry(bytes: bytes, requireMainGroup: false) {
+                let metadata = try? DesktopEntry(bytes: bytes, requireMainGroup: false)
+            {
                 command = metadata.value("command", in: "Application")
             }
             if let command, !command.isEmpty {
-                let path = command.hasPrefix("/app/") ? files + command.dropFirst(4)
+                let path =
+                    command.hasPrefix("/app/")
+                    ? files + command.dropFirst(4)
                     : command.hasPrefix("/") ? files + command : files + "/bin/" + command
                 if let file = ExecutableFile.inspect(path) { found.append(file) }
             }

@@ -64,7 +64,8 @@ extension AtomicFile {
     /// a crash), flushed, renamed over `path`, the directory flushed. `produce` hands the bytes
     /// to the sink as it makes them; if it throws, nothing at `path` changes.
     public static func write(to path: String, mode: mode_t = 0o644, producing produce: (Sink) throws(SystemError) -> Void)
-        throws(SystemError) {
+        throws(SystemError)
+    {
         let directory = (path as NSString).deletingLastPathComponent
         let base = (path as NSString).lastPathComponent
         var template = Array("\(directory.isEmpty ? "." : directory)/\(temporaryPrefix(for: base))XXXXXX".utf8CString)

@@ -1,5 +1,5 @@
-import Foundation
 import CLinux
+import Foundation
 import Glibc
 
 /// Reads and replaces files so that readers only ever see the old or the new content.
@@ -90,8 +90,9 @@ public enum AtomicFile {
         var seconds = time_t(date.timeIntervalSince1970)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        let stamp = String(format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                           Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        let stamp = String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
         let base = "\(path).\(label)-\(stamp)"
         var status = stat()
         for attempt in 1...1000 {
@@ -132,7 +133,9 @@ public enum AtomicFile {
         let utf8 = Array(name.utf8)
         guard utf8.count >= 1 + 1 + marker.utf8.count + 6, utf8.first == UInt8(ascii: ".") else { return false }
         let random = utf8.suffix(6)
-        guard random.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { return false }
+        guard random.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+            return false
+        }
         let stem = utf8.dropLast(6)
         guard stem.count > marker.utf8.count + 1, stem.suffix(marker.utf8.count).elementsEqual(marker.utf8) else { return false }
         guard let base else { return true }
@@ -173,8 +176,10 @@ public enum AtomicFile {
     /// When renaming is impossible because the path is a mount point (a bind-mounted
     /// /etc/hosts in a container), falls back to a careful in-place write if allowed.
     @discardableResult
-    public static func write(_ bytes: [UInt8], to path: String, defaultMode: mode_t = 0o644, attributes: Attributes? = nil,
-                             inPlaceFallback: Bool = false) throws(SystemError) -> Method {
+    public static func write(
+        _ bytes: [UInt8], to path: String, defaultMode: mode_t = 0o644, attributes: Attributes? = nil,
+        inPlaceFallback: Bool = false
+    ) throws(SystemError) -> Method {
         let directory = (path as NSString).deletingLastPathComponent
         let base = (path as NSString).lastPathComponent
         var old = stat()

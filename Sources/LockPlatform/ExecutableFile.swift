@@ -33,8 +33,9 @@ public struct ExecutableFile: Sendable, Hashable, Codable {
         guard let real = realpath(path, nil) else { return nil }
         defer { free(real) }
         let resolved = String(cString: real)
-        return ExecutableFile(path: path, resolved: resolved, identity: FileIdentity(status), kind: kind(of: resolved),
-                              size: Int64(status.st_size))
+        return ExecutableFile(
+            path: path, resolved: resolved, identity: FileIdentity(status), kind: kind(of: resolved),
+            size: Int64(status.st_size))
     }
 
     /// Reads the first line to tell ELF from scripts. Opening a file for reading is harmless

@@ -1,5 +1,5 @@
-import Foundation
 import CLinux
+import Foundation
 import Glibc
 import Synchronization
 

@@ -21,8 +21,10 @@ public struct InstalledApp: Sendable, Equatable, Codable {
     public var executables: [ExecutableFile]
 
     /// Creates an entry; executables are de-duplicated by identity and path.
-    public init(id: String, name: String, categories: [String] = [], desktopFiles: [String] = [], flatpakID: String? = nil,
-                snapName: String? = nil, noDisplay: Bool = false, executables: [ExecutableFile]) {
+    public init(
+        id: String, name: String, categories: [String] = [], desktopFiles: [String] = [], flatpakID: String? = nil,
+        snapName: String? = nil, noDisplay: Bool = false, executables: [ExecutableFile]
+    ) {
         self.id = id
         self.name = name
         self.categories = categories
@@ -40,10 +42,12 @@ public struct InstalledApp: Sendable, Equatable, Codable {
     /// - Throws: `AppLookupError.noExecutables` when none of its programs was found: a block
     ///   of it would block nothing.
     public func blocked(strict: Bool = false, running: BlockedApp.RunningPolicy = .terminate) throws(AppLookupError)
-        -> BlockedApp {
+        -> BlockedApp
+    {
         guard !executables.isEmpty else { throw .noExecutables(id: id) }
-        return BlockedApp(id: id, name: name, executables: executables.flatMap { [$0.path, $0.resolved] }, strict: strict,
-                          running: running)
+        return BlockedApp(
+            id: id, name: name, executables: executables.flatMap { [$0.path, $0.resolved] }, strict: strict,
+            running: running)
     }
 
     /// True when it is in `category` (or an additional category tied to it).
@@ -52,9 +56,10 @@ public struct InstalledApp: Sendable, Equatable, Codable {
     /// Another entry for the same id (a user's own `steam.desktop`, a second snap app): this
     /// one's name and flags, categories and executables from both.
     func merged(with other: InstalledApp) -> InstalledApp {
-        InstalledApp(id: id, name: name, categories: categories + other.categories.filter { !categories.contains($0) },
-                     desktopFiles: desktopFiles + other.desktopFiles, flatpakID: flatpakID ?? other.flatpakID,
-                     snapName: snapName ?? other.snapName, noDisplay: noDisplay && other.noDisplay,
-                     executables: executables + other.executables)
+        InstalledApp(
+            id: id, name: name, categories: categories + other.categories.filter { !categories.contains($0) },
+            desktopFiles: desktopFiles + other.desktopFiles, flatpakID: flatpakID ?? other.flatpakID,
+            snapName: snapName ?? other.snapName, noDisplay: noDisplay && other.noDisplay,
+            executables: executables + other.executables)
     }
 }

@@ -30,8 +30,10 @@ public final class KernelTimer: Sendable {
     private let thread: WakeupThread
 
     /// Creates a disarmed timer whose `handler` runs on a dedicated thread.
-    public init(name: String, clock: Clock, cancelOnClockChange: Bool = false,
-                handler: @escaping @Sendable (Firing) -> Void) throws(SystemError) {
+    public init(
+        name: String, clock: Clock, cancelOnClockChange: Bool = false,
+        handler: @escaping @Sendable (Firing) -> Void
+    ) throws(SystemError) {
         let fd = timerfd_create(clock == .boot ? CLOCK_BOOTTIME : CLOCK_REALTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard fd >= 0 else { throw SystemError("timerfd_create", name) }
         self.fd = fd
@@ -40,8 +42,7 @@ public final class KernelTimer: Sendable {
         thread = WakeupThread(name: name, fd: fd) {
             var expirations: UInt64 = 0
             let n = read(fd, &expirations, 8)
-            if n == 8 { handler(.deadline) }
-            else if n < 0, errno == ECANCELED { handler(.clockChanged) }
+            if n == 8 { handler(.deadline) } else if n < 0, errno == ECANCELED { handler(.clockChanged) }
         }
         if cancelOnClockChange { arm(nanoseconds: Int64.max / 2) }
     }

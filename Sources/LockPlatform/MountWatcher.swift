@@ -29,8 +29,10 @@ public final class MountWatcher: Sendable {
         self.shared = shared
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 65_536)
-            var fds = [pollfd(fd: fd, events: Int16(POLLPRI), revents: 0),
-                       pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLPRI), revents: 0),
+                pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+            ]
             // The change flag is cleared by reading the file to its end.
             func drain() {
                 _ = lseek(fd, 0, SEEK_SET)

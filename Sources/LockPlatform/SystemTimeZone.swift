@@ -12,7 +12,8 @@ public enum SystemTimeZone {
         if let name = ProcessInfo.processInfo.environment["TZ"], let zone = zone(named: name) { return zone }
         if let name = linkedName(root: root), let zone = TimeZone(identifier: name) { return zone }
         if let text = try? String(contentsOfFile: localtimeDirectory(root) + "/timezone", encoding: .utf8),
-           let zone = TimeZone(identifier: text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            let zone = TimeZone(identifier: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             return zone
         }
         // Foundation caches the system zone; it must look again when the link changed.

@@ -16,8 +16,10 @@ public final class WakeupThread: Sendable {
         stopFD = eventfd(0, Int32(EFD_CLOEXEC))
         let stopFD = self.stopFD
         let thread = Thread {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+            ]
             while true {
                 let n = poll(&fds, 2, -1)
                 if n < 0 {

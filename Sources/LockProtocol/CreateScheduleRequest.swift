@@ -30,9 +30,11 @@ public struct CreateScheduleRequest: Sendable, Equatable, Codable {
     public var now: Bool?
 
     /// Creates a request.
-    public init(name: String, profile: String, days: String? = nil, from: String? = nil, to: String? = nil,
-                on: String? = nil, cron: String? = nil, seconds: Double? = nil, tz: String? = nil, strict: Bool? = nil,
-                warnSeconds: Double? = nil, now: Bool? = nil, target: [String]? = nil) {
+    public init(
+        name: String, profile: String, days: String? = nil, from: String? = nil, to: String? = nil,
+        on: String? = nil, cron: String? = nil, seconds: Double? = nil, tz: String? = nil, strict: Bool? = nil,
+        warnSeconds: Double? = nil, now: Bool? = nil, target: [String]? = nil
+    ) {
         self.now = now
         self.target = target
         self.name = name

@@ -21,8 +21,9 @@ public struct Endpoint<Body: Sendable, Answer: Sendable>: Sendable {
 
     /// The untyped description the route table and the documentation check use.
     public var descriptor: EndpointDescriptor {
-        EndpointDescriptor(method: method, template: template, query: query, successStatus: successStatus,
-                           hasBody: Body.self != NoBody.self, streamsBody: Body.self == TextStream.self)
+        EndpointDescriptor(
+            method: method, template: template, query: query, successStatus: successStatus,
+            hasBody: Body.self != NoBody.self, streamsBody: Body.self == TextStream.self)
     }
 }
 

@@ -23,8 +23,11 @@ public enum Endpoints {
     /// Whether a name (`?name=`) or an app (`?app=`) is blocked now, and by what; exactly one
     /// of the two is given.
     public static let check = Endpoint<NoBody, CheckResponse>(
-        .GET, "/v1/check", query: [QueryParameter("name", .text(maxBytes: 2048)), QueryParameter("app", .text(maxBytes: 4096)),
-                                   QueryParameter("for", .text(maxBytes: 64))])
+        .GET, "/v1/check",
+        query: [
+            QueryParameter("name", .text(maxBytes: 2048)), QueryParameter("app", .text(maxBytes: 4096)),
+            QueryParameter("for", .text(maxBytes: 64)),
+        ])
     /// Installed applications, optionally of one freedesktop category.
     public static let apps = Endpoint<NoBody, AppList>(.GET, "/v1/apps", query: [QueryParameter("category", .text(maxBytes: 256))])
     /// The most recent sessions.

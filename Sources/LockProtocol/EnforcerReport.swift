@@ -9,7 +9,9 @@ public struct EnforcerReport: Sendable, Equatable, Codable {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(Double.self) { self = .number(number) } else {
+            if let number = try? container.decode(Double.self) {
+                self = .number(number)
+            } else {
                 self = .text(try container.decode(String.self))
             }
         }
@@ -19,7 +21,11 @@ public struct EnforcerReport: Sendable, Equatable, Codable {
             switch self {
             case .text(let text): try container.encode(text)
             case .number(let number):
-                if number.rounded() == number, abs(number) < 1e15 { try container.encode(Int64(number)) } else { try container.encode(number) }
+                if number.rounded() == number, abs(number) < 1e15 {
+                    try container.encode(Int64(number))
+                } else {
+                    try container.encode(number)
+                }
             }
         }
 
@@ -50,8 +56,10 @@ public struct EnforcerReport: Sendable, Equatable, Codable {
     public var problem: String?
 
     /// Creates a report.
-    public init(name: String, applied: Bool, elements: Int, lastApplied: Date?, lastError: String?,
-                details: [String: Value] = [:], state: String? = nil, problem: String? = nil) {
+    public init(
+        name: String, applied: Bool, elements: Int, lastApplied: Date?, lastError: String?,
+        details: [String: Value] = [:], state: String? = nil, problem: String? = nil
+    ) {
         self.state = state
         self.problem = problem
         self.name = name

@@ -45,8 +45,10 @@ public struct Event: Sendable, Equatable, Codable {
     public var details: [String: String]?
 
     /// Creates an event.
-    public init(type: Kind, at: Date, message: String, profile: String? = nil, session: SessionInfo? = nil,
-                reason: String? = nil, details: [String: String]? = nil) {
+    public init(
+        type: Kind, at: Date, message: String, profile: String? = nil, session: SessionInfo? = nil,
+        reason: String? = nil, details: [String: String]? = nil
+    ) {
         self.type = type
         self.at = at
         self.message = message

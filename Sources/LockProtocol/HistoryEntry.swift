@@ -20,8 +20,10 @@ public struct HistoryEntry: Sendable, Equatable, Codable {
     public var endReason: String?
 
     /// Creates an entry.
-    public init(session: String, profile: String, origin: String, strict: Bool, startedAt: Date,
-                plannedEnd: Date, endedAt: Date?, endReason: String?) {
+    public init(
+        session: String, profile: String, origin: String, strict: Bool, startedAt: Date,
+        plannedEnd: Date, endedAt: Date?, endReason: String?
+    ) {
         self.session = session
         self.profile = profile
         self.origin = origin

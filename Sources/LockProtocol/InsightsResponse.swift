@@ -48,8 +48,10 @@ public struct InsightsResponse: Sendable, Equatable, Codable {
         public var goalMet: Bool?
 
         /// Creates a day.
-        public init(date: String, start: Date, end: Date, focusSeconds: Double, pomodoros: Int, siteAttempts: Int, appAttempts: Int,
-                    unlocks: Int, goalMet: Bool?) {
+        public init(
+            date: String, start: Date, end: Date, focusSeconds: Double, pomodoros: Int, siteAttempts: Int, appAttempts: Int,
+            unlocks: Int, goalMet: Bool?
+        ) {
             self.date = date
             self.start = start
             self.end = end
@@ -135,8 +137,10 @@ public struct InsightsResponse: Sendable, Equatable, Codable {
     }
 
     /// Creates a response.
-    public init(from: Date, to: Date, zone: String, goals: GoalsInfo, days: [Day], weeks: [Week], totals: Totals, streak: StreakInfo?,
-                topSites: [Count], topApps: [Count], emergency: AllowanceInfo) {
+    public init(
+        from: Date, to: Date, zone: String, goals: GoalsInfo, days: [Day], weeks: [Week], totals: Totals, streak: StreakInfo?,
+        topSites: [Count], topApps: [Count], emergency: AllowanceInfo
+    ) {
         self.from = from
         self.to = to
         self.zone = zone

@@ -84,8 +84,10 @@ public struct ListInfo: Sendable, Equatable, Codable {
     public var heldBy: [Holder]
 
     /// Creates the wire form of a list.
-    public init(name: String, version: String, source: String, importedAt: Date, names: Int, exceptions: Int, lines: Int,
-                comments: Int, skipped: Int, skippedByReason: [Skipped], bytes: Int, profiles: [String], heldBy: [Holder]) {
+    public init(
+        name: String, version: String, source: String, importedAt: Date, names: Int, exceptions: Int, lines: Int,
+        comments: Int, skipped: Int, skippedByReason: [Skipped], bytes: Int, profiles: [String], heldBy: [Holder]
+    ) {
         self.name = name
         self.version = version
         self.source = source

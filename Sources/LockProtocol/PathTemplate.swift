@@ -35,22 +35,24 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A concrete path with `values` in place of the parameters, in order, each escaped.
     public func path(_ values: [String]) -> String {
         var remaining = values[...]
-        return "/" + segments.map { segment in
-            switch segment {
-            case .literal(let literal): return literal
-            case .parameter: return PathTemplate.escape(remaining.popFirst() ?? "")
-            }
-        }.joined(separator: "/")
+        return "/"
+            + segments.map { segment in
+                switch segment {
+                case .literal(let literal): return literal
+                case .parameter: return PathTemplate.escape(remaining.popFirst() ?? "")
+                }
+            }.joined(separator: "/")
     }
 
     /// `/v1/sessions/{ref}/extend`.
     public var description: String {
-        "/" + segments.map { segment in
-            switch segment {
-            case .literal(let literal): literal
-            case .parameter(let name): "{\(name)}"
-            }
-        }.joined(separator: "/")
+        "/"
+            + segments.map { segment in
+                switch segment {
+                case .literal(let literal): literal
+                case .parameter(let name): "{\(name)}"
+                }
+            }.joined(separator: "/")
     }
 
     /// Percent-encodes one path segment or query value (RFC 3986 unreserved characters stay).
@@ -59,7 +61,7 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = Array("0123456789ABCDEF".utf8)

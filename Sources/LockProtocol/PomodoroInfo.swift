@@ -42,11 +42,13 @@ public struct PomodoroInfo: Sendable, Equatable, Codable {
     public static let none = PomodoroInfo(state: "none", blocking: false, summary: "no Pomodoro has been started")
 
     /// Creates an answer field by field.
-    public init(state: String, profile: String? = nil, phase: String? = nil, cycle: Int? = nil, cycles: Int? = nil,
-                remainingSeconds: Int? = nil, endsAt: Date? = nil, blocking: Bool, session: String? = nil,
-                next: String? = nil, nextSeconds: Int? = nil, completedFocusPhases: Int? = nil,
-                finishReason: String? = nil, startedAt: Date? = nil, settings: PomodoroSettings? = nil,
-                summary: String, problem: String? = nil) {
+    public init(
+        state: String, profile: String? = nil, phase: String? = nil, cycle: Int? = nil, cycles: Int? = nil,
+        remainingSeconds: Int? = nil, endsAt: Date? = nil, blocking: Bool, session: String? = nil,
+        next: String? = nil, nextSeconds: Int? = nil, completedFocusPhases: Int? = nil,
+        finishReason: String? = nil, startedAt: Date? = nil, settings: PomodoroSettings? = nil,
+        summary: String, problem: String? = nil
+    ) {
         self.state = state
         self.profile = profile
         self.phase = phase
@@ -67,8 +69,10 @@ public struct PomodoroInfo: Sendable, Equatable, Codable {
     }
 
     /// The wire form of a run's status.
-    public init(_ status: PomodoroStatus, profile: String, startedAt: Date, settings: PomodoroConfig,
-                session: String?, problem: String?) {
+    public init(
+        _ status: PomodoroStatus, profile: String, startedAt: Date, settings: PomodoroConfig,
+        session: String?, problem: String?
+    ) {
         var next: String?
         var nextSeconds: Int?
         switch status.next {
@@ -82,12 +86,13 @@ public struct PomodoroInfo: Sendable, Equatable, Codable {
         }
         var finishReason: String?
         if case .finished(let reason) = status.state { finishReason = reason.rawValue }
-        self.init(state: status.state.name, profile: profile, phase: status.phase?.rawValue, cycle: status.cycle,
-                  cycles: status.cycles, remainingSeconds: status.remainingSeconds.map { Int($0) },
-                  endsAt: status.endsAt, blocking: status.isBlocking, session: status.isBlocking ? session : nil,
-                  next: next, nextSeconds: nextSeconds, completedFocusPhases: status.completedFocusPhases,
-                  finishReason: finishReason, startedAt: startedAt, settings: PomodoroSettings(settings),
-                  summary: status.description, problem: problem)
+        self.init(
+            state: status.state.name, profile: profile, phase: status.phase?.rawValue, cycle: status.cycle,
+            cycles: status.cycles, remainingSeconds: status.remainingSeconds.map { Int($0) },
+            endsAt: status.endsAt, blocking: status.isBlocking, session: status.isBlocking ? session : nil,
+            next: next, nextSeconds: nextSeconds, completedFocusPhases: status.completedFocusPhases,
+            finishReason: finishReason, startedAt: startedAt, settings: PomodoroSettings(settings),
+            summary: status.description, problem: problem)
     }
 
     /// Whether a run is under way (running, paused or waiting).

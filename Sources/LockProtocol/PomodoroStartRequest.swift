@@ -23,9 +23,11 @@ public struct PomodoroStartRequest: Sendable, Equatable, Codable {
     public var target: [String]?
 
     /// Creates a request.
-    public init(profile: String, focusSeconds: Double? = nil, shortBreakSeconds: Double? = nil,
-                longBreakSeconds: Double? = nil, longEvery: Int? = nil, cycles: Int? = nil,
-                manual: Bool? = nil, strict: Bool? = nil, target: [String]? = nil) {
+    public init(
+        profile: String, focusSeconds: Double? = nil, shortBreakSeconds: Double? = nil,
+        longBreakSeconds: Double? = nil, longEvery: Int? = nil, cycles: Int? = nil,
+        manual: Bool? = nil, strict: Bool? = nil, target: [String]? = nil
+    ) {
         self.target = target
         self.profile = profile
         self.focusSeconds = focusSeconds

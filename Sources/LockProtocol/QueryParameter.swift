@@ -61,7 +61,8 @@ public enum Timestamp {
     /// Formats as RFC 3339 in UTC, with fractional seconds only when there are any.
     public static func format(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = date.timeIntervalSince1970.rounded() == date.timeIntervalSince1970
+        formatter.formatOptions =
+            date.timeIntervalSince1970.rounded() == date.timeIntervalSince1970
             ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
     }

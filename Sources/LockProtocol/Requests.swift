@@ -68,10 +68,12 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public var strict: Bool
 
     /// Creates a request.
-    public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
-                color: String? = nil, domains: [String] = [], services: [String] = [], categories: [String] = [],
-                allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, apps: [String]? = nil,
-                appCategories: [String]? = nil, running: String? = nil, strict: Bool = false, lists: [String]? = nil) {
+    public init(
+        name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
+        color: String? = nil, domains: [String] = [], services: [String] = [], categories: [String] = [],
+        allow: [String] = [], addresses: [String]? = nil, mode: String? = nil, apps: [String]? = nil,
+        appCategories: [String]? = nil, running: String? = nil, strict: Bool = false, lists: [String]? = nil
+    ) {
         self.lists = lists
         self.name = name
         self.displayName = displayName
@@ -131,12 +133,14 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var strict: Bool?
 
     /// Creates a request.
-    public init(addDomains: [String]? = nil, removeDomains: [String]? = nil, addServices: [String]? = nil,
-                removeServices: [String]? = nil, addAllow: [String]? = nil, removeAllow: [String]? = nil,
-                addAddresses: [String]? = nil, removeAddresses: [String]? = nil, addApps: [String]? = nil,
-                removeApps: [String]? = nil, addAppCategories: [String]? = nil, removeAppCategories: [String]? = nil,
-                running: String? = nil, addLists: [String]? = nil, removeLists: [String]? = nil, displayName: String? = nil,
-                description: String? = nil, strict: Bool? = nil) {
+    public init(
+        addDomains: [String]? = nil, removeDomains: [String]? = nil, addServices: [String]? = nil,
+        removeServices: [String]? = nil, addAllow: [String]? = nil, removeAllow: [String]? = nil,
+        addAddresses: [String]? = nil, removeAddresses: [String]? = nil, addApps: [String]? = nil,
+        removeApps: [String]? = nil, addAppCategories: [String]? = nil, removeAppCategories: [String]? = nil,
+        running: String? = nil, addLists: [String]? = nil, removeLists: [String]? = nil, displayName: String? = nil,
+        description: String? = nil, strict: Bool? = nil
+    ) {
         self.addLists = addLists
         self.removeLists = removeLists
         self.addDomains = addDomains

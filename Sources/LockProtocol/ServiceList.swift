@@ -57,8 +57,9 @@ public struct ServiceList: Sendable, Equatable, Codable {
         }
         let names = Set(catalog.categories.keys).union(catalog.services.values.flatMap(\.categories))
         categories = names.sorted().map { name in
-            Category(name: name, description: catalog.categories[name] ?? "",
-                     services: catalog.services.values.filter { $0.categories.contains(name) }.map(\.name).sorted())
+            Category(
+                name: name, description: catalog.categories[name] ?? "",
+                services: catalog.services.values.filter { $0.categories.contains(name) }.map(\.name).sorted())
         }
     }
 }

@@ -19,8 +19,10 @@ public struct StatusResponse: Sendable, Equatable, Codable {
     public var resolverCaches: ResolverCacheReport?
 
     /// Creates a status.
-    public init(version: String, now: Date, sessions: [SessionInfo], blockedNames: Int,
-                enforcers: [EnforcerReport], notices: [String] = [], resolverCaches: ResolverCacheReport? = nil) {
+    public init(
+        version: String, now: Date, sessions: [SessionInfo], blockedNames: Int,
+        enforcers: [EnforcerReport], notices: [String] = [], resolverCaches: ResolverCacheReport? = nil
+    ) {
         self.resolverCaches = resolverCaches
         self.version = version
         self.now = now

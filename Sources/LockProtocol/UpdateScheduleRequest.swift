@@ -34,9 +34,11 @@ public struct UpdateScheduleRequest: Sendable, Equatable, Codable {
     public var now: Bool?
 
     /// Creates a request.
-    public init(enabled: Bool? = nil, profile: String? = nil, days: String? = nil, from: String? = nil, to: String? = nil,
-                on: String? = nil, cron: String? = nil, seconds: Double? = nil, tz: String? = nil, strict: Bool? = nil,
-                warnSeconds: Double? = nil, now: Bool? = nil) {
+    public init(
+        enabled: Bool? = nil, profile: String? = nil, days: String? = nil, from: String? = nil, to: String? = nil,
+        on: String? = nil, cron: String? = nil, seconds: Double? = nil, tz: String? = nil, strict: Bool? = nil,
+        warnSeconds: Double? = nil, now: Bool? = nil
+    ) {
         self.enabled = enabled
         self.profile = profile
         self.days = days

@@ -131,14 +131,18 @@ public enum BlocklistFile {
             throw problem("the names do not match the version \(info.version) the header gives")
         }
         guard info.names == sets[0].count, info.exceptions == sets[1].count else {
-            throw problem("the header counts \(info.names) names and \(info.exceptions) exceptions, the file holds \(sets[0].count) and \(sets[1].count)")
+            throw problem(
+                "the header counts \(info.names) names and \(info.exceptions) exceptions, the file holds \(sets[0].count) and \(sets[1].count)"
+            )
         }
         return Blocklist(reference: reference, block: sets[0], allow: sets[1], info: info)
     }
 
     /// Reads one `[length][bytes]` entry into `builder`; returns what is wrong with it, if anything.
-    private static func readName(_ reader: inout ChunkReader, _ digest: inout FNV64, into builder: DomainSuffixSet.Builder,
-                                 ordinal: Int) throws(SystemError) -> String? {
+    private static func readName(
+        _ reader: inout ChunkReader, _ digest: inout FNV64, into builder: DomainSuffixSet.Builder,
+        ordinal: Int
+    ) throws(SystemError) -> String? {
         guard let length = try reader.withNext(1, { Int($0[0]) }) else { return "the file ends too early" }
         digest.add(UInt8(length))
         guard length >= 1, length <= DomainSuffixSet.maximumNameLength else { return "name \(ordinal) is \(length) bytes long" }

@@ -62,6 +62,7 @@ public struct ConfigurationCheck: Sendable {
     }
 
     static func tomlFiles(in directory: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }
+            .sorted()
     }
 }

@@ -42,9 +42,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
     public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "apps", "unbound", "dnsmasq"]
-    static let keys = Set(["log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
-                           "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name, AppsSection.name,
-                           FrictionSection.name, InsightsSection.name] + LANSection.names)
+    static let keys = Set(
+        [
+            "log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
+            "schedule_warning", "hosts_max_names", "dns_port", PomodoroSection.name, AppsSection.name,
+            FrictionSection.name, InsightsSection.name,
+        ] + LANSection.names)
     /// The longest `max_session` that may be configured.
     public static let maxSessionLimit: Duration = .seconds(366 * 86_400)
 
@@ -101,8 +104,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         check { () throws(FileProblem) in
             guard let level = try document.string("log_level") else { return }
             guard logLevels.contains(level) else {
-                throw document.problem("log_level", value: level,
-                                       "\"\(level)\" is not a log level (\(logLevels.sorted().joined(separator: ", ")))")
+                throw document.problem(
+                    "log_level", value: level,
+                    "\"\(level)\" is not a log level (\(logLevels.sorted().joined(separator: ", ")))")
             }
             configuration.logLevel = level
         }
@@ -110,8 +114,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard document.table["enforcers"] != nil else { return }
             let names = try document.strings("enforcers")
             for name in names where !knownEnforcers.contains(name) {
-                throw document.problem("enforcers", value: name,
-                                       "unknown enforcer \"\(name)\" (known: \(knownEnforcers.sorted().joined(separator: ", ")))")
+                throw document.problem(
+                    "enforcers", value: name,
+                    "unknown enforcer \"\(name)\" (known: \(knownEnforcers.sorted().joined(separator: ", ")))")
             }
             guard !names.isEmpty else { throw document.problem("enforcers", "at least one enforcer is needed") }
             guard names.contains("hosts") else {
@@ -126,8 +131,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             var resolvers: [String] = []
             for text in try document.strings("resolvers") {
                 guard isResolverAddress(text) else {
-                    throw document.problem("resolvers", value: text,
-                                           "\"\(text)\" is not a resolver address (9.9.9.9, 2620:fe::fe or [2620:fe::fe]:53)")
+                    throw document.problem(
+                        "resolvers", value: text,
+                        "\"\(text)\" is not a resolver address (9.9.9.9, 2620:fe::fe or [2620:fe::fe]:53)")
                 }
                 resolvers.append(text)
             }
@@ -178,7 +184,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
         check { () throws(FileProblem) in
             guard let port = try document.int("dns_port") else { return }
-            guard (1...65_535).contains(port) else { throw document.problem("dns_port", value: "\(port)", "must be a port from 1 to 65535") }
+            guard (1...65_535).contains(port) else {
+                throw document.problem("dns_port", value: "\(port)", "must be a port from 1 to 65535")
+            }
             configuration.dnsPort = UInt16(port)
         }
         return Loaded(configuration: configuration, problems: problems.sorted { ($0.line ?? 0) < ($1.line ?? 0) })

@@ -44,7 +44,9 @@ extension ProfileFile {
         do { document = try TOMLDocument(contentsOf: path, trust: kind == .custom ? .daemonOnly : .anyone) } catch { return [error] }
         var check = FileCheck(document)
         check.unknownKeys(fields)
-        for key in ["name", "display_name", "description", "icon", "color", "mode"] { check.check { () throws(FileProblem) in _ = try document.string(key) } }
+        for key in ["name", "display_name", "description", "icon", "color", "mode"] {
+            check.check { () throws(FileProblem) in _ = try document.string(key) }
+        }
         check.check { () throws(FileProblem) in _ = try document.bool("strict") }
         check.each("domains") { text in
             do { _ = try names.parse(text) } catch { return "\(error)" }
@@ -58,9 +60,13 @@ extension ProfileFile {
             do { _ = try IPNetwork(parsing: text) } catch { return "\(error)" }
             return nil
         }
-        check.each("services") { catalog.services[$0] == nil ? "unknown service \"\($0)\" (known: \(catalog.services.keys.sorted().joined(separator: ", ")))" : nil }
+        check.each("services") {
+            catalog.services[$0] == nil
+                ? "unknown service \"\($0)\" (known: \(catalog.services.keys.sorted().joined(separator: ", ")))" : nil
+        }
         check.each("categories") {
-            catalog.categories[$0] == nil ? "unknown category \"\($0)\" (known: \(catalog.categories.keys.sorted().joined(separator: ", ")))" : nil
+            catalog.categories[$0] == nil
+                ? "unknown category \"\($0)\" (known: \(catalog.categories.keys.sorted().joined(separator: ", ")))" : nil
         }
         check.check { () throws(FileProblem) in _ = try load(path, kind: kind, catalog: catalog, names: names) }
         return check.problems
@@ -74,7 +80,9 @@ extension ScheduleFile {
         do { document = try TOMLDocument(contentsOf: path, trust: .daemonOnly) } catch { return [error] }
         var check = FileCheck(document)
         check.unknownKeys(fields)
-        for key in ["name", "profile", "days", "from", "to", "on", "cron", "tz"] { check.check { () throws(FileProblem) in _ = try document.string(key) } }
+        for key in ["name", "profile", "days", "from", "to", "on", "cron", "tz"] {
+            check.check { () throws(FileProblem) in _ = try document.string(key) }
+        }
         for key in ["strict", "enabled"] { check.check { () throws(FileProblem) in _ = try document.bool(key) } }
         check.check { () throws(FileProblem) in _ = try document.duration("for") }
         check.check { () throws(FileProblem) in
@@ -88,8 +96,9 @@ extension ScheduleFile {
             let on = try document.string("on"), cron = try document.string("cron"), tz = try document.string("tz")
             let duration = try document.duration("for")
             do throws(FieldError) {
-                _ = try Schedule(name: "check", profile: "check", days: days, from: from, to: to, on: on, cron: cron,
-                                 duration: duration, timeZoneName: tz)
+                _ = try Schedule(
+                    name: "check", profile: "check", days: days, from: from, to: to, on: on, cron: cron,
+                    duration: duration, timeZoneName: tz)
             } catch { throw document.problem(error) }
         }
         check.check { () throws(FileProblem) in _ = try load(path, profiles: profiles) }

@@ -25,7 +25,8 @@ public enum FrictionSection {
             do { try body() } catch { problems.append(error) }
         }
         for key in (document.table(name)?.keys ?? []).sorted() where !keys.contains(key) {
-            problems.append(document.problem(key, section: name, "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
+            problems.append(
+                document.problem(key, section: name, "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
         }
         check { () throws(FileProblem) in
             guard let delay = try document.duration("delay", section: name) else { return }
@@ -76,7 +77,8 @@ public enum InsightsSection {
         guard document.table(name) != nil else { return (nil, [document.problem(name, "must be a table ([insights])")]) }
         var problems: [FileProblem] = []
         for key in (document.table(name)?.keys ?? []).sorted() where !keys.contains(key) {
-            problems.append(document.problem(key, section: name, "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
+            problems.append(
+                document.problem(key, section: name, "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
         }
         do throws(FileProblem) {
             guard let retention = try document.duration("retention", section: name) else { return (nil, problems) }

@@ -27,13 +27,20 @@ public enum PomodoroSection {
             do { try body() } catch { problems.append(error) }
         }
         for key in (document.table(name)?.keys ?? []).sorted() where !keys.contains(key) {
-            problems.append(document.problem(key, section: name,
-                                             "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
+            problems.append(
+                document.problem(
+                    key, section: name,
+                    "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))"))
         }
         check { () throws(FileProblem) in if let focus = try document.duration("focus", section: name) { config.focus = focus } }
-        check { () throws(FileProblem) in if let shortBreak = try document.duration("short_break", section: name) { config.shortBreak = shortBreak } }
-        check { () throws(FileProblem) in if let longBreak = try document.duration("long_break", section: name) { config.longBreak = longBreak } }
-        check { () throws(FileProblem) in if let longEvery = try document.int("long_every", section: name) { config.longEvery = longEvery } }
+        check { () throws(FileProblem) in
+            if let shortBreak = try document.duration("short_break", section: name) { config.shortBreak = shortBreak }
+        }
+        check { () throws(FileProblem) in
+            if let longBreak = try document.duration("long_break", section: name) { config.longBreak = longBreak }
+        }
+        check { () throws(FileProblem) in if let longEvery = try document.int("long_every", section: name) { config.longEvery = longEvery }
+        }
         check { () throws(FileProblem) in if let cycles = try document.int("cycles", section: name) { config.cycles = cycles } }
         check { () throws(FileProblem) in if let manual = try document.bool("manual", section: name) { config.manual = manual } }
         // Each value out of range is reported and goes back to its built-in default; checked

@@ -19,12 +19,16 @@ import LockNames
 /// strict = false
 /// ```
 public enum ProfileFile {
-    static let fields: Set<String> = ["name", "display_name", "description", "icon", "color", "domains", "services",
-                                      "categories", "allow", "addresses", "mode", "apps", "app_categories", "running", "strict",
-                                      "lists", FrictionSection.name]
+    static let fields: Set<String> = [
+        "name", "display_name", "description", "icon", "color", "domains", "services",
+        "categories", "allow", "addresses", "mode", "apps", "app_categories", "running", "strict",
+        "lists", FrictionSection.name,
+    ]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
-    public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog, names: DomainNameParser) throws(FileProblem) -> Profile {
+    public static func load(_ path: String, kind: Profile.Kind, catalog: ServiceCatalog, names: DomainNameParser) throws(FileProblem)
+        -> Profile
+    {
         let document = try TOMLDocument(contentsOf: path, trust: kind == .custom ? .daemonOnly : .anyone)
         try document.requireOnly(fields)
         let name = try document.requiredString("name")
@@ -76,8 +80,10 @@ public enum ProfileFile {
 
     /// The file text for a profile.
     public static func render(_ profile: Profile) -> String {
-        var writer = TOMLWriter(header: ["SimplyLock profile. Edited by `lockctl profiles …`; hand edits are picked up by",
-                                         "`lockctl reload`. A domain blocks itself and all its subdomains."])
+        var writer = TOMLWriter(header: [
+            "SimplyLock profile. Edited by `lockctl profiles …`; hand edits are picked up by",
+            "`lockctl reload`. A domain blocks itself and all its subdomains.",
+        ])
         writer.string("name", profile.name)
         writer.string("display_name", profile.displayName)
         writer.string("description", profile.description)

@@ -58,8 +58,10 @@ public struct ProfileStore: Sendable {
                 do {
                     let profile = try ProfileFile.load(path, kind: kind, catalog: catalog, names: self.names)
                     if let existing = loaded[profile.name] {
-                        found.append(FileProblem(file: path, field: "name",
-                                                 message: "\"\(profile.name)\" is already a \(existing.kind.rawValue) profile; ignored"))
+                        found.append(
+                            FileProblem(
+                                file: path, field: "name",
+                                message: "\"\(profile.name)\" is already a \(existing.kind.rawValue) profile; ignored"))
                         continue
                     }
                     loaded[profile.name] = profile
@@ -107,11 +109,12 @@ public struct ProfileStore: Sendable {
         guard profile.kind == .custom else { throw .system(name) }
         do {
             try change(&profile)
-            profile = Profile(name: profile.name, displayName: profile.displayName, description: profile.description,
-                              icon: profile.icon, color: profile.color, domains: profile.domains, services: profile.services,
-                              categories: profile.categories, allow: profile.allow, addresses: profile.addresses,
-                              mode: profile.mode, apps: profile.apps, appCategories: profile.appCategories,
-                              running: profile.running, strict: profile.strict, kind: .custom, lists: profile.lists)
+            profile = Profile(
+                name: profile.name, displayName: profile.displayName, description: profile.description,
+                icon: profile.icon, color: profile.color, domains: profile.domains, services: profile.services,
+                categories: profile.categories, allow: profile.allow, addresses: profile.addresses,
+                mode: profile.mode, apps: profile.apps, appCategories: profile.appCategories,
+                running: profile.running, strict: profile.strict, kind: .custom, lists: profile.lists)
             try profile.validate(against: catalog)
         } catch { throw .invalid(error) }
         try write(profile)

@@ -15,7 +15,9 @@ import LockCore
 /// target = ["kids"]         # optional; default: this machine ("local"); "lan" or [lan] groups
 /// ```
 public enum ScheduleFile {
-    static let fields: Set<String> = ["name", "profile", "days", "from", "to", "on", "cron", "for", "tz", "strict", "warn", "enabled", "target"]
+    static let fields: Set<String> = [
+        "name", "profile", "days", "from", "to", "on", "cron", "for", "tz", "strict", "warn", "enabled", "target",
+    ]
 
     /// Parses and validates the schedule at `path`; the file must be named after the schedule.
     /// With `profiles`, the profile must be one of them.
@@ -51,9 +53,10 @@ public enum ScheduleFile {
             throw document.problem("target", value: target.description, problem.description)
         }
         do {
-            return try Schedule(name: name, profile: profile, days: days, from: from, to: to, on: on, cron: cron,
-                                duration: duration, timeZoneName: tz, strict: strict, warning: warning, enabled: enabled,
-                                target: target)
+            return try Schedule(
+                name: name, profile: profile, days: days, from: from, to: to, on: on, cron: cron,
+                duration: duration, timeZoneName: tz, strict: strict, warning: warning, enabled: enabled,
+                target: target)
         } catch {
             throw document.problem(error)
         }
@@ -61,8 +64,10 @@ public enum ScheduleFile {
 
     /// The file text for a schedule.
     public static func render(_ schedule: Schedule) -> String {
-        var writer = TOMLWriter(header: ["SimplyLock schedule. Written by `lockctl schedules …`; hand edits are picked up by",
-                                         "`lockctl reload`. Say when with days/from/to, with on + for, or with cron + for."])
+        var writer = TOMLWriter(header: [
+            "SimplyLock schedule. Written by `lockctl schedules …`; hand edits are picked up by",
+            "`lockctl reload`. Say when with days/from/to, with on + for, or with cron + for.",
+        ])
         writer.string("name", schedule.name)
         writer.string("profile", schedule.profile)
         switch schedule.rule {

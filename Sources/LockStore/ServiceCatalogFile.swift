@@ -31,8 +31,10 @@ public enum ServiceCatalogFile {
             }
             let domains = try document.domains("domains", section: section, names: names)
             guard !domains.isEmpty else { throw document.problem("domains", section: section, "a service needs at least one domain") }
-            services.append(Service(name: name, displayName: try document.string("display_name", section: section) ?? name,
-                                    categories: serviceCategories, domains: domains))
+            services.append(
+                Service(
+                    name: name, displayName: try document.string("display_name", section: section) ?? name,
+                    categories: serviceCategories, domains: domains))
         }
         return ServiceCatalog(services: services, categories: categories)
     }

@@ -46,9 +46,10 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
         do { target = try BlockTarget(parsing: self.target.split(separator: ",").map(String.init)) } catch {
             throw DatabaseError(message: "session \(id) has an invalid target \"\(self.target)\": \(error)")
         }
-        var session = Session(id: id, profile: profile, origin: origin, strict: strict, rules: rules,
-                              duration: .nanoseconds(checkpointRemaining),
-                              now: ClockReading(wall: checkpointWall, boot: BootTime(nanoseconds: 0), bootID: bootID), target: target)
+        var session = Session(
+            id: id, profile: profile, origin: origin, strict: strict, rules: rules,
+            duration: .nanoseconds(checkpointRemaining),
+            now: ClockReading(wall: checkpointWall, boot: BootTime(nanoseconds: 0), bootID: bootID), target: target)
         session.startedAt = startedAt
         session.endBoot = BootTime(nanoseconds: endBoot)
         if let since = pendingOffSince, let resumedAt = pendingResumedAt {
@@ -87,7 +88,8 @@ struct StoredRules: Codable {
         for reference in lists ?? [] where !BlocklistReference.isVersion(reference.version) {
             throw DatabaseError(message: "list \(reference.name) has no valid version \"\(reference.version)\"")
         }
-        return BlockRules(block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode, apps: apps ?? [],
-                          missingApps: missingApps ?? [], lists: lists ?? [])
+        return BlockRules(
+            block: DomainSet(block), allow: DomainSet(allow), addresses: networks, mode: mode, apps: apps ?? [],
+            missingApps: missingApps ?? [], lists: lists ?? [])
     }
 }

@@ -65,13 +65,17 @@ enum StateMigrations {
                 let session = try LegacySessionBlob.decode(row["data"] as Data)
                 // The columns of this version only: `SessionRecord` has gained some since.
                 let record = try SessionRecord(session)
-                try db.execute(sql: """
-                    INSERT INTO activeSession (id, profile, origin, strict, startedAt, endBoot, bootID, checkpointRemaining,
-                                               checkpointWall, pendingOffSince, pendingResumedAt, rules)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [record.id, record.profile, record.origin, record.strict, record.startedAt, record.endBoot,
-                                     record.bootID, record.checkpointRemaining, record.checkpointWall, record.pendingOffSince,
-                                     record.pendingResumedAt, record.rules])
+                try db.execute(
+                    sql: """
+                        INSERT INTO activeSession (id, profile, origin, strict, startedAt, endBoot, bootID, checkpointRemaining,
+                                                   checkpointWall, pendingOffSince, pendingResumedAt, rules)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        record.id, record.profile, record.origin, record.strict, record.startedAt, record.endBoot,
+                        record.bootID, record.checkpointRemaining, record.checkpointWall, record.pendingOffSince,
+                        record.pendingResumedAt, record.rules,
+                    ])
             }
             try db.drop(table: "session")
         }
@@ -152,9 +156,10 @@ private struct LegacySessionBlob: Decodable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let blob = try decoder.decode(LegacySessionBlob.self, from: data)
-        var session = Session(id: blob.id, profile: blob.profile, origin: blob.origin, strict: blob.strict, rules: blob.rules,
-                              duration: blob.checkpointRemaining,
-                              now: ClockReading(wall: blob.checkpointWall, boot: .init(nanoseconds: 0), bootID: blob.bootID))
+        var session = Session(
+            id: blob.id, profile: blob.profile, origin: blob.origin, strict: blob.strict, rules: blob.rules,
+            duration: blob.checkpointRemaining,
+            now: ClockReading(wall: blob.checkpointWall, boot: .init(nanoseconds: 0), bootID: blob.bootID))
         session.startedAt = blob.startedAt
         session.endBoot = BootTime(nanoseconds: blob.endBoot.nanoseconds)
         return session

@@ -12,14 +12,17 @@ extension StateStore {
         try database.read { db in
             // Dates converted to seconds by SQLite: ten thousand sessions a year, three dates each,
             // are read much faster as numbers than parsed as text one by one.
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT \(Self.seconds("startedAt")), \(Self.seconds("endedAt")), \(Self.seconds("plannedEnd")) FROM history
-                WHERE startedAt < ? AND (endedAt IS NULL OR endedAt > ?) AND local ORDER BY startedAt
-                """, arguments: [window.end, window.start])
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT \(Self.seconds("startedAt")), \(Self.seconds("endedAt")), \(Self.seconds("plannedEnd")) FROM history
+                    WHERE startedAt < ? AND (endedAt IS NULL OR endedAt > ?) AND local ORDER BY startedAt
+                    """, arguments: [window.end, window.start])
             var spans: [(Date, Date?, Date)] = []
             while let row = try rows.next() {
                 let end: Double? = row[1]
-                spans.append((Date(timeIntervalSince1970: row[0]), end.map(Date.init(timeIntervalSince1970:)), Date(timeIntervalSince1970: row[2])))
+                spans.append(
+                    (Date(timeIntervalSince1970: row[0]), end.map(Date.init(timeIntervalSince1970:)), Date(timeIntervalSince1970: row[2])))
             }
             return spans
         }
@@ -28,8 +31,10 @@ extension StateStore {
     /// When each Pomodoro focus phase completed in `window` ended.
     public func pomodoroCompletions(in window: DateInterval) throws -> [Date] {
         try database.read { db in
-            try Double.fetchAll(db, sql: "SELECT \(Self.seconds("endedAt")) FROM pomodoroFocus WHERE endedAt >= ? AND endedAt < ? ORDER BY endedAt",
-                                arguments: [window.start, window.end]).map(Date.init(timeIntervalSince1970:))
+            try Double.fetchAll(
+                db, sql: "SELECT \(Self.seconds("endedAt")) FROM pomodoroFocus WHERE endedAt >= ? AND endedAt < ? ORDER BY endedAt",
+                arguments: [window.start, window.end]
+            ).map(Date.init(timeIntervalSince1970:))
         }
     }
 
@@ -42,8 +47,9 @@ extension StateStore {
     public func unlockRecords(limit: Int = 1000) throws -> [UnlockRecord] {
         try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM emergencyUnlock ORDER BY at DESC LIMIT ?", arguments: [limit]).map { row in
-                UnlockRecord(session: row["session"], profile: row["profile"], at: row["at"],
-                             boot: BootTime(nanoseconds: row["bootNanoseconds"]), bootID: row["bootID"])
+                UnlockRecord(
+                    session: row["session"], profile: row["profile"], at: row["at"],
+                    boot: BootTime(nanoseconds: row["bootNanoseconds"]), bootID: row["bootID"])
             }
         }
     }
@@ -56,26 +62,32 @@ extension StateStore {
         guard !attempts.isEmpty else { return }
         try requireWritable()
         try database.write { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO attempt (at, kind, name, detail, profile, source, client, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            let quarter = try db.cachedStatement(sql: """
-                INSERT INTO attemptQuarter (bucket, kind, count) VALUES (?, ?, ?)
-                ON CONFLICT (bucket, kind) DO UPDATE SET count = count + excluded.count
-                """)
-            let day = try db.cachedStatement(sql: """
-                INSERT INTO attemptDay (day, kind, name, count) VALUES (?, ?, ?, ?)
-                ON CONFLICT (day, kind, name) DO UPDATE SET count = count + excluded.count
-                """)
-            let month = try db.cachedStatement(sql: """
-                INSERT INTO attemptMonth (month, kind, name, count) VALUES (?, ?, ?, ?)
-                ON CONFLICT (month, kind, name) DO UPDATE SET count = count + excluded.count
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO attempt (at, kind, name, detail, profile, source, client, count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            let quarter = try db.cachedStatement(
+                sql: """
+                    INSERT INTO attemptQuarter (bucket, kind, count) VALUES (?, ?, ?)
+                    ON CONFLICT (bucket, kind) DO UPDATE SET count = count + excluded.count
+                    """)
+            let day = try db.cachedStatement(
+                sql: """
+                    INSERT INTO attemptDay (day, kind, name, count) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (day, kind, name) DO UPDATE SET count = count + excluded.count
+                    """)
+            let month = try db.cachedStatement(
+                sql: """
+                    INSERT INTO attemptMonth (month, kind, name, count) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (month, kind, name) DO UPDATE SET count = count + excluded.count
+                    """)
             for attempt in attempts {
                 let at = attempt.at.timeIntervalSince1970
                 let kind = attempt.kind.rawValue
-                try insert.execute(arguments: [at, kind, attempt.name, attempt.detail, attempt.profile, attempt.source.rawValue,
-                                               attempt.client, attempt.count])
+                try insert.execute(arguments: [
+                    at, kind, attempt.name, attempt.detail, attempt.profile, attempt.source.rawValue,
+                    attempt.client, attempt.count,
+                ])
                 try quarter.execute(arguments: [AttemptSums.quarter(of: at), kind, attempt.count])
                 try day.execute(arguments: [AttemptSums.day(of: at), kind, attempt.name, attempt.count])
                 try month.execute(arguments: [AttemptSums.month(ofDay: AttemptSums.day(of: at)), kind, attempt.name, attempt.count])
@@ -105,12 +117,14 @@ extension StateStore {
                     arguments += [index, low, high]
                 }
                 if !values.isEmpty {
-                    let cursor = try Row.fetchCursor(db, sql: """
-                        WITH day(i, low, high) AS (VALUES \(values.joined(separator: ", ")))
-                        SELECT day.i, attemptQuarter.kind = 'app', SUM(attemptQuarter.count) FROM day
-                        JOIN attemptQuarter ON attemptQuarter.bucket >= day.low AND attemptQuarter.bucket < day.high
-                        GROUP BY day.i, attemptQuarter.kind
-                        """, arguments: StatementArguments(arguments))
+                    let cursor = try Row.fetchCursor(
+                        db,
+                        sql: """
+                            WITH day(i, low, high) AS (VALUES \(values.joined(separator: ", ")))
+                            SELECT day.i, attemptQuarter.kind = 'app', SUM(attemptQuarter.count) FROM day
+                            JOIN attemptQuarter ON attemptQuarter.bucket >= day.low AND attemptQuarter.bucket < day.high
+                            GROUP BY day.i, attemptQuarter.kind
+                            """, arguments: StatementArguments(arguments))
                     while let row = try cursor.next() {
                         let index: Int = row[0]
                         let isApp: Bool = row[1]
@@ -119,8 +133,9 @@ extension StateStore {
                 }
             }
             for edge in plan.edges {
-                let cursor = try Row.fetchCursor(db, sql: "SELECT at, kind = 'app', count FROM attempt WHERE at >= ? AND at < ?",
-                                                 arguments: [edge.start, edge.end])
+                let cursor = try Row.fetchCursor(
+                    db, sql: "SELECT at, kind = 'app', count FROM attempt WHERE at >= ? AND at < ?",
+                    arguments: [edge.start, edge.end])
                 while let row = try cursor.next() {
                     let at = Date(timeIntervalSince1970: row[0])
                     guard let index = days.firstIndex(where: { $0.start <= at && at < $0.end }) else { continue }
@@ -149,17 +164,20 @@ extension StateStore {
             if let wholeDays = days.whole {
                 let months = AttemptSums.wholeMonths(in: wholeDays)
                 if let months {
-                    try add("SELECT name, SUM(count) AS n FROM attemptMonth WHERE month >= ? AND month < ? AND kind = ? GROUP BY name",
-                            [months.months.lowerBound, months.months.upperBound, kind.rawValue])
+                    try add(
+                        "SELECT name, SUM(count) AS n FROM attemptMonth WHERE month >= ? AND month < ? AND kind = ? GROUP BY name",
+                        [months.months.lowerBound, months.months.upperBound, kind.rawValue])
                 }
                 for range in months?.remainingDays ?? [wholeDays] where !range.isEmpty {
-                    try add("SELECT name, SUM(count) AS n FROM attemptDay WHERE day >= ? AND day < ? AND kind = ? GROUP BY name",
-                            [range.lowerBound, range.upperBound, kind.rawValue])
+                    try add(
+                        "SELECT name, SUM(count) AS n FROM attemptDay WHERE day >= ? AND day < ? AND kind = ? GROUP BY name",
+                        [range.lowerBound, range.upperBound, kind.rawValue])
                 }
             }
             for edge in days.edges {
-                try add("SELECT name, SUM(count) AS n FROM attempt WHERE at >= ? AND at < ? AND kind = ? GROUP BY name",
-                        [edge.start, edge.end, kind.rawValue])
+                try add(
+                    "SELECT name, SUM(count) AS n FROM attempt WHERE at >= ? AND at < ? AND kind = ? GROUP BY name",
+                    [edge.start, edge.end, kind.rawValue])
             }
             let sorted = totals.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
             return sorted.prefix(max(limit, 0)).map { ($0.key, $0.value) }
@@ -171,9 +189,11 @@ extension StateStore {
         try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM attempt ORDER BY at DESC, id DESC LIMIT ?", arguments: [limit]).compactMap { row in
                 guard let kind = BlockedAttempt.Kind(rawValue: row["kind"]),
-                      let source = BlockedAttempt.Source(rawValue: row["source"]) else { return nil }
-                return BlockedAttempt(kind: kind, name: row["name"], detail: row["detail"], profile: row["profile"], source: source,
-                                      client: row["client"], at: Date(timeIntervalSince1970: row["at"]), count: row["count"])
+                    let source = BlockedAttempt.Source(rawValue: row["source"])
+                else { return nil }
+                return BlockedAttempt(
+                    kind: kind, name: row["name"], detail: row["detail"], profile: row["profile"], source: source,
+                    client: row["client"], at: Date(timeIntervalSince1970: row["at"]), count: row["count"])
             }
         }
     }

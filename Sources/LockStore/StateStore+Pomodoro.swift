@@ -11,11 +11,15 @@ extension StateStore {
         try database.write { db in
             try StateStore.setValue(state, forKey: key, db)
             for record in completed {
-                try db.execute(sql: """
-                    INSERT OR IGNORE INTO pomodoroFocus (run, profile, cycle, cycles, startedAt, endedAt, focusedSeconds)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [record.run, record.profile, record.cycle, record.cycles, record.startedAt, record.endedAt,
-                                     record.focused.seconds])
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO pomodoroFocus (run, profile, cycle, cycles, startedAt, endedAt, focusedSeconds)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        record.run, record.profile, record.cycle, record.cycles, record.startedAt, record.endedAt,
+                        record.focused.seconds,
+                    ])
             }
         }
     }
@@ -24,8 +28,10 @@ extension StateStore {
     /// all of them.
     public func focusHistory(limit: Int) throws -> FocusHistory {
         try database.read { db in
-            let records = try FocusRow.fetchAll(db, sql: "SELECT * FROM pomodoroFocus ORDER BY endedAt DESC, id DESC LIMIT ?",
-                                                arguments: [limit]).map(\.record)
+            let records = try FocusRow.fetchAll(
+                db, sql: "SELECT * FROM pomodoroFocus ORDER BY endedAt DESC, id DESC LIMIT ?",
+                arguments: [limit]
+            ).map(\.record)
             let totals = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, COALESCE(SUM(focusedSeconds), 0) AS s FROM pomodoroFocus")
             let seconds: Double = totals?["s"] ?? 0
             return FocusHistory(records: records, count: totals?["n"] ?? 0, focused: Duration.checkedSeconds(seconds) ?? .zero)
@@ -44,7 +50,8 @@ struct FocusRow: Codable, FetchableRecord {
     var focusedSeconds: Double
 
     var record: FocusRecord {
-        FocusRecord(run: run, profile: profile, cycle: cycle, cycles: cycles, startedAt: startedAt, endedAt: endedAt,
-                    focused: Duration.checkedSeconds(focusedSeconds) ?? .zero)
+        FocusRecord(
+            run: run, profile: profile, cycle: cycle, cycles: cycles, startedAt: startedAt, endedAt: endedAt,
+            focused: Duration.checkedSeconds(focusedSeconds) ?? .zero)
     }
 }

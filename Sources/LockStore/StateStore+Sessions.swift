@@ -17,26 +17,32 @@ extension StateStore {
         try database.write { db in
             for session in change.started {
                 try SessionRecord(session).insert(db, onConflict: .replace)
-                try db.execute(sql: """
-                    INSERT OR REPLACE INTO history (id, profile, origin, strict, startedAt, plannedEnd, endedAt, endReason, blockedNames,
-                                                    local)
-                    VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)
-                    """, arguments: [session.id, session.profile, session.origin.rawValue, session.strict, session.startedAt,
-                                     session.endsAt(at: now), session.rules.exactNameCount, session.target.includesLocal])
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO history (id, profile, origin, strict, startedAt, plannedEnd, endedAt, endReason, blockedNames,
+                                                        local)
+                        VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)
+                        """,
+                    arguments: [
+                        session.id, session.profile, session.origin.rawValue, session.strict, session.startedAt,
+                        session.endsAt(at: now), session.rules.exactNameCount, session.target.includesLocal,
+                    ])
             }
             for update in change.updated {
                 try save(update.new, rulesChanged: update.old.rules != update.new.rules, at: now, db)
             }
             for ending in change.ended {
                 try db.execute(sql: "DELETE FROM activeSession WHERE id = ?", arguments: [ending.session.id])
-                try db.execute(sql: "UPDATE history SET endedAt = ?, endReason = ? WHERE id = ?",
-                               arguments: [ending.at, ending.reason.rawValue, ending.session.id])
+                try db.execute(
+                    sql: "UPDATE history SET endedAt = ?, endReason = ? WHERE id = ?",
+                    arguments: [ending.at, ending.reason.rawValue, ending.session.id])
                 if ending.reason == .unlocked {
                     // In the same transaction as the end: an early end is never lost from the
                     // weekly allowance, nor counted for an end that did not happen.
-                    try db.execute(sql: """
-                        INSERT OR REPLACE INTO emergencyUnlock (session, profile, at, bootNanoseconds, bootID) VALUES (?, ?, ?, ?, ?)
-                        """, arguments: [ending.session.id, ending.session.profile, ending.at, now.boot.nanoseconds, now.bootID])
+                    try db.execute(
+                        sql: """
+                            INSERT OR REPLACE INTO emergencyUnlock (session, profile, at, bootNanoseconds, bootID) VALUES (?, ?, ?, ?, ?)
+                            """, arguments: [ending.session.id, ending.session.profile, ending.at, now.boot.nanoseconds, now.bootID])
                 }
             }
         }
@@ -74,8 +80,10 @@ extension StateStore {
     /// The most recent history entries, newest first.
     public func history(limit: Int) throws -> [HistoryRecord] {
         try database.read { db in
-            try HistoryRow.fetchAll(db, sql: "SELECT * FROM history ORDER BY startedAt DESC, rowid DESC LIMIT ?",
-                                    arguments: [limit]).map(\.record)
+            try HistoryRow.fetchAll(
+                db, sql: "SELECT * FROM history ORDER BY startedAt DESC, rowid DESC LIMIT ?",
+                arguments: [limit]
+            ).map(\.record)
         }
     }
 
@@ -85,15 +93,20 @@ extension StateStore {
         if rulesChanged {
             try SessionRecord(session).insert(db, onConflict: .replace)
         } else {
-            try db.execute(sql: """
-                UPDATE activeSession SET strict = ?, endBoot = ?, bootID = ?, checkpointRemaining = ?, checkpointWall = ?,
-                    pendingOffSince = ?, pendingResumedAt = ? WHERE id = ?
-                """, arguments: [session.strict, session.endBoot.nanoseconds, session.bootID, session.checkpointRemaining.nanosecondsClamped,
-                                 session.checkpointWall, session.pendingOffTime?.since, session.pendingOffTime?.resumedAt.nanoseconds,
-                                 session.id])
+            try db.execute(
+                sql: """
+                    UPDATE activeSession SET strict = ?, endBoot = ?, bootID = ?, checkpointRemaining = ?, checkpointWall = ?,
+                        pendingOffSince = ?, pendingResumedAt = ? WHERE id = ?
+                    """,
+                arguments: [
+                    session.strict, session.endBoot.nanoseconds, session.bootID, session.checkpointRemaining.nanosecondsClamped,
+                    session.checkpointWall, session.pendingOffTime?.since, session.pendingOffTime?.resumedAt.nanoseconds,
+                    session.id,
+                ])
         }
-        try db.execute(sql: "UPDATE history SET plannedEnd = ?, strict = ?, blockedNames = ? WHERE id = ?",
-                       arguments: [session.endsAt(at: now), session.strict, session.rules.exactNameCount, session.id])
+        try db.execute(
+            sql: "UPDATE history SET plannedEnd = ?, strict = ?, blockedNames = ? WHERE id = ?",
+            arguments: [session.endsAt(at: now), session.strict, session.rules.exactNameCount, session.id])
     }
 }
 
@@ -109,7 +122,8 @@ struct HistoryRow: Codable, FetchableRecord {
     var endReason: String?
 
     var record: HistoryRecord {
-        HistoryRecord(session: id, profile: profile, origin: origin, strict: strict, startedAt: startedAt, plannedEnd: plannedEnd,
-                      endedAt: endedAt, endReason: endReason.flatMap(EndReason.init(rawValue:)))
+        HistoryRecord(
+            session: id, profile: profile, origin: origin, strict: strict, startedAt: startedAt, plannedEnd: plannedEnd,
+            endedAt: endedAt, endReason: endReason.flatMap(EndReason.init(rawValue:)))
     }
 }

@@ -101,8 +101,9 @@ public final class StateStore: Sendable {
 
     static func setValue<T: Encodable>(_ value: T?, forKey key: String, _ db: Database) throws {
         if let value {
-            try db.execute(sql: "INSERT OR REPLACE INTO keyValue (key, value) VALUES (?, ?)",
-                           arguments: [key, try StateStore.encoder.encode(value)])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO keyValue (key, value) VALUES (?, ?)",
+                arguments: [key, try StateStore.encoder.encode(value)])
         } else {
             try db.execute(sql: "DELETE FROM keyValue WHERE key = ?", arguments: [key])
         }

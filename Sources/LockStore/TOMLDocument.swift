@@ -76,7 +76,8 @@ public struct TOMLDocument {
 
     /// A problem located at `key` (and `value` within it, when given).
     public func problem(_ key: String, value: String? = nil, section: String? = nil, _ message: String) -> FileProblem {
-        let found = value.flatMap { self.line(of: $0, in: key, section: section) } ?? self.line(of: key, section: section)
+        let found =
+            value.flatMap { self.line(of: $0, in: key, section: section) } ?? self.line(of: key, section: section)
             ?? self.line(ofSection: section).flatMap { $0 == 0 ? nil : $0 }
         return FileProblem(file: file, line: found, field: section.map { "\($0).\(key)" } ?? key, message: message)
     }
@@ -98,8 +99,9 @@ public struct TOMLDocument {
     /// otherwise be silently ignored.
     public func requireOnly(_ allowed: Set<String>, section: String? = nil) throws(FileProblem) {
         for key in table(section)?.keys ?? [] where !allowed.contains(key) {
-            throw problem(key, section: section,
-                          "unknown field (expected one of: \(allowed.sorted().joined(separator: ", ")))")
+            throw problem(
+                key, section: section,
+                "unknown field (expected one of: \(allowed.sorted().joined(separator: ", ")))")
         }
     }
 
@@ -113,8 +115,9 @@ public struct TOMLDocument {
     /// A required string field.
     public func requiredString(_ key: String, section: String? = nil) throws(FileProblem) -> String {
         guard let string = try string(key, section: section) else {
-            throw FileProblem(file: file, line: line(ofSection: section).flatMap { $0 == 0 ? nil : $0 },
-                              field: section.map { "\($0).\(key)" } ?? key, message: "is required")
+            throw FileProblem(
+                file: file, line: line(ofSection: section).flatMap { $0 == 0 ? nil : $0 },
+                field: section.map { "\($0).\(key)" } ?? key, message: "is required")
         }
         return string
     }

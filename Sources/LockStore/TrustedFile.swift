@@ -25,7 +25,9 @@ public enum TrustedFile {
         let fd = open(path, flags)
         guard fd >= 0 else {
             let code = errno
-            if code == ELOOP { throw FileProblem(file: path, message: "is a symbolic link; only regular files written by simplylockd are read here") }
+            if code == ELOOP {
+                throw FileProblem(file: path, message: "is a symbolic link; only regular files written by simplylockd are read here")
+            }
             throw FileProblem(file: path, message: "cannot be read: \(String(cString: strerror(code)))")
         }
         defer { close(fd) }
@@ -38,7 +40,11 @@ public enum TrustedFile {
                 throw FileProblem(file: path, message: "is owned by uid \(info.st_uid); only files owned by root are read here")
             }
             guard info.st_mode & 0o022 == 0 else {
-                throw FileProblem(file: path, message: "may be written by group or others (mode \(String(info.st_mode & 0o7777, radix: 8))); only simplylockd may write here")
+                throw FileProblem(
+                    file: path,
+                    message:
+                        "may be written by group or others (mode \(String(info.st_mode & 0o7777, radix: 8))); only simplylockd may write here"
+                )
             }
         }
         guard info.st_size <= maxBytes else { throw FileProblem(file: path, message: "is larger than \(maxBytes >> 20) MiB") }

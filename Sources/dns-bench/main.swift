@@ -10,8 +10,8 @@
 import CLinux
 import Foundation
 import LockCore
-import LockNames
 import LockEnforcement
+import LockNames
 import Logging
 
 func rssKiB(_ field: String = "VmRSS") -> Int {
@@ -83,8 +83,11 @@ func build(_ arguments: [String]) {
         let inserted = ContinuousClock.now - insertStart
         let finishStart = ContinuousClock.now
         let set = builder.build()
-        print(json(["names": count, "parseSeconds": seconds(parsed), "insertSeconds": seconds(inserted),
-                    "buildSeconds": seconds(ContinuousClock.now - finishStart), "kept": set.count]))
+        print(
+            json([
+                "names": count, "parseSeconds": seconds(parsed), "insertSeconds": seconds(inserted),
+                "buildSeconds": seconds(ContinuousClock.now - finishStart), "kept": set.count,
+            ]))
         return
     }
     if arguments.contains("--set") {
@@ -92,8 +95,11 @@ func build(_ arguments: [String]) {
         var names = Set<String>()
         let report = parseList(path) { names.insert($0) }
         let elapsed = ContinuousClock.now - started
-        print(json(["names": names.count, "seconds": seconds(elapsed), "rssBeforeKiB": before,
-                    "rssAfterKiB": rssKiB(), "peakKiB": rssKiB("VmHWM"), "lines": report.lines]))
+        print(
+            json([
+                "names": names.count, "seconds": seconds(elapsed), "rssBeforeKiB": before,
+                "rssAfterKiB": rssKiB(), "peakKiB": rssKiB("VmHWM"), "lines": report.lines,
+            ]))
         return
     }
     let started = ContinuousClock.now
@@ -113,13 +119,14 @@ func build(_ arguments: [String]) {
     let missTime = timeLookups(misses) { set.matchLength($0) != nil }
     let policy = DNSFilterPolicy(.empty, lists: [set])
     let policyTime = timeLookups(hits + misses) { policy.verdict($0) != nil }
-    print(json([
-        "names": set.count, "lines": report.lines, "blockedEntries": report.blocked, "skipped": report.skippedTotal,
-        "seconds": seconds(elapsed), "rssBeforeKiB": before, "rssAfterKiB": after, "peakKiB": peak,
-        "allocatedBytes": set.allocatedBytes,
-        "lookupHitNs": hitTime.ns, "lookupMissNs": missTime.ns, "verdictNs": policyTime.ns,
-        "hitsFound": hitTime.hits, "missesFound": missTime.hits,
-    ]))
+    print(
+        json([
+            "names": set.count, "lines": report.lines, "blockedEntries": report.blocked, "skipped": report.skippedTotal,
+            "seconds": seconds(elapsed), "rssBeforeKiB": before, "rssAfterKiB": after, "peakKiB": peak,
+            "allocatedBytes": set.allocatedBytes,
+            "lookupHitNs": hitTime.ns, "lookupMissNs": missTime.ns, "verdictNs": policyTime.ns,
+            "hitsFound": hitTime.hits, "missesFound": missTime.hits,
+        ]))
 }
 
 func serve(_ arguments: [String]) async {
@@ -130,8 +137,9 @@ func serve(_ arguments: [String]) async {
     let sessions = DesiredBlock(rules: [BlockRules(block: DomainSet(["blocked.test"]))])
     var logger = Logger(label: "dns-bench")
     logger.logLevel = .warning
-    let forwarder = DNSForwarder(settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: 0, mark: nil),
-                                 upstream: ResolverConfiguration(servers: [upstream]), logger: logger)
+    let forwarder = DNSForwarder(
+        settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: 0, mark: nil),
+        upstream: ResolverConfiguration(servers: [upstream]), logger: logger)
     let idle = rssKiB()
     var built = Duration.zero
     if let listPath {
@@ -150,7 +158,10 @@ func serve(_ arguments: [String]) async {
     while let line = readLine() {
         switch line {
         case "swap":
-            guard let listPath else { print("swapped 0"); break }
+            guard let listPath else {
+                print("swapped 0")
+                break
+            }
             let started = ContinuousClock.now
             let (set, _) = buildSet(listPath)
             forwarder.setPolicy(DNSFilterPolicy(sessions, lists: [set]))
@@ -158,9 +169,12 @@ func serve(_ arguments: [String]) async {
             print("swapped \(seconds(ContinuousClock.now - started)) \(json(["rssKiB": rssKiB(), "peakKiB": rssKiB("VmHWM")]))")
         case "stats":
             let statistics = await forwarder.statistics()
-            print(json(["rssKiB": rssKiB(), "peakKiB": rssKiB("VmHWM"), "queries": statistics.queries,
-                        "blocked": statistics.blocked, "forwarded": statistics.forwarded, "failed": statistics.failed,
-                        "answered": statistics.answered, "timeouts": statistics.upstreamTimeouts]))
+            print(
+                json([
+                    "rssKiB": rssKiB(), "peakKiB": rssKiB("VmHWM"), "queries": statistics.queries,
+                    "blocked": statistics.blocked, "forwarded": statistics.forwarded, "failed": statistics.failed,
+                    "answered": statistics.answered, "timeouts": statistics.upstreamTimeouts,
+                ]))
         case "quit":
             await forwarder.stop()
             return

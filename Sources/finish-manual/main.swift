@@ -193,8 +193,10 @@ if let description = byTitle["DESCRIPTION"] {
 }
 for section in extra { byTitle[section.title] = section.lines }
 
-let order = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COMMANDS", "ENVIRONMENT", "FILES", "SIGNALS", "EXIT STATUS", "EXAMPLES",
-             "SEE ALSO", "AUTHORS"]
+let order = [
+    "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COMMANDS", "ENVIRONMENT", "FILES", "SIGNALS", "EXIT STATUS", "EXAMPLES",
+    "SEE ALSO", "AUTHORS",
+]
 var output = generated.preamble
 for title in order + byTitle.keys.filter({ !order.contains($0) }).sorted() {
     guard let lines = byTitle[title] else { continue }

@@ -70,12 +70,14 @@ struct ExecGuardProbe {
             return handler
         }
         let out = Output(path: output)
-        let roots = AppCatalog.Roots(dataDirectories: dataDirectories, flatpakInstallations: [], snapDirectory: "/nonexistent",
-                                     searchPath: searchPath.isEmpty ? ["/usr/bin", "/bin"] : searchPath, homes: [])
+        let roots = AppCatalog.Roots(
+            dataDirectories: dataDirectories, flatpakInstallations: [], snapDirectory: "/nonexistent",
+            searchPath: searchPath.isEmpty ? ["/usr/bin", "/bin"] : searchPath, homes: [])
         let enforcer = AppEnforcer(
-            settings: AppEnforcer.Settings(preference: preference, terminateGrace: .milliseconds(Int(grace * 1000)),
-                                           userWritable: userWritable, cgroupRoot: cgroupRoot,
-                                           frozenRecord: frozenRecord),
+            settings: AppEnforcer.Settings(
+                preference: preference, terminateGrace: .milliseconds(Int(grace * 1000)),
+                userWritable: userWritable, cgroupRoot: cgroupRoot,
+                frozenRecord: frozenRecord),
             onDenial: { denial in
                 let json = (try? JSONEncoder().encode(denial)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                 out.append("denied \(json)")
@@ -92,8 +94,10 @@ struct ExecGuardProbe {
                     let catalog = AppCatalog(roots: roots)
                     var blocked: [BlockedApp] = []
                     for app in command.apps ?? [] {
-                        blocked.append(try catalog.lookup(app.id).blocked(strict: app.strict ?? false,
-                                                                           running: app.running ?? .terminate))
+                        blocked.append(
+                            try catalog.lookup(app.id).blocked(
+                                strict: app.strict ?? false,
+                                running: app.running ?? .terminate))
                     }
                     try await enforcer.apply(DesiredBlock(apps: blocked))
                 }
@@ -101,8 +105,9 @@ struct ExecGuardProbe {
                 clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)
                 out.append("cpu \(command.seq) \(Int64(cpu.tv_sec) * 1_000_000_000 + Int64(cpu.tv_nsec))")
                 let status = await enforcer.status()
-                let report = ProbeReport(name: status.name, applied: status.applied, elements: status.elements,
-                                         lastError: status.lastError, details: status.details.mapValues(\.description))
+                let report = ProbeReport(
+                    name: status.name, applied: status.applied, elements: status.elements,
+                    lastError: status.lastError, details: status.details.mapValues(\.description))
                 let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
                 out.append("applied \(command.seq) \(json)")
             } catch {

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// Imported blocklists through the real simplylockd and lockctl: files and standard input,
 /// what `lists show` reports, restarts, removal, and the real EasyList and EasyPrivacy that
@@ -13,7 +13,9 @@ import TestSupport
 /// machine.
 @Suite("blocklists through the real daemon")
 struct BlocklistTests {
-    static let digMissing: String? = TestTools.missing { TestTools.which("dig") == nil ? "dig is not installed (apt-get install dnsutils)" : nil }
+    static let digMissing: String? = TestTools.missing {
+        TestTools.which("dig") == nil ? "dig is not installed (apt-get install dnsutils)" : nil
+    }
 
     static func freePort() -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
@@ -21,7 +23,9 @@ struct BlocklistTests {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         return UInt16(bigEndian: address.sin_port)
@@ -36,12 +40,15 @@ struct BlocklistTests {
     }
 
     static func dig(_ name: String, port: UInt16) throws -> String {
-        try ProcessRunner.run(TestTools.which("dig") ?? "dig", ["+short", "+time=1", "+tries=1", "-p", "\(port)", "@127.0.0.1", name], timeout: 10).stdout
+        try ProcessRunner.run(
+            TestTools.which("dig") ?? "dig", ["+short", "+time=1", "+tries=1", "-p", "\(port)", "@127.0.0.1", name], timeout: 10
+        ).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("a list imported from a file or standard input blocks its names and subdomains in the blocks of profiles naming it, across a restart, until removed",
-          .enabled(if: digMissing == nil, "\(digMissing ?? "")"))
+    @Test(
+        "a list imported from a file or standard input blocks its names and subdomains in the blocks of profiles naming it, across a restart, until removed",
+        .enabled(if: digMissing == nil, "\(digMissing ?? "")"))
     func listsFromFilesAndStandardInput() throws {
         let (daemon, port) = try Self.daemon()
         let root = daemon.root
@@ -50,7 +57,8 @@ struct BlocklistTests {
         #expect(imported.status == 0, "\(imported)")
         #expect(imported.stdout.contains("list ads imported: 2 names, 1 exception from 5 lines (1 rule skipped)"), "\(imported.stdout)")
         #expect(imported.stdout.contains("$options"), "the skipped rule is explained")
-        let piped = try ProcessRunner.run("/bin/sh", ["-c", "printf 'more.test\\nexample.com##.ad\\n' | '\(Binaries.lockctl)' --root '\(root.path)' lists import more -"])
+        let piped = try ProcessRunner.run(
+            "/bin/sh", ["-c", "printf 'more.test\\nexample.com##.ad\\n' | '\(Binaries.lockctl)' --root '\(root.path)' lists import more -"])
         #expect(piped.status == 0, "\(piped)")
 
         let shown = try daemon.json("lists", "show", "ads")
@@ -103,7 +111,9 @@ struct BlocklistTests {
     /// cannot be had (no apt, no network).
     static let ublock: (directory: String?, problem: String?) = {
         let base = TestTools.repository + "/.build/test-data/ublock"
-        let lists = base + "/unpacked/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets/thirdparties/easylist"
+        let lists =
+            base
+            + "/unpacked/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets/thirdparties/easylist"
         if access(lists + "/easylist.txt", R_OK) == 0, access(lists + "/easyprivacy.txt", R_OK) == 0 { return (lists, nil) }
         guard TestTools.which("apt-get") != nil, TestTools.which("dpkg-deb") != nil else { return (nil, "apt-get and dpkg-deb are needed") }
         let script = """
@@ -129,10 +139,12 @@ struct BlocklistTests {
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("||") && line.hasSuffix("^") {
             let name = line.dropFirst(2).dropLast().lowercased()
             let labels = name.split(separator: ".", omittingEmptySubsequences: false)
-            guard labels.count > 1, labels.allSatisfy({ label in
-                !label.isEmpty && label.count <= 63 && label.first != "-" && label.last != "-" && !label.dropFirst(2).hasPrefix("--")
-                    && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
-            }), labels.last?.allSatisfy(\.isNumber) == false else { continue }
+            guard labels.count > 1,
+                labels.allSatisfy({ label in
+                    !label.isEmpty && label.count <= 63 && label.first != "-" && label.last != "-" && !label.dropFirst(2).hasPrefix("--")
+                        && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+                }), labels.last?.allSatisfy(\.isNumber) == false
+            else { continue }
             names.insert(name)
         }
         return names.filter { name in
@@ -145,8 +157,9 @@ struct BlocklistTests {
         }.sorted()
     }
 
-    @Test("EasyList and EasyPrivacy from Debian's uBlock Origin package: about 84 000 names, every skipped rule counted, known names blocked",
-          .enabled(if: ublockMissing == nil, "\(ublockMissing ?? "")"))
+    @Test(
+        "EasyList and EasyPrivacy from Debian's uBlock Origin package: about 84 000 names, every skipped rule counted, known names blocked",
+        .enabled(if: ublockMissing == nil, "\(ublockMissing ?? "")"))
     func easyListAndEasyPrivacy() throws {
         let directory = try #require(Self.ublock.directory, "\(Self.ublock.problem ?? "")")
         let (daemon, port) = try Self.daemon()

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// Every help text and a set of error texts of lockctl, compared with the snapshots in
 /// Tests/Snapshots: a change of wording shows up as a diff in review. After a deliberate change,
@@ -60,8 +60,10 @@ struct CLITextTests {
     static func mask(_ text: String, root: TestRoot?) -> String {
         var masked = text
         if let root { masked = masked.replacingOccurrences(of: root.path, with: "ROOT") }
-        let patterns = [(#"\b([A-Z][a-z]{2} )?\d{2}:\d{2}\b"#, "HH:MM"), (#"\b(\d+[dhm])+(\d+s)?( from now| left)"#, "DURATION$3"),
-                        (#"\b[0-9a-f]{12}\b"#, "SESSION")]
+        let patterns = [
+            (#"\b([A-Z][a-z]{2} )?\d{2}:\d{2}\b"#, "HH:MM"), (#"\b(\d+[dhm])+(\d+s)?( from now| left)"#, "DURATION$3"),
+            (#"\b[0-9a-f]{12}\b"#, "SESSION"),
+        ]
         for (pattern, template) in patterns {
             let regex = try! NSRegularExpression(pattern: pattern)
             masked = regex.stringByReplacingMatches(in: masked, range: NSRange(masked.startIndex..., in: masked), withTemplate: template)
@@ -83,13 +85,15 @@ struct CLITextTests {
     func usageErrors() throws {
         var text = ""
         for path in try Self.commandPaths() { text += try Self.transcript(path + ["--bogus"]) }
-        for arguments in [["stauts"], ["stat"], ["profiles", "lst"], ["schedules", "ad", "x"], ["extend", "focus", "-5m"],
-                          ["start", "news", "-5m"], ["start", "news"], ["start", "news", "5x"], ["start", "news", "5m", "--until", "17:00"],
-                          ["extend", "focus"], ["history", "--limit", "many"], ["stop"], ["stop", "--all", "news"],
-                          ["schedules", "add", "x", "--profile", "news", "--on", "daily"],
-                          ["schedules", "add", "x", "--profile", "news", "--days", "mon", "--from", "25:00", "--to", "10:00"],
-                          ["schedules", "edit", "x"], ["pomodoro", "start", "--profile", "news", "--focus", "-5m"],
-                          ["profiles", "edit", "x"], ["--json", "start", "news"]] {
+        for arguments in [
+            ["stauts"], ["stat"], ["profiles", "lst"], ["schedules", "ad", "x"], ["extend", "focus", "-5m"],
+            ["start", "news", "-5m"], ["start", "news"], ["start", "news", "5x"], ["start", "news", "5m", "--until", "17:00"],
+            ["extend", "focus"], ["history", "--limit", "many"], ["stop"], ["stop", "--all", "news"],
+            ["schedules", "add", "x", "--profile", "news", "--on", "daily"],
+            ["schedules", "add", "x", "--profile", "news", "--days", "mon", "--from", "25:00", "--to", "10:00"],
+            ["schedules", "edit", "x"], ["pomodoro", "start", "--profile", "news", "--focus", "-5m"],
+            ["profiles", "edit", "x"], ["--json", "start", "news"],
+        ] {
             text += try Self.transcript(arguments)
         }
         try Self.compare(text, with: "lockctl-usage-errors.txt")
@@ -104,16 +108,18 @@ struct CLITextTests {
     @Test("errors from the daemon read like lockctl's own; internal field names do not leak")
     func daemonErrors() throws {
         let root = try TestRoot()
-        var text = try Self.transcript(["status"], root: root) // nobody answers yet
+        var text = try Self.transcript(["status"], root: root)  // nobody answers yet
         let daemon = try DaemonProcess(root: root)
-        for arguments in [["start", "ghost", "5m"], ["start", "news,ghost", "5m"], ["start", "news", "1h", "--strict"],
-                          ["start", "news", "5m"], ["stop", "news"], ["stop", "nothing"], ["stop", "--all"], ["extend", "news", "400d"],
-                          ["extend", "nothing", "5m"], ["start", "social", "400d"], ["check", "bad..name"], ["profiles", "show", "ghost"],
-                          ["profiles", "add-domain", "social", "x.com"], ["profiles", "create", "mine", "--domain", "bad..name"],
-                          ["profiles", "create", "mine", "--service", "yotube"], ["services", "yotube"],
-                          ["schedules", "show", "ghost"], ["schedules", "edit", "ghost", "--to", "10:00"],
-                          ["schedules", "add", "x", "--profile", "ghost", "--on", "daily", "--for", "1h"],
-                          ["pomodoro", "pause"], ["--json", "stop", "news"]] {
+        for arguments in [
+            ["start", "ghost", "5m"], ["start", "news,ghost", "5m"], ["start", "news", "1h", "--strict"],
+            ["start", "news", "5m"], ["stop", "news"], ["stop", "nothing"], ["stop", "--all"], ["extend", "news", "400d"],
+            ["extend", "nothing", "5m"], ["start", "social", "400d"], ["check", "bad..name"], ["profiles", "show", "ghost"],
+            ["profiles", "add-domain", "social", "x.com"], ["profiles", "create", "mine", "--domain", "bad..name"],
+            ["profiles", "create", "mine", "--service", "yotube"], ["services", "yotube"],
+            ["schedules", "show", "ghost"], ["schedules", "edit", "ghost", "--to", "10:00"],
+            ["schedules", "add", "x", "--profile", "ghost", "--on", "daily", "--for", "1h"],
+            ["pomodoro", "pause"], ["--json", "stop", "news"],
+        ] {
             text += try Self.transcript(arguments, root: root)
         }
         _ = try daemon.stop()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The generated bash completion, run the way bash runs it (`_lockctl CMD CUR PREV` with
 /// COMP_WORDS set), against a live daemon: names come from the daemon, not only subcommands.
@@ -16,8 +16,9 @@ struct CompletionTests {
             _lockctl lockctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
             printf '%s\\n' "${COMPREPLY[@]}"
             """
-        let result = try ProcessRunner.run("/bin/bash", ["-c", program],
-                                           environment: ["PATH": Binaries.directory + ":/usr/bin:/bin"])
+        let result = try ProcessRunner.run(
+            "/bin/bash", ["-c", program],
+            environment: ["PATH": Binaries.directory + ":/usr/bin:/bin"])
         #expect(result.status == 0, "\(result)")
         return result.stdout.split(separator: "\n").map(String.init)
     }

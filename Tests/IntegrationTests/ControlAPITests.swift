@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 @Suite("The control API on the Unix socket")
 struct ControlAPITests {
@@ -9,8 +9,10 @@ struct ControlAPITests {
     func malformedRequests() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
-        for garbage in ["GARBAGE\r\n\r\n", "GET /v1/status HTTP/9.9\r\n\r\n", "POST /v1/sessions HTTP/1.1\r\nContent-Length: nope\r\n\r\n",
-                        "\u{0}\u{1}\u{2}\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n"] {
+        for garbage in [
+            "GARBAGE\r\n\r\n", "GET /v1/status HTTP/9.9\r\n\r\n", "POST /v1/sessions HTTP/1.1\r\nContent-Length: nope\r\n\r\n",
+            "\u{0}\u{1}\u{2}\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n",
+        ] {
             let socket = try RawSocket(path: root.socketPath)
             socket.send(garbage)
             let answer = socket.readAll()
@@ -34,9 +36,11 @@ struct ControlAPITests {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
         _ = daemon
-        for (request, status) in [("GET /v1/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "404"),
-                                  ("PUT /v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", "405"),
-                                  ("GET /v1/profiles/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "404")] {
+        for (request, status) in [
+            ("GET /v1/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "404"),
+            ("PUT /v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", "405"),
+            ("GET /v1/profiles/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "404"),
+        ] {
             let socket = try RawSocket(path: root.socketPath)
             socket.send(request)
             let answer = socket.readAll()
@@ -46,7 +50,9 @@ struct ControlAPITests {
         }
     }
 
-    @Test("curl can read the status over the socket", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is not installed"))
+    @Test(
+        "curl can read the status over the socket",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is not installed"))
     func curl() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
@@ -65,8 +71,12 @@ struct ControlAPITests {
         #expect(try daemon.lockctl("status").status == 0)
 
         // A second daemon on another state directory but the same socket must refuse.
-        let second = try ProcessRunner.run(Binaries.daemon, ["--root", root.path, "--state-dir", root.path + "/state2",
-                                                             "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts"], timeout: 20)
+        let second = try ProcessRunner.run(
+            Binaries.daemon,
+            [
+                "--root", root.path, "--state-dir", root.path + "/state2",
+                "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts",
+            ], timeout: 20)
         #expect(second.status != 0)
         #expect(second.stderr.contains("already listening"), "\(second)")
         #expect(try daemon.lockctl("status").status == 0)
@@ -74,7 +84,8 @@ struct ControlAPITests {
 
         // Not a socket: refuse to start rather than delete someone's file.
         try root.write("run/simplylock/lockctl.sock", "important\n")
-        let refused = try ProcessRunner.run(Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts"], timeout: 20)
+        let refused = try ProcessRunner.run(
+            Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts"], timeout: 20)
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("not a socket"), "\(refused)")
         #expect((try? String(contentsOfFile: root.socketPath, encoding: .utf8)) == "important\n")

@@ -1,19 +1,22 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 @Suite("the DNS filter through the real daemon, in private network and mount namespaces")
 struct DNSFilterTests {
-    static let missing: String? = FirewallPrerequisites.missing
+    static let missing: String? =
+        FirewallPrerequisites.missing
         ?? (which("dig") == nil ? "dig is not installed (apt-get install dnsutils)" : nil)
         ?? (which("getent") == nil ? "getent is not installed" : nil)
 
-    @Test("blocked names and every name under them get no real address, by getent, getaddrinfo and dig; the rest resolves; nothing is left after the block",
-          .enabled(if: missing == nil, "\(missing ?? "")"))
+    @Test(
+        "blocked names and every name under them get no real address, by getent, getaddrinfo and dig; the rest resolves; nothing is left after the block",
+        .enabled(if: missing == nil, "\(missing ?? "")"))
     func namespaceScenario() throws {
-        let result = try ProcessRunner.run(FirewallTests.repository + "/Tests/Scripts/netns-dns-test.sh",
-                                           [Binaries.directory, Binaries.dataDirectory], timeout: 300)
+        let result = try ProcessRunner.run(
+            FirewallTests.repository + "/Tests/Scripts/netns-dns-test.sh",
+            [Binaries.directory, Binaries.dataDirectory], timeout: 300)
         let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }
         #expect(result.status == 0, "\(result)")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")

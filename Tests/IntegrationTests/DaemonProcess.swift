@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Glibc
+import TestSupport
 
 /// A real `simplylockd` running under a test root.
 final class DaemonProcess: @unchecked Sendable {
@@ -21,15 +21,18 @@ final class DaemonProcess: @unchecked Sendable {
         try waitForSocket()
     }
 
-    private static func launch(root: TestRoot, arguments: [String], environment: [String: String], wrapper: [String],
-                               log: String) throws -> ChildProcess {
+    private static func launch(
+        root: TestRoot, arguments: [String], environment: [String: String], wrapper: [String],
+        log: String
+    ) throws -> ChildProcess {
         // The hosts enforcer only, unless a test asks otherwise: nftables would change the
         // machine's own ruleset (its tests run the daemon in a private network namespace).
         let enforcers = arguments.contains("--enforcers") ? [] : ["--enforcers", "hosts"]
         let daemonArguments = ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--log-level", "debug"] + enforcers + arguments
         let command = wrapper + [Binaries.daemon] + daemonArguments
-        return try ChildProcess(command[0], Array(command.dropFirst()), environment: ProcessRunner.environment(environment),
-                                stdout: .file(log), stderr: .file(log))
+        return try ChildProcess(
+            command[0], Array(command.dropFirst()), environment: ProcessRunner.environment(environment),
+            stdout: .file(log), stderr: .file(log))
     }
 
     func waitForSocket(timeout: Double = 20) throws {

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Glibc
+import TestSupport
 
 /// An AF_UNIX datagram socket bound to a path: plays systemd's notify socket or journald's
 /// native socket.

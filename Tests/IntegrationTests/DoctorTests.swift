@@ -10,7 +10,10 @@ struct DoctorTests {
         #expect(try daemon.lockctl("start", "social", "10m").status == 0)
         let text = try daemon.lockctl("doctor")
         #expect(text.status == 0, "\(text)")
-        for name in ["socket", "permissions", "daemon", "hosts file", "enforcer hosts", "DNS over HTTPS", "state", "configuration", "clock", "time zone"] {
+        for name in [
+            "socket", "permissions", "daemon", "hosts file", "enforcer hosts", "DNS over HTTPS", "state", "configuration", "clock",
+            "time zone",
+        ] {
             #expect(text.stdout.contains(name), "missing check \(name):\n\(text.stdout)")
         }
         #expect(text.stdout.contains("warning  hosts file"))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Domains typed or pasted into lockctl reach the daemon's browser-grade parser")
 struct DomainInputTests {
@@ -8,8 +8,9 @@ struct DomainInputTests {
     func pastedURLsAndPublicSuffixes() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
-        let created = try daemon.lockctl("profiles", "create", "pasted", "--domain", "https://www.reddit.com/r/x",
-                                         "--domain", "ＥＸＡＭＰＬＥ.com", "--domain", "https://example.org\\@evil.com/")
+        let created = try daemon.lockctl(
+            "profiles", "create", "pasted", "--domain", "https://www.reddit.com/r/x",
+            "--domain", "ＥＸＡＭＰＬＥ.com", "--domain", "https://example.org\\@evil.com/")
         #expect(created.status == 0, "\(created)")
         let profile = try daemon.json("profiles", "show", "pasted")
         #expect(profile["domains"] as? [String] == ["reddit.com", "example.com", "example.org"])

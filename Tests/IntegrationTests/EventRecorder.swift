@@ -10,8 +10,9 @@ final class EventRecorder: @unchecked Sendable {
     /// Starts following the daemon's events and waits until the stream is live.
     init(daemon: DaemonProcess) throws {
         path = daemon.root.path + "/events-\(UUID().uuidString).jsonl"
-        follower = try ChildProcess(Binaries.lockctl, ["events", "--json", "--root", daemon.root.path],
-                                    environment: ProcessRunner.environment(), stdout: .file(path))
+        follower = try ChildProcess(
+            Binaries.lockctl, ["events", "--json", "--root", daemon.root.path],
+            environment: ProcessRunner.environment(), stdout: .file(path))
         try waitUntil("the event stream to say hello", timeout: 20) { try events().contains { $0["type"] as? String == "hello" } }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("The event stream")
 struct EventStreamTests {
@@ -9,8 +9,9 @@ struct EventStreamTests {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
         let output = root.path + "/events.out"
-        let follower = try ChildProcess(Binaries.lockctl, ["events", "--json", "--root", root.path],
-                                        environment: ProcessRunner.environment(), stdout: .file(output))
+        let follower = try ChildProcess(
+            Binaries.lockctl, ["events", "--json", "--root", root.path],
+            environment: ProcessRunner.environment(), stdout: .file(output))
         func lines() -> [[String: Any]] {
             ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// What the namespace test needs; it skips itself (exit 77) when something is missing, and
 /// this check says which before running it.
@@ -22,11 +22,13 @@ enum FirewallPrerequisites {
 struct FirewallTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
 
-    @Test("connections blocked, open ones reset, DoH refused, the table restored after tampering, allowlists, a clean ruleset afterwards",
-          .enabled(if: FirewallPrerequisites.missing == nil, "\(FirewallPrerequisites.missing ?? "")"))
+    @Test(
+        "connections blocked, open ones reset, DoH refused, the table restored after tampering, allowlists, a clean ruleset afterwards",
+        .enabled(if: FirewallPrerequisites.missing == nil, "\(FirewallPrerequisites.missing ?? "")"))
     func namespaceScenario() throws {
-        let result = try ProcessRunner.run(Self.repository + "/Tests/Scripts/netns-daemon-test.sh",
-                                           [Binaries.directory, Binaries.dataDirectory], timeout: 300)
+        let result = try ProcessRunner.run(
+            Self.repository + "/Tests/Scripts/netns-daemon-test.sh",
+            [Binaries.directory, Binaries.dataDirectory], timeout: 300)
         let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }
         #expect(result.status == 0, "\(result)")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import LockProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// Defects found by outside testing, each kept fixed with the real daemon and lockctl.
 @Suite("What is blocked stays blocked: the daemon against its own clocks, files and shutdown")
@@ -20,9 +20,12 @@ struct HardeningTests {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
         let output = root.path + "/events.out"
-        let follower = try ChildProcess(Binaries.lockctl, ["--root", root.path, "events", "--json"],
-                                        environment: ProcessRunner.environment(), stdout: .file(output), stderr: .null)
-        try waitUntil("the event stream to start", timeout: 5) { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("hello") }
+        let follower = try ChildProcess(
+            Binaries.lockctl, ["--root", root.path, "events", "--json"],
+            environment: ProcessRunner.environment(), stdout: .file(output), stderr: .null)
+        try waitUntil("the event stream to start", timeout: 5) {
+            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("hello")
+        }
         let start = Date()
         #expect(try daemon.stop() == 0)
         let took = Date().timeIntervalSince(start)
@@ -34,8 +37,9 @@ struct HardeningTests {
         #expect(try daemon.lockctl("status").status == 0)
     }
 
-    @Test("a block started under a faked boot clock never has more time left after a normal restart",
-          .enabled(if: faketimeMissing == nil, "\(faketimeMissing ?? "")"))
+    @Test(
+        "a block started under a faked boot clock never has more time left after a normal restart",
+        .enabled(if: faketimeMissing == nil, "\(faketimeMissing ?? "")"))
     func fakedBootClock() throws {
         let root = try TestRoot()
         // Without FAKETIME_DONT_FAKE_MONOTONIC, libfaketime moves CLOCK_BOOTTIME too.
@@ -51,16 +55,19 @@ struct HardeningTests {
         #expect(abs(ends.timeIntervalSinceNow - Double(remaining)) < 60, "ends at \(ends)")
     }
 
-    @Test("a reboot with the clock moved forward keeps a strict block while the clock is not synchronised",
-          .enabled(if: faketimeMissing == nil, "\(faketimeMissing ?? "")"))
+    @Test(
+        "a reboot with the clock moved forward keeps a strict block while the clock is not synchronised",
+        .enabled(if: faketimeMissing == nil, "\(faketimeMissing ?? "")"))
     func rebootWithTheClockMovedForward() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root, environment: ["SIMPLYLOCK_CLOCK_SYNCHRONISED": "yes"])
         #expect(try daemon.lockctl("start", "news", "2h", "--strict").status == 0)
         try daemon.stop()
         // Another boot, the wall clock a year ahead (moving it by hand unsynchronises it).
-        let reboot = ["SIMPLYLOCK_BOOT_ID": "another-boot", "SIMPLYLOCK_CLOCK_SYNCHRONISED": "no",
-                      "LD_PRELOAD": Self.faketime, "FAKETIME": "+365d", "FAKETIME_DONT_FAKE_MONOTONIC": "1"]
+        let reboot = [
+            "SIMPLYLOCK_BOOT_ID": "another-boot", "SIMPLYLOCK_CLOCK_SYNCHRONISED": "no",
+            "LD_PRELOAD": Self.faketime, "FAKETIME": "+365d", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+        ]
         try daemon.restart(environment: reboot)
         let sessions = try daemon.json("status")["sessions"] as? [[String: Any]] ?? []
         #expect(sessions.count == 1, "the strict block ended: \(daemon.log().suffix(1500))")
@@ -69,8 +76,10 @@ struct HardeningTests {
         #expect(try daemon.lockctl("stop", "news").status == 5)
         // With the clock synchronised, a year really passed: now it has ended.
         try daemon.stop()
-        try daemon.restart(environment: ["SIMPLYLOCK_BOOT_ID": "another-boot", "SIMPLYLOCK_CLOCK_SYNCHRONISED": "yes",
-                                         "LD_PRELOAD": Self.faketime, "FAKETIME": "+365d", "FAKETIME_DONT_FAKE_MONOTONIC": "1"])
+        try daemon.restart(environment: [
+            "SIMPLYLOCK_BOOT_ID": "another-boot", "SIMPLYLOCK_CLOCK_SYNCHRONISED": "yes",
+            "LD_PRELOAD": Self.faketime, "FAKETIME": "+365d", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+        ])
         try waitUntil("the block to end once the clock is trusted", timeout: 5) {
             (try daemon.json("status")["sessions"] as? [[String: Any]])?.isEmpty == true
         }
@@ -113,26 +122,36 @@ struct HardeningTests {
         try daemon.stop()
         // Without --enforcers: the default set under a scratch root is the hosts file alone.
         let log = root.path + "/default.log"
-        let child = try ChildProcess(Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory],
-                                     environment: ProcessRunner.environment(), stdout: .file(log), stderr: .file(log))
-        defer { child.send(SIGTERM); _ = child.wait(timeout: 10) }
+        let child = try ChildProcess(
+            Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory],
+            environment: ProcessRunner.environment(), stdout: .file(log), stderr: .file(log))
+        defer {
+            child.send(SIGTERM)
+            _ = child.wait(timeout: 10)
+        }
         try waitUntil("the daemon to answer", timeout: 20) {
             try ProcessRunner.run(Binaries.lockctl, ["--root", root.path, "status"]).status == 0
         }
         let status = try ProcessRunner.run(Binaries.lockctl, ["--root", root.path, "status", "--json"])
-        let names = ((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["enforcers"] as? [[String: Any]])?
+        let names =
+            ((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["enforcers"] as? [[String: Any]])?
             .compactMap { $0["name"] as? String }
         #expect(names == ["hosts"])
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("enforcer not used") && text.contains("runs only when named with --enforcers"), "\(text)")
     }
 
-    @Test("a full state directory: the daemon starts, keeps enforcing what it has, refuses changes and says why",
-          .enabled(if: unshareMissing == nil, "\(unshareMissing ?? "")"))
+    @Test(
+        "a full state directory: the daemon starts, keeps enforcing what it has, refuses changes and says why",
+        .enabled(if: unshareMissing == nil, "\(unshareMissing ?? "")"))
     func fullStateDirectory() throws {
         let root = try TestRoot()
-        let result = try ProcessRunner.run("/usr/bin/unshare", ["-m", TestTools.repository + "/Tests/Scripts/full-state-dir.sh", root.path,
-                                                                 Binaries.directory, Binaries.dataDirectory], timeout: 120)
+        let result = try ProcessRunner.run(
+            "/usr/bin/unshare",
+            [
+                "-m", TestTools.repository + "/Tests/Scripts/full-state-dir.sh", root.path,
+                Binaries.directory, Binaries.dataDirectory,
+            ], timeout: 120)
         let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }
         #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok") }.count == 5, "\(result)")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import LockClient
 import LockProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// Chromium renders the insights page; CI must have it (scripts/setup.sh installs it).
 let chromiumMissing = TestTools.missing {
@@ -119,8 +119,9 @@ struct InsightsTests {
         #expect(try daemon.lockctl("insights", "--month", "--days", "3").status == 2)
     }
 
-    @Test("the HTML page renders in a real headless browser (screenshot in .build/test-artefacts)",
-          .enabled(if: chromiumMissing == nil, "\(chromiumMissing ?? "")"))
+    @Test(
+        "the HTML page renders in a real headless browser (screenshot in .build/test-artefacts)",
+        .enabled(if: chromiumMissing == nil, "\(chromiumMissing ?? "")"))
     func htmlRendersInChromium() throws {
         let root = try root()
         let daemon = try DaemonProcess(root: root)
@@ -139,10 +140,12 @@ struct InsightsTests {
         let screenshot = artefacts + "/insights.png"
         try? FileManager.default.removeItem(atPath: screenshot)
         let chromium = try #require(TestTools.which("chromium"), "chromium is not installed")
-        let result = try ProcessRunner.run(chromium, [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-            "--user-data-dir=\(root.path)/chromium", "--window-size=1000,900", "--screenshot=\(screenshot)", "file://\(page)",
-        ], timeout: 90)
+        let result = try ProcessRunner.run(
+            chromium,
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+                "--user-data-dir=\(root.path)/chromium", "--window-size=1000,900", "--screenshot=\(screenshot)", "file://\(page)",
+            ], timeout: 90)
         #expect(result.status == 0, "\(result)")
         let png = try #require(FileManager.default.contents(atPath: screenshot), "no screenshot: \(result)")
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))

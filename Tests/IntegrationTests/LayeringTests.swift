@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The CLI stays small: it never links the daemon's libraries. ICU, SQLite, libnftables and
 /// libsystemd appear only in the daemon (Foundation's own private ICU copy aside).

@@ -1,29 +1,41 @@
 import Foundation
 import Glibc
 import LockProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// What `make install` needs: the debug build and the generated completions and man pages
 /// (scripts/test.sh runs `make generated CONFIGURATION=debug` before the tests; the tests
 /// cannot build themselves while `swift test` holds the build directory).
 enum MakePrerequisites {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-    static let generated = ["completions/lockctl.bash", "completions/_lockctl", "completions/lockctl.fish",
-                            "man/man1/lockctl.1", "man/man8/simplylockd.8"]
+    static let generated = [
+        "completions/lockctl.bash", "completions/_lockctl", "completions/lockctl.fish",
+        "man/man1/lockctl.1", "man/man8/simplylockd.8",
+    ]
     static let missing: [String] = {
         var missing = which("make") == nil ? ["make"] : []
-        missing += generated.map { ".build/simplylock-generated/" + $0 }.filter { !FileManager.default.fileExists(atPath: repository + "/" + $0) }
+        missing += generated.map { ".build/simplylock-generated/" + $0 }.filter {
+            !FileManager.default.fileExists(atPath: repository + "/" + $0)
+        }
         return missing
     }()
 }
 
-@Suite("make install / uninstall", .enabled(if: MakePrerequisites.missing.isEmpty,
-                                            "run `make generated CONFIGURATION=debug` first (scripts/test.sh does); missing: \(MakePrerequisites.missing.joined(separator: ", "))"))
+@Suite(
+    "make install / uninstall",
+    .enabled(
+        if: MakePrerequisites.missing.isEmpty,
+        "run `make generated CONFIGURATION=debug` first (scripts/test.sh does); missing: \(MakePrerequisites.missing.joined(separator: ", "))"
+    ))
 struct MakeInstallTests {
     static func make(_ arguments: [String]) throws -> CommandResult {
-        let result = try ProcessRunner.run(which("make")!, ["--no-print-directory", "-C", MakePrerequisites.repository,
-                                                            "CONFIGURATION=debug", "BUILDDIR=\(Binaries.directory)"] + arguments, timeout: 120)
+        let result = try ProcessRunner.run(
+            which("make")!,
+            [
+                "--no-print-directory", "-C", MakePrerequisites.repository,
+                "CONFIGURATION=debug", "BUILDDIR=\(Binaries.directory)",
+            ] + arguments, timeout: 120)
         #expect(result.status == 0, "make \(arguments.joined(separator: " ")) failed:\n\(result)")
         return result
     }
@@ -95,8 +107,9 @@ struct MakeInstallTests {
 
         // The installed daemon finds its shipped data next to itself (../share/simplylock).
         let root = try TestRoot()
-        let installed = try ChildProcess(stage.path + "/usr/local/sbin/simplylockd", ["--root", root.path, "--enforcers", "hosts"],
-                                         environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
+        let installed = try ChildProcess(
+            stage.path + "/usr/local/sbin/simplylockd", ["--root", root.path, "--enforcers", "hosts"],
+            environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
         defer {
             installed.send(SIGTERM)
             _ = installed.wait(timeout: 10)
@@ -127,8 +140,9 @@ struct MakeInstallTests {
         _ = try Self.make(["install", "DESTDIR=\(stage.path)"])
         // The staged daemon manages the stage's own hosts file and state, as the installed one
         // would manage the machine's.
-        let daemon = try ChildProcess(stage.path + "/usr/local/sbin/simplylockd", ["--root", stage.path, "--enforcers", "hosts"],
-                                      environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
+        let daemon = try ChildProcess(
+            stage.path + "/usr/local/sbin/simplylockd", ["--root", stage.path, "--enforcers", "hosts"],
+            environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
         let lockctl = stage.path + "/usr/local/bin/lockctl"
         try waitUntil("the staged daemon to answer") { try ProcessRunner.run(lockctl, ["--root", stage.path, "status"]).status == 0 }
         #expect(try ProcessRunner.run(lockctl, ["--root", stage.path, "start", "news", "1h", "--strict"]).status == 0)
@@ -136,8 +150,12 @@ struct MakeInstallTests {
         #expect(daemon.wait(timeout: 15) != nil)
         #expect(stage.hosts().contains("# BEGIN simplylock"), "a stopped daemon leaves its block in the hosts file")
 
-        let refused = try ProcessRunner.run(which("make")!, ["--no-print-directory", "-C", MakePrerequisites.repository, "CONFIGURATION=debug",
-                                                             "BUILDDIR=\(Binaries.directory)", "uninstall", "DESTDIR=\(stage.path)"], timeout: 120)
+        let refused = try ProcessRunner.run(
+            which("make")!,
+            [
+                "--no-print-directory", "-C", MakePrerequisites.repository, "CONFIGURATION=debug",
+                "BUILDDIR=\(Binaries.directory)", "uninstall", "DESTDIR=\(stage.path)",
+            ], timeout: 120)
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("uninstall refused") && refused.stderr.contains("FORCE=1"), "\(refused)")
         #expect(FileManager.default.fileExists(atPath: stage.path + "/usr/local/sbin/simplylockd"), "nothing was removed")
@@ -163,19 +181,25 @@ struct MakeInstallTests {
     @Test("without DESTDIR, install runs what a package's postinst would (dry run)")
     func postinstallSteps() throws {
         let dryRun = try Self.make(["-n", "install"])
-        for step in ["systemd-sysusers /usr/local/lib/sysusers.d/simplylock.conf",
-                     "systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/simplylock.conf", "systemctl daemon-reload"] {
+        for step in [
+            "systemd-sysusers /usr/local/lib/sysusers.d/simplylock.conf",
+            "systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/simplylock.conf", "systemctl daemon-reload",
+        ] {
             #expect(dryRun.stdout.contains(step), "missing: \(step)")
         }
         #expect(!(try Self.make(["-n", "install", "DESTDIR=/nonexistent"])).stdout.contains("systemd-sysusers"))
     }
 
-    @Test("systemd finds the installed units, sysusers and tmpfiles entries where they were put",
-          .enabled(if: ["systemd-analyze", "systemd-sysusers", "systemd-tmpfiles"].allSatisfy { which($0) != nil }, "systemd's tools are not installed"))
+    @Test(
+        "systemd finds the installed units, sysusers and tmpfiles entries where they were put",
+        .enabled(
+            if: ["systemd-analyze", "systemd-sysusers", "systemd-tmpfiles"].allSatisfy { which($0) != nil },
+            "systemd's tools are not installed"))
     func searchPaths() throws {
         let stage = try TestRoot(hosts: "")
         _ = try Self.make(["install", "DESTDIR=\(stage.path)"])
-        let security = try ProcessRunner.run(which("systemd-analyze")!, ["security", "--offline=true", "--root=\(stage.path)", "--no-pager", "simplylockd.service"])
+        let security = try ProcessRunner.run(
+            which("systemd-analyze")!, ["security", "--offline=true", "--root=\(stage.path)", "--no-pager", "simplylockd.service"])
         #expect(security.status == 0, "\(security)")
         let sysusers = try ProcessRunner.run(which("systemd-sysusers")!, ["--root=\(stage.path)", "--dry-run"])
         #expect((sysusers.stdout + sysusers.stderr).contains("Creating group 'simplylock'"), "\(sysusers)")

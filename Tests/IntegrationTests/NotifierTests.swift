@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// `lockctl notify` against a private session bus (`dbus-daemon --session`) with a notification
 /// server that records every Notify call it receives.
@@ -13,8 +13,9 @@ enum NotifierPrerequisites {
     }
 }
 
-@Suite("Desktop notifications", .serialized,
-       .enabled(if: NotifierPrerequisites.missing == nil, "\(NotifierPrerequisites.missing ?? "")"))
+@Suite(
+    "Desktop notifications", .serialized,
+    .enabled(if: NotifierPrerequisites.missing == nil, "\(NotifierPrerequisites.missing ?? "")"))
 struct NotifierTests {
     /// A private session bus with the recorder on it.
     final class Desktop {
@@ -26,12 +27,14 @@ struct NotifierTests {
         init(root: TestRoot) throws {
             address = "unix:path=\(root.path)/bus"
             recorded = root.path + "/notifications.jsonl"
-            bus = try ChildProcess(TestTools.which("dbus-daemon")!, ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
-                                   environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
+            bus = try ChildProcess(
+                TestTools.which("dbus-daemon")!, ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
+                environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
             try waitUntil("the session bus") { FileManager.default.fileExists(atPath: root.path + "/bus") }
-            recorder = try ChildProcess("/usr/bin/python3", [TestTools.repository + "/Tests/Scripts/notification_recorder.py", recorded],
-                                        environment: ProcessRunner.environment(["DBUS_SESSION_BUS_ADDRESS": address]),
-                                        stdout: .null, stderr: .file(root.path + "/recorder.err"))
+            recorder = try ChildProcess(
+                "/usr/bin/python3", [TestTools.repository + "/Tests/Scripts/notification_recorder.py", recorded],
+                environment: ProcessRunner.environment(["DBUS_SESSION_BUS_ADDRESS": address]),
+                stdout: .null, stderr: .file(root.path + "/recorder.err"))
             try waitUntil("the notification server") { FileManager.default.fileExists(atPath: recorded) }
         }
 
@@ -56,9 +59,10 @@ struct NotifierTests {
     }
 
     static func notifier(_ arguments: [String], desktop: Desktop, log: String) throws -> ChildProcess {
-        try ChildProcess(Binaries.lockctl, ["notify"] + arguments,
-                         environment: ProcessRunner.environment(["DBUS_SESSION_BUS_ADDRESS": desktop.address, "TZ": "UTC"]),
-                         stdout: .null, stderr: .file(log))
+        try ChildProcess(
+            Binaries.lockctl, ["notify"] + arguments,
+            environment: ProcessRunner.environment(["DBUS_SESSION_BUS_ADDRESS": desktop.address, "TZ": "UTC"]),
+            stdout: .null, stderr: .file(log))
     }
 
     @Test("blocks, schedule warnings and Pomodoro phases become notifications, across a daemon restart")
@@ -93,8 +97,11 @@ struct NotifierTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        #expect(try daemon.lockctl("schedules", "add", "soon", "--profile", "video", "--on", formatter.string(from: soon), "--for", "10m",
-                                   "--tz", "UTC", "--warn", "5m").status == 0)
+        #expect(
+            try daemon.lockctl(
+                "schedules", "add", "soon", "--profile", "video", "--on", formatter.string(from: soon), "--for", "10m",
+                "--tz", "UTC", "--warn", "5m"
+            ).status == 0)
         try waitUntil("a schedule warning") { desktop.summaries().contains { $0.hasPrefix("soon starts in ") } }
 
         // The daemon restarts: notify follows the new one. A block started before notify is
@@ -116,20 +123,27 @@ struct NotifierTests {
         let now = Date()
         let ends = ISO8601DateFormatter().string(from: now.addingTimeInterval(23 * 60 + 30))
         let at = ISO8601DateFormatter().string(from: now)
-        let session = #"{"id":"a1b2c3d4e5f6","profile":"deep-work","origin":"manual","strict":false,"startedAt":"\#(at)","endsAt":"\#(ends)","remainingSeconds":1410,"blockedNames":40,"apps":[],"missingApps":[],"target":["local"]}"#
+        let session =
+            #"{"id":"a1b2c3d4e5f6","profile":"deep-work","origin":"manual","strict":false,"startedAt":"\#(at)","endsAt":"\#(ends)","remainingSeconds":1410,"blockedNames":40,"apps":[],"missingApps":[],"target":["local"]}"#
         try #"{"version":"0.1.0","now":"\#(at)","sessions":[\#(session)],"blockedNames":40,"enforcers":[],"notices":[]}"#
             .write(toFile: root.path + "/status.json", atomically: true, encoding: .utf8)
         // As the insights branch sends them: one event per (collapsed) attempt.
         var events = [#"{"type":"hello","at":"\#(at)","message":"simplylockd 0.1.0"}"#]
         for _ in 0..<25 {
-            events.append(#"{"type":"site.blocked","at":"\#(at)","message":"youtube.com blocked","profile":"deep-work","details":{"name":"youtube.com","source":"dns","count":1}}"#)
+            events.append(
+                #"{"type":"site.blocked","at":"\#(at)","message":"youtube.com blocked","profile":"deep-work","details":{"name":"youtube.com","source":"dns","count":1}}"#
+            )
         }
         events.append(#"{"type":"app.blocked","at":"\#(at)","message":"steam blocked","profile":"deep-work","details":{"name":"steam"}}"#)
         try events.joined(separator: "\n").write(toFile: root.path + "/events.jsonl", atomically: true, encoding: .utf8)
         let socket = root.path + "/fake.sock"
-        let server = try ChildProcess("/usr/bin/python3", [TestTools.repository + "/Tests/Scripts/fake_event_stream.py", socket,
-                                                           root.path + "/status.json", root.path + "/events.jsonl"],
-                                      environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
+        let server = try ChildProcess(
+            "/usr/bin/python3",
+            [
+                TestTools.repository + "/Tests/Scripts/fake_event_stream.py", socket,
+                root.path + "/status.json", root.path + "/events.jsonl",
+            ],
+            environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
         defer {
             server.send(SIGTERM)
             _ = server.wait(timeout: 5)
@@ -140,7 +154,9 @@ struct NotifierTests {
             notifier.send(SIGTERM)
             _ = notifier.wait(timeout: 5)
         }
-        try waitUntil("the app's shield (have: \(desktop.summaries()))") { desktop.summaries().contains { $0.hasPrefix("steam is blocked") } }
+        try waitUntil("the app's shield (have: \(desktop.summaries()))") {
+            desktop.summaries().contains { $0.hasPrefix("steam is blocked") }
+        }
         let shields = desktop.summaries().filter { $0.hasPrefix("youtube.com") }
         #expect(shields.count == 1, "\(desktop.summaries())")
         #expect(shields.first?.hasPrefix("youtube.com is blocked by deep-work — 23m") == true, "\(shields)")

@@ -1,15 +1,16 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// Running lockctl as another user needs root (to switch) and setpriv (util-linux).
 let canSwitchUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
 
 @Suite("Peer-credential authorisation")
 struct PermissionTests {
-    @Test("another uid may read the status but not change anything",
-          .enabled(if: canSwitchUser, "needs root and /usr/bin/setpriv to run lockctl as uid 65534"))
+    @Test(
+        "another uid may read the status but not change anything",
+        .enabled(if: canSwitchUser, "needs root and /usr/bin/setpriv to run lockctl as uid 65534"))
     func otherUserRefused() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Persistence across crashes and restarts")
 struct PersistenceTests {

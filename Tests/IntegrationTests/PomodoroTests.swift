@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The Pomodoro timer through the real daemon and lockctl, with second-scale phases. Waits
 /// poll with generous deadlines; nothing asserts how long a phase took.
@@ -23,14 +23,16 @@ struct PomodoroTests {
         let root = try TestRoot()
         let daemon = try daemonWithProfile(root)
         let recorder = try EventRecorder(daemon: daemon)
-        let start = try daemon.lockctl("pomodoro", "start", "--profile", "focus", "--focus", "2s", "--short-break", "3s",
-                                       "--long-break", "3s", "--cycles", "2")
+        let start = try daemon.lockctl(
+            "pomodoro", "start", "--profile", "focus", "--focus", "2s", "--short-break", "3s",
+            "--long-break", "3s", "--cycles", "2")
         #expect(start.status == 0, "\(start)")
         #expect(start.stdout.contains("focus, cycle 1 of 2"))
         #expect(blocked(root))
         let status = try daemon.lockctl("pomodoro", "status")
-        #expect(status.stdout.contains("cycle 1 of 2") && status.stdout.contains("Next:") && status.stdout.contains("short break 3s"),
-                "\(status)")
+        #expect(
+            status.stdout.contains("cycle 1 of 2") && status.stdout.contains("Next:") && status.stdout.contains("short break 3s"),
+            "\(status)")
         try waitUntil("the first break to lift the block", timeout: 30) { !blocked(root) }
         try waitUntil("the second focus phase to block again", timeout: 30) { blocked(root) }
         try waitUntil("the run to finish", timeout: 30) { try pomodoro(daemon)["state"] as? String == "finished" }
@@ -43,8 +45,11 @@ struct PomodoroTests {
         let sessions = try #require(try daemon.json("history")["entries"] as? [[String: Any]])
         #expect(sessions.filter { $0["origin"] as? String == "pomodoro" }.count == 2)
         try waitUntil("the last events to arrive", timeout: 10) { try recorder.pomodoroEvents().last == "runFinished" }
-        #expect(try recorder.pomodoroEvents() == ["phaseStarted", "phaseEnded", "focusCompleted", "phaseStarted", "phaseEnded",
-                                                  "phaseStarted", "phaseEnded", "focusCompleted", "runFinished"])
+        #expect(
+            try recorder.pomodoroEvents() == [
+                "phaseStarted", "phaseEnded", "focusCompleted", "phaseStarted", "phaseEnded",
+                "phaseStarted", "phaseEnded", "focusCompleted", "runFinished",
+            ])
     }
 
     @Test("pause freezes the remaining time and lifts the block; resume brings both back")
@@ -90,7 +95,9 @@ struct PomodoroTests {
     func restartResumes() throws {
         let root = try TestRoot()
         let daemon = try daemonWithProfile(root)
-        #expect(try daemon.lockctl("pomodoro", "start", "--profile", "focus", "--focus", "1m", "--short-break", "1m", "--cycles", "3").status == 0)
+        #expect(
+            try daemon.lockctl("pomodoro", "start", "--profile", "focus", "--focus", "1m", "--short-break", "1m", "--cycles", "3").status
+                == 0)
         let before = try #require(try pomodoro(daemon)["remainingSeconds"] as? Int)
         try daemon.kill9()
         try daemon.restart()
@@ -119,10 +126,12 @@ struct PomodoroTests {
         let root = try TestRoot()
         let daemon = try daemonWithProfile(root)
         let hostsBefore = root.hosts()
-        for (arguments, fragment) in [(["--focus", "0m"], "focus"), (["--focus", "-5m"], "focus: -5m"),
-                                      (["--long-break", "30h"], "long-break: 30h is too long (at most 12h)"),
-                                      (["--short-break", "soon"], "short-break"), (["--cycles", "0"], "cycles: 0 must be at least 1"),
-                                      (["--long-every", "0"], "long-every: 0 must be at least 1")] {
+        for (arguments, fragment) in [
+            (["--focus", "0m"], "focus"), (["--focus", "-5m"], "focus: -5m"),
+            (["--long-break", "30h"], "long-break: 30h is too long (at most 12h)"),
+            (["--short-break", "soon"], "short-break"), (["--cycles", "0"], "cycles: 0 must be at least 1"),
+            (["--long-every", "0"], "long-every: 0 must be at least 1"),
+        ] {
             let result = try daemon.lockctl(["pomodoro", "start", "--profile", "focus"] + arguments)
             #expect(result.status == 2, "\(arguments): \(result)")
             #expect(result.stderr.contains(fragment), "\(arguments): \(result)")
@@ -144,7 +153,8 @@ struct PomodoroTests {
     func manualMode() throws {
         let root = try TestRoot()
         let daemon = try daemonWithProfile(root)
-        #expect(try daemon.lockctl("pomodoro", "start", "--profile", "focus", "--focus", "1s", "--short-break", "1m", "--manual").status == 0)
+        #expect(
+            try daemon.lockctl("pomodoro", "start", "--profile", "focus", "--focus", "1s", "--short-break", "1m", "--manual").status == 0)
         try waitUntil("the focus phase to end and wait", timeout: 30) { try pomodoro(daemon)["state"] as? String == "waiting" }
         #expect(!blocked(root))
         #expect(try pomodoro(daemon)["next"] as? String == "short-break")

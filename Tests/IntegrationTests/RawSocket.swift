@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Glibc
+import TestSupport
 
 /// A plain Unix-socket connection, for sending bytes no well-behaved client would send.
 struct RawSocket {

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import LockCore
-import Testing
 import TestSupport
+import Testing
 
 /// `systemd-analyze calendar` is the reference for calendar expressions.
 let systemdAnalyzePath: String? = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
@@ -10,7 +10,8 @@ let systemdAnalyzePath: String? = ["/usr/bin/systemd-analyze", "/bin/systemd-ana
 }
 
 /// Zones for the time-zone change test.
-let zoneinfoHasFixedOffsets = FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Etc/GMT-2")
+let zoneinfoHasFixedOffsets =
+    FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Etc/GMT-2")
     && FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Etc/UTC")
 
 @Suite("Schedules through the real daemon and lockctl")
@@ -40,8 +41,9 @@ struct ScheduleTests {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
         let start = Self.secondsFromNow(3)
-        let add = try daemon.lockctl("schedules", "add", "soon", "--profile", "news", "--on", Self.utcText(start),
-                                     "--for", "3s", "--tz", "UTC")
+        let add = try daemon.lockctl(
+            "schedules", "add", "soon", "--profile", "news", "--on", Self.utcText(start),
+            "--for", "3s", "--tz", "UTC")
         #expect(add.status == 0, "\(add)")
         let listed = try #require(try schedules(daemon).first)
         #expect(Self.rfc3339((listed["next"] as? [String: Any])?["start"] as? String) == start)
@@ -60,8 +62,11 @@ struct ScheduleTests {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
         let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 60)
-        #expect(try daemon.lockctl("schedules", "add", "now", "--profile", "social", "--on", Self.utcText(start), "--for", "1h",
-                                   "--tz", "UTC").status == 0)
+        #expect(
+            try daemon.lockctl(
+                "schedules", "add", "now", "--profile", "social", "--on", Self.utcText(start), "--for", "1h",
+                "--tz", "UTC"
+            ).status == 0)
         #expect(root.hosts().contains(" facebook.com"))
         let first = try #require((try daemon.json("status")["sessions"] as? [[String: Any]])?.first)
         #expect(first["origin"] as? String == "schedule:now")
@@ -86,15 +91,19 @@ struct ScheduleTests {
         #expect(Double(remaining) <= expected + 2 && Double(remaining) > expected - 120, "\(remaining) vs \(expected)")
     }
 
-    @Test("schedules next --after agrees with systemd-analyze calendar --base-time",
-          .enabled(if: systemdAnalyzePath != nil, "systemd-analyze is not installed"))
+    @Test(
+        "schedules next --after agrees with systemd-analyze calendar --base-time",
+        .enabled(if: systemdAnalyzePath != nil, "systemd-analyze is not installed"))
     func nextAgreesWithSystemd() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
-        let expressions = ["Mon..Fri *-*-* 09:30", "*-*~01 18:00", "*:0/20", "*-*-* 02:30", "*-02-29 02:30", "Sun *-*-1..7 12:00", "Sat,Sun 01:30"]
+        let expressions = [
+            "Mon..Fri *-*-* 09:30", "*-*~01 18:00", "*:0/20", "*-*-* 02:30", "*-02-29 02:30", "Sun *-*-1..7 12:00", "Sat,Sun 01:30",
+        ]
         for (index, expression) in expressions.enumerated() {
-            let add = try daemon.lockctl("schedules", "add", "e\(index)", "--profile", "news", "--on", expression, "--for", "10m",
-                                         "--tz", "Europe/Berlin")
+            let add = try daemon.lockctl(
+                "schedules", "add", "e\(index)", "--profile", "news", "--on", expression, "--for", "10m",
+                "--tz", "Europe/Berlin")
             #expect(add.status == 0, "\(add)")
         }
         // Spring forward in Berlin, month ends, a leap day, an ordinary summer day.
@@ -104,9 +113,13 @@ struct ScheduleTests {
             let baseDate = try #require(Self.rfc3339(base))
             for (index, expression) in expressions.enumerated() {
                 let iterations = 12
-                let systemd = try ProcessRunner.run(systemdAnalyzePath!, ["calendar", "--iterations=\(iterations)",
-                                                                           "--base-time=@\(Int(baseDate.timeIntervalSince1970))", expression],
-                                                    environment: ["TZ": "Europe/Berlin", "LC_ALL": "C", "SYSTEMD_COLORS": "0"])
+                let systemd = try ProcessRunner.run(
+                    systemdAnalyzePath!,
+                    [
+                        "calendar", "--iterations=\(iterations)",
+                        "--base-time=@\(Int(baseDate.timeIntervalSince1970))", expression,
+                    ],
+                    environment: ["TZ": "Europe/Berlin", "LC_ALL": "C", "SYSTEMD_COLORS": "0"])
                 #expect(systemd.status == 0, "\(systemd)")
                 let expected = systemd.stdout.split(separator: "\n").compactMap { line -> Date? in
                     guard let range = line.range(of: "(in UTC): ") else { return nil }
@@ -120,7 +133,10 @@ struct ScheduleTests {
                 let intervals = try JSONSerialization.jsonObject(with: Data(ours.stdout.utf8)) as? [[String: String]] ?? []
                 let starts = intervals.compactMap { Self.rfc3339($0["start"]) }
                 #expect(starts == expected, "\(expression) after \(base)")
-                #expect(intervals.allSatisfy { (Self.rfc3339($0["end"]) ?? .distantPast).timeIntervalSince(Self.rfc3339($0["start"]) ?? .distantFuture) == 600 })
+                #expect(
+                    intervals.allSatisfy {
+                        (Self.rfc3339($0["end"]) ?? .distantPast).timeIntervalSince(Self.rfc3339($0["start"]) ?? .distantFuture) == 600
+                    })
                 compared += expected.count
             }
         }
@@ -168,8 +184,11 @@ struct ScheduleTests {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
         let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 60)
-        #expect(try daemon.lockctl("schedules", "add", "soft", "--profile", "news", "--on", Self.utcText(start), "--for", "1h",
-                                   "--tz", "UTC").status == 0)
+        #expect(
+            try daemon.lockctl(
+                "schedules", "add", "soft", "--profile", "news", "--on", Self.utcText(start), "--for", "1h",
+                "--tz", "UTC"
+            ).status == 0)
         #expect(root.hosts().contains(" news.ycombinator.com"))
         #expect(try daemon.lockctl("stop", "news").status == 0)
         #expect(!root.hosts().contains(" news.ycombinator.com"))
@@ -188,10 +207,14 @@ struct ScheduleTests {
         #expect(root.hosts().contains(" news.ycombinator.com"))
         #expect(try daemon.lockctl("schedules", "disable", "soft").status == 0)
         #expect(!root.hosts().contains(" news.ycombinator.com"))
-        #expect(try String(contentsOfFile: root.path + "/etc/simplylock/schedules.d/soft.toml", encoding: .utf8).contains("enabled = false"))
+        #expect(
+            try String(contentsOfFile: root.path + "/etc/simplylock/schedules.d/soft.toml", encoding: .utf8).contains("enabled = false"))
 
-        #expect(try daemon.lockctl("schedules", "add", "exam", "--profile", "video", "--on", Self.utcText(start), "--for", "1h",
-                                   "--tz", "UTC", "--strict", "--now").status == 0)
+        #expect(
+            try daemon.lockctl(
+                "schedules", "add", "exam", "--profile", "video", "--on", Self.utcText(start), "--for", "1h",
+                "--tz", "UTC", "--strict", "--now"
+            ).status == 0)
         #expect(root.hosts().contains(" youtube.com"))
         for command in [["stop", "video"], ["schedules", "disable", "exam"], ["schedules", "remove", "exam"]] {
             let refused = try daemon.lockctl(command)
@@ -209,14 +232,17 @@ struct ScheduleTests {
     func reloadAndSighup() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
-        try root.write("etc/simplylock/schedules.d/broken.toml", "name = \"broken\"\nprofile = \"news\"\ncron = \"61 * * * *\"\nfor = \"5m\"\n")
+        try root.write(
+            "etc/simplylock/schedules.d/broken.toml", "name = \"broken\"\nprofile = \"news\"\ncron = \"61 * * * *\"\nfor = \"5m\"\n")
         let reload = try daemon.lockctl("reload")
         #expect(reload.status == 1, "a reload that reports problems exits 1")
         #expect(reload.stdout.contains("schedules.d/broken.toml:3: cron: minute 61 out of range 0–59"), "\(reload.stdout)")
         #expect(try daemon.json("schedules", "list")["problems"] as? [String] ?? [] != [])
 
         let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 60)
-        try root.write("etc/simplylock/schedules.d/handmade.toml", """
+        try root.write(
+            "etc/simplylock/schedules.d/handmade.toml",
+            """
             name = "handmade"
             profile = "gaming"
             on = "\(Self.utcText(start)) UTC"
@@ -233,30 +259,37 @@ struct ScheduleTests {
         let daemon = try DaemonProcess(root: root)
         let eventsFile = root.path + "/events.jsonl"
         _ = FileManager.default.createFile(atPath: eventsFile, contents: nil)
-        let listener = try ChildProcess(Binaries.lockctl, ["--root", root.path, "events", "--json"],
-                                        environment: ProcessRunner.environment(), stdout: .file(eventsFile))
+        let listener = try ChildProcess(
+            Binaries.lockctl, ["--root", root.path, "events", "--json"],
+            environment: ProcessRunner.environment(), stdout: .file(eventsFile))
         defer { listener.send(SIGTERM) }
         try waitUntil("the event stream to start") { (try? String(contentsOfFile: eventsFile, encoding: .utf8))?.contains("hello") == true }
         let start = Self.secondsFromNow(150)
-        #expect(try daemon.lockctl("schedules", "add", "later", "--profile", "news", "--on", Self.utcText(start), "--for", "10m",
-                                   "--tz", "UTC").status == 0)
+        #expect(
+            try daemon.lockctl(
+                "schedules", "add", "later", "--profile", "news", "--on", Self.utcText(start), "--for", "10m",
+                "--tz", "UTC"
+            ).status == 0)
         try waitUntil("a schedule.warning event", timeout: 20) {
             (try? String(contentsOfFile: eventsFile, encoding: .utf8))?.contains("schedule.warning") == true
         }
-        let line = try #require(try String(contentsOfFile: eventsFile, encoding: .utf8).split(separator: "\n")
-            .first { $0.contains("schedule.warning") })
+        let line = try #require(
+            try String(contentsOfFile: eventsFile, encoding: .utf8).split(separator: "\n")
+                .first { $0.contains("schedule.warning") })
         let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect((event["message"] as? String)?.hasPrefix("later starts in ") == true)
         #expect((event["details"] as? [String: String])?["schedule"] == "later")
         #expect((event["details"] as? [String: String])?["edge"] == "start")
         let notices = try daemon.json("status")["notices"] as? [String] ?? []
-        #expect(notices.contains { $0.hasPrefix("later starts in ") && (try? DurationParser.parse(String($0.dropFirst(16)))) != nil },
-                "\(notices)")
+        #expect(
+            notices.contains { $0.hasPrefix("later starts in ") && (try? DurationParser.parse(String($0.dropFirst(16)))) != nil },
+            "\(notices)")
         #expect(try daemon.lockctl("status").stdout.contains("! later starts in"))
     }
 
-    @Test("schedules without a zone follow a change of the system's zone",
-          .enabled(if: zoneinfoHasFixedOffsets, "/usr/share/zoneinfo lacks Etc/UTC or Etc/GMT-2"))
+    @Test(
+        "schedules without a zone follow a change of the system's zone",
+        .enabled(if: zoneinfoHasFixedOffsets, "/usr/share/zoneinfo lacks Etc/UTC or Etc/GMT-2"))
     func zoneChange() throws {
         let root = try TestRoot()
         #expect(symlink("/usr/share/zoneinfo/Etc/UTC", root.path + "/etc/localtime") == 0)
@@ -266,7 +299,8 @@ struct ScheduleTests {
         let local = Date().addingTimeInterval(2 * 3600)
         let from = Self.utcText(local.addingTimeInterval(-600), format: "HH:mm")
         let to = Self.utcText(local.addingTimeInterval(3000), format: "HH:mm")
-        #expect(try daemon.lockctl("schedules", "add", "east", "--profile", "news", "--days", "all", "--from", from, "--to", to).status == 0)
+        #expect(
+            try daemon.lockctl("schedules", "add", "east", "--profile", "news", "--days", "all", "--from", from, "--to", to).status == 0)
         #expect(!root.hosts().contains(" news.ycombinator.com"))
         #expect(try schedules(daemon).first?["timeZone"] as? String == "Etc/UTC")
 
@@ -286,7 +320,8 @@ struct ProfileInUseTests {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
         #expect(try daemon.lockctl("profiles", "create", "focus", "--domain", "reddit.com").status == 0)
-        #expect(try daemon.lockctl("schedules", "add", "later", "--profile", "focus", "--on", "2099-01-01 08:00", "--for", "1h").status == 0)
+        #expect(
+            try daemon.lockctl("schedules", "add", "later", "--profile", "focus", "--on", "2099-01-01 08:00", "--for", "1h").status == 0)
         let refused = try daemon.lockctl("profiles", "delete", "focus")
         #expect(refused.status == 5)
         #expect(refused.stderr.contains("schedule later"))

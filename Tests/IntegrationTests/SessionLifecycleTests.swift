@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Sessions through the real daemon and lockctl")
 struct SessionLifecycleTests {
@@ -82,8 +82,11 @@ struct SessionLifecycleTests {
     func unionAndCheck() throws {
         let root = try TestRoot()
         let daemon = try DaemonProcess(root: root)
-        #expect(try daemon.lockctl("profiles", "create", "focus", "--domain", "https://Example.COM./path?q=1",
-                                   "--domain", "bücher.example").status == 0)
+        #expect(
+            try daemon.lockctl(
+                "profiles", "create", "focus", "--domain", "https://Example.COM./path?q=1",
+                "--domain", "bücher.example"
+            ).status == 0)
         #expect(try daemon.lockctl("start", "focus", "10m").status == 0)
         #expect(try daemon.lockctl("start", "video", "10m").status == 0)
         let hosts = root.hosts()

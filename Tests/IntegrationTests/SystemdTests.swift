@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 func which(_ program: String) -> String? {
     for directory in ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"] where access("\(directory)/\(program)", X_OK) == 0 {
@@ -25,8 +25,9 @@ struct SystemdTests {
         let hostsAtReady = LockedData()
         let environment = ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"]
         // Start without waiting for the socket: the notifications themselves tell when it is ready.
-        let daemon = try ChildProcess(Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts"],
-                                      environment: ProcessRunner.environment(environment))
+        let daemon = try ChildProcess(
+            Binaries.daemon, ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--enforcers", "hosts"],
+            environment: ProcessRunner.environment(environment))
 
         let untilReady = try listener.collect { $0.contains { $0.hasPrefix("READY=1") } }
         hostsAtReady.set(Data(root.hosts().utf8))
@@ -34,16 +35,20 @@ struct SystemdTests {
         let ready = try #require(untilReady.last)
         let clock = #"([A-Z][a-z]{2} )?\d{2}:\d{2}"#
         #expect(ready.range(of: "^READY=1\nSTATUS=1 block active: news until \(clock)$", options: .regularExpression) != nil, "\(ready)")
-        #expect(String(decoding: hostsAtReady.get(), as: UTF8.self).contains(" news.ycombinator.com"),
-                "READY=1 was sent before the restored block was enforced")
+        #expect(
+            String(decoding: hostsAtReady.get(), as: UTF8.self).contains(" news.ycombinator.com"),
+            "READY=1 was sent before the restored block was enforced")
 
         let client = try ProcessRunner.run(Binaries.lockctl, ["--root", root.path, "start", "social", "1h"])
         #expect(client.status == 0)
         let later = try listener.collect { messages in
             messages.contains { $0.hasPrefix("STATUS=2 blocks active: news") } && messages.filter { $0 == "WATCHDOG=1" }.count >= 2
         }
-        #expect(later.contains { $0.range(of: "^STATUS=2 blocks active: news until \(clock), social until \(clock)$", options: .regularExpression) != nil },
-                "\(later)")
+        #expect(
+            later.contains {
+                $0.range(of: "^STATUS=2 blocks active: news until \(clock), social until \(clock)$", options: .regularExpression) != nil
+            },
+            "\(later)")
 
         daemon.send(SIGTERM)
         let stopping = try listener.collect { $0.contains { $0.hasPrefix("STOPPING=1") } }
@@ -51,15 +56,20 @@ struct SystemdTests {
         #expect(daemon.wait(timeout: 15) == 0)
     }
 
-    @Test("socket activation: the daemon serves on the socket systemd-socket-activate passes in",
-          .enabled(if: which("systemd-socket-activate") != nil, "systemd-socket-activate is not installed"))
+    @Test(
+        "socket activation: the daemon serves on the socket systemd-socket-activate passes in",
+        .enabled(if: which("systemd-socket-activate") != nil, "systemd-socket-activate is not installed"))
     func socketActivation() throws {
         let root = try TestRoot()
         try FileManager.default.createDirectory(atPath: root.path + "/run/simplylock", withIntermediateDirectories: true)
         // systemd-socket-activate binds the socket at the default path and starts the daemon on
         // the first connection, which waits in the backlog until the daemon accepts it.
-        let daemon = try DaemonProcess(root: root, wrapper: [which("systemd-socket-activate")!, "-l", root.socketPath,
-                                                             "--fdname=control"])
+        let daemon = try DaemonProcess(
+            root: root,
+            wrapper: [
+                which("systemd-socket-activate")!, "-l", root.socketPath,
+                "--fdname=control",
+            ])
         #expect(try daemon.lockctl("start", "video", "5m").status == 0)
         #expect(root.hosts().contains(" youtube.com"))
         #expect(daemon.log().contains("listening on the socket passed by systemd"))
@@ -71,9 +81,11 @@ struct SystemdTests {
         #expect(lstat(root.socketPath, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
     }
 
-    @Test("journal: structured entries with SIMPLYLOCK_* fields when stderr is the journal",
-          .enabled(if: getuid() == 0 && which("unshare") != nil && FileManager.default.fileExists(atPath: "/run/systemd"),
-                   "needs root, unshare -m and /run/systemd to stand in for journald"))
+    @Test(
+        "journal: structured entries with SIMPLYLOCK_* fields when stderr is the journal",
+        .enabled(
+            if: getuid() == 0 && which("unshare") != nil && FileManager.default.fileExists(atPath: "/run/systemd"),
+            "needs root, unshare -m and /run/systemd to stand in for journald"))
     func journalEntries() throws {
         let root = try TestRoot()
         let fakeRun = root.path + "/fake-run-systemd"
@@ -85,8 +97,10 @@ struct SystemdTests {
         #expect(stat(stderrFile, &info) == 0)
         // In a private mount namespace our directory is /run/systemd, so libsystemd's
         // sd_journal_sendv reaches our socket; stderr is the file JOURNAL_STREAM names.
-        let wrapper = [which("unshare")!, "-m", "--propagation", "private", "sh", "-c",
-                       "mount --bind '\(fakeRun)' /run/systemd && exec \"$0\" \"$@\" 2>>'\(stderrFile)'"]
+        let wrapper = [
+            which("unshare")!, "-m", "--propagation", "private", "sh", "-c",
+            "mount --bind '\(fakeRun)' /run/systemd && exec \"$0\" \"$@\" 2>>'\(stderrFile)'",
+        ]
         // journald reads all the time; a datagram socket nobody reads fills up after a few
         // entries and then blocks the sender.
         let received = LockedEntries()
@@ -142,8 +156,24 @@ final class LockedEntries: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [[String: String]] = []
     private var done = false
-    func append(_ entry: [String: String]) { lock.lock(); entries.append(entry); lock.unlock() }
-    var all: [[String: String]] { lock.lock(); defer { lock.unlock() }; return entries }
-    func stop() { lock.lock(); done = true; lock.unlock() }
-    var stopped: Bool { lock.lock(); defer { lock.unlock() }; return done }
+    func append(_ entry: [String: String]) {
+        lock.lock()
+        entries.append(entry)
+        lock.unlock()
+    }
+    var all: [[String: String]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries
+    }
+    func stop() {
+        lock.lock()
+        done = true
+        lock.unlock()
+    }
+    var stopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return done
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 @Suite("The hosts section is restored when tampered with")
 struct TamperTests {
@@ -83,7 +83,9 @@ struct Tampering: Sendable, CustomStringConvertible {
         Tampering(description: "empty line") { root in try Data("\n".utf8).write(to: URL(fileURLWithPath: root.hostsPath)) },
         Tampering(description: "delete") { root in try check(unlink(root.hostsPath), "unlink") },
         sed("replace by rename, section cut") { lines in
-            guard let begin = lines.firstIndex(of: "# BEGIN simplylock"), let end = lines.firstIndex(of: "# END simplylock") else { return lines }
+            guard let begin = lines.firstIndex(of: "# BEGIN simplylock"), let end = lines.firstIndex(of: "# END simplylock") else {
+                return lines
+            }
             return Array(lines[..<begin] + lines[(end + 1)...])
         },
         Tampering(description: "chmod 000") { root in try check(chmod(root.hostsPath, 0), "chmod") },
@@ -156,20 +158,25 @@ struct TamperKindsTests {
                 let start = Date()
                 while !Self.intact(root, expected), Date().timeIntervalSince(start) < 5 { usleep(2_000) }
                 let latency = Date().timeIntervalSince(start)
-                #expect(Self.intact(root, expected), "\(kind): not restored after 5 s:\n\(Self.describe(root))\n\(daemon.log().suffix(2000))")
+                #expect(
+                    Self.intact(root, expected), "\(kind): not restored after 5 s:\n\(Self.describe(root))\n\(daemon.log().suffix(2000))")
                 latencies.append(latency * 1000)
                 // The watch settles before it reads: let the restore's own events pass.
                 usleep(250_000)
             }
             latencies.sort()
-            report.append("\(kind.description): min \(Int(latencies.first!)) ms, median \(Int(latencies[latencies.count / 2])) ms, max \(Int(latencies.last!)) ms")
+            report.append(
+                "\(kind.description): min \(Int(latencies.first!)) ms, median \(Int(latencies[latencies.count / 2])) ms, max \(Int(latencies.last!)) ms"
+            )
         }
         print("restore latency over \(Self.trials) trials per kind:\n  " + report.joined(separator: "\n  "))
 
         let status = try daemon.json("status")
         let enforcer = try #require((status["enforcers"] as? [[String: Any]])?.first)
         #expect((enforcer["details"] as? [String: Any])?["restores"] as? Int ?? 0 >= tampers)
-        let moved = try FileManager.default.contentsOfDirectory(atPath: root.path + "/etc").filter { $0.hasPrefix("hosts.simplylock-moved-") }
+        let moved = try FileManager.default.contentsOfDirectory(atPath: root.path + "/etc").filter {
+            $0.hasPrefix("hosts.simplylock-moved-")
+        }
         #expect(!moved.isEmpty)
         #expect(try daemon.lockctl("check", "facebook.com").status == 0)
 
@@ -205,15 +212,19 @@ struct TamperKindsTests {
     @Test("temporary files left by a crash are removed at start, nothing else")
     func leftoversRemovedAtStart() throws {
         let root = try TestRoot()
-        for file in ["etc/.hosts.simplylock-Ab12Cd", "etc/simplylock/profiles.d/.focus.toml.simplylock-Zz9Yy8",
-                     "etc/simplylock/schedules.d/.mornings.toml.simplylock-Q1w2E3", "var/lib/simplylock/.hosts.user.simplylock-R4t5Y6",
-                     "etc/.hosts.simplylock-keepme1", "etc/simplylock/profiles.d/keep.txt"] {
+        for file in [
+            "etc/.hosts.simplylock-Ab12Cd", "etc/simplylock/profiles.d/.focus.toml.simplylock-Zz9Yy8",
+            "etc/simplylock/schedules.d/.mornings.toml.simplylock-Q1w2E3", "var/lib/simplylock/.hosts.user.simplylock-R4t5Y6",
+            "etc/.hosts.simplylock-keepme1", "etc/simplylock/profiles.d/keep.txt",
+        ] {
             try root.write(file, "left behind")
         }
         let daemon = try DaemonProcess(root: root)
         #expect(try daemon.lockctl("start", "news", "10m").status == 0)
-        for gone in ["etc/.hosts.simplylock-Ab12Cd", "etc/simplylock/profiles.d/.focus.toml.simplylock-Zz9Yy8",
-                     "etc/simplylock/schedules.d/.mornings.toml.simplylock-Q1w2E3", "var/lib/simplylock/.hosts.user.simplylock-R4t5Y6"] {
+        for gone in [
+            "etc/.hosts.simplylock-Ab12Cd", "etc/simplylock/profiles.d/.focus.toml.simplylock-Zz9Yy8",
+            "etc/simplylock/schedules.d/.mornings.toml.simplylock-Q1w2E3", "var/lib/simplylock/.hosts.user.simplylock-R4t5Y6",
+        ] {
             #expect(access(root.path + "/" + gone, F_OK) != 0, "\(gone) is still there")
         }
         for kept in ["etc/.hosts.simplylock-keepme1", "etc/simplylock/profiles.d/keep.txt"] {
@@ -238,16 +249,20 @@ struct TamperKindsTests {
 
 @Suite("A hosts file that cannot be replaced")
 struct BindMountTests {
-    @Test("a bind-mounted hosts file (rename impossible) is written in place, never damaged",
-          .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
-                   "needs root and unshare -m for a private mount namespace"))
+    @Test(
+        "a bind-mounted hosts file (rename impossible) is written in place, never damaged",
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+            "needs root and unshare -m for a private mount namespace"))
     func bindMountedHosts() throws {
         let root = try TestRoot(hosts: "127.0.0.1 under-the-mount\n")
         let source = root.path + "/mounted-hosts"
         try Data("127.0.0.1 localhost\n# container hosts\n".utf8).write(to: URL(fileURLWithPath: source))
         // Like a container: /etc/hosts is a bind mount, so rename over it fails with EBUSY.
-        let wrapper = ["/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
-                       "mount --bind '\(source)' '\(root.hostsPath)' && exec \"$0\" \"$@\""]
+        let wrapper = [
+            "/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
+            "mount --bind '\(source)' '\(root.hostsPath)' && exec \"$0\" \"$@\"",
+        ]
         let daemon = try DaemonProcess(root: root, wrapper: wrapper)
         #expect(try daemon.lockctl("start", "news", "10m").status == 0)
         let mounted = try String(contentsOfFile: source, encoding: .utf8)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The units as systemd reads them, with ExecStart= pointing at the built daemon.
 @Suite("systemd unit files", .enabled(if: which("systemd-analyze") != nil, "systemd-analyze is not installed"))
@@ -18,8 +18,9 @@ struct UnitFileTests {
         let template = try String(contentsOf: repository.appendingPathComponent("systemd/simplylockd.service.in"), encoding: .utf8)
         try template.replacingOccurrences(of: "@sbindir@", with: sbin)
             .write(toFile: directory.path + "/simplylockd.service", atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(atPath: repository.appendingPathComponent("systemd/simplylockd.socket").path,
-                                         toPath: directory.path + "/simplylockd.socket")
+        try FileManager.default.copyItem(
+            atPath: repository.appendingPathComponent("systemd/simplylockd.socket").path,
+            toPath: directory.path + "/simplylockd.socket")
         staged.append(directory)
         return directory.path
     }
@@ -27,8 +28,9 @@ struct UnitFileTests {
     nonisolated(unsafe) static var staged: [TestRoot] = []
 
     static func analyze(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> CommandResult {
-        try ProcessRunner.run("/bin/sh", ["-c", "cd \"$0\" && exec systemd-analyze \"$@\"", directory] + arguments,
-                              environment: environment)
+        try ProcessRunner.run(
+            "/bin/sh", ["-c", "cd \"$0\" && exec systemd-analyze \"$@\"", directory] + arguments,
+            environment: environment)
     }
 
     @Test("systemd-analyze verify is clean")
@@ -36,8 +38,9 @@ struct UnitFileTests {
         let directory = try Self.stageUnits()
         let manPage = FileManager.default.fileExists(atPath: Self.manDirectory + "/man1/lockctl.1")
         // With the generated man page, Documentation=man:lockctl(1) is checked too.
-        let result = try Self.analyze(["verify"] + (manPage ? [] : ["--man=no"]) + ["simplylockd.service", "simplylockd.socket"],
-                                      in: directory, environment: manPage ? ["MANPATH": Self.manDirectory + ":"] : [:])
+        let result = try Self.analyze(
+            ["verify"] + (manPage ? [] : ["--man=no"]) + ["simplylockd.service", "simplylockd.socket"],
+            in: directory, environment: manPage ? ["MANPATH": Self.manDirectory + ":"] : [:])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
     }
@@ -49,7 +52,8 @@ struct UnitFileTests {
         let bin = directory.path + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: bin + "/lockctl", withDestinationPath: Binaries.lockctl)
-        let template = try String(contentsOf: Self.repository.appendingPathComponent("systemd/simplylock-notify.service.in"), encoding: .utf8)
+        let template = try String(
+            contentsOf: Self.repository.appendingPathComponent("systemd/simplylock-notify.service.in"), encoding: .utf8)
         let unit = template.replacingOccurrences(of: "@bindir@", with: bin)
         #expect(unit.contains("\nExecStart=\(bin)/lockctl notify\n"))
         try unit.write(toFile: directory.path + "/simplylock-notify.service", atomically: true, encoding: .utf8)
@@ -59,8 +63,9 @@ struct UnitFileTests {
         let manPage = FileManager.default.fileExists(atPath: Self.manDirectory + "/man1/lockctl.1")
         var environment = ["XDG_RUNTIME_DIR": runtime]
         if manPage { environment["MANPATH"] = Self.manDirectory + ":" }
-        let result = try Self.analyze(["verify", "--user"] + (manPage ? [] : ["--man=no"]) + ["simplylock-notify.service"], in: directory.path,
-                                      environment: environment)
+        let result = try Self.analyze(
+            ["verify", "--user"] + (manPage ? [] : ["--man=no"]) + ["simplylock-notify.service"], in: directory.path,
+            environment: environment)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
     }
@@ -72,7 +77,8 @@ struct UnitFileTests {
         #expect(text.status == 0)
         // Parse errors (an option in the wrong section) show up here even where verify is silent.
         #expect(text.stderr.isEmpty, "\(text.stderr)")
-        let overall = try #require(text.stdout.split(separator: "\n").last { $0.contains("Overall exposure level for simplylockd.service:") })
+        let overall = try #require(
+            text.stdout.split(separator: "\n").last { $0.contains("Overall exposure level for simplylockd.service:") })
         let words = overall.split(separator: " ")
         let label = try #require(words.firstIndex(of: "simplylockd.service:"))
         let exposure = try #require(Double(words[label + 1]))
@@ -90,14 +96,15 @@ struct UnitFileTests {
         // boot id, world-readable files; for app blocking fanotify (CAP_SYS_ADMIN and its two
         // system calls), everyone's processes (CAP_SYS_PTRACE, CAP_KILL, /proc in full), users'
         // application entries (CAP_DAC_READ_SEARCH, homes read-only) and the cgroup freezer.
-        #expect(failing == [
-            "RootDirectory=/RootImage=", "User=/DynamicUser=", "RestrictAddressFamilies=~AF_NETLINK",
-            "RestrictAddressFamilies=~AF_UNIX", "RestrictAddressFamilies=~AF_(INET|INET6)",
-            "CapabilityBoundingSet=~CAP_NET_ADMIN", "ProcSubset=", "PrivateNetwork=", "PrivateUsers=",
-            "DeviceAllow=", "IPAddressDeny=", "UMask=",
-            "CapabilityBoundingSet=~CAP_SYS_ADMIN", "CapabilityBoundingSet=~CAP_SYS_PTRACE", "CapabilityBoundingSet=~CAP_KILL",
-            "CapabilityBoundingSet=~CAP_(DAC_*|FOWNER|IPC_OWNER)", "SystemCallFilter=~@privileged", "ProtectHome=",
-            "ProtectProc=", "ProtectControlGroups=",
-        ])
+        #expect(
+            failing == [
+                "RootDirectory=/RootImage=", "User=/DynamicUser=", "RestrictAddressFamilies=~AF_NETLINK",
+                "RestrictAddressFamilies=~AF_UNIX", "RestrictAddressFamilies=~AF_(INET|INET6)",
+                "CapabilityBoundingSet=~CAP_NET_ADMIN", "ProcSubset=", "PrivateNetwork=", "PrivateUsers=",
+                "DeviceAllow=", "IPAddressDeny=", "UMask=",
+                "CapabilityBoundingSet=~CAP_SYS_ADMIN", "CapabilityBoundingSet=~CAP_SYS_PTRACE", "CapabilityBoundingSet=~CAP_KILL",
+                "CapabilityBoundingSet=~CAP_(DAC_*|FOWNER|IPC_OWNER)", "SystemCallFilter=~@privileged", "ProtectHome=",
+                "ProtectProc=", "ProtectControlGroups=",
+            ])
     }
 }

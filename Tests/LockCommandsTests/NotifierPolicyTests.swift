@@ -2,6 +2,7 @@ import Foundation
 import LockCore
 import LockProtocol
 import Testing
+
 @testable import LockCommands
 
 @Suite("lockctl notify: what events become notifications, and bursts")
@@ -34,8 +35,9 @@ struct NotifierPolicyTests {
     @Test func shieldsSayWhichBlockAndHowLongItHasLeft() throws {
         var policy = NotificationPolicy()
         policy.reset([try session("deep-work", left: 23 * 60)])
-        let event = LooseEvent(type: "site.blocked", at: now, message: "youtube.com blocked", profile: "deep-work",
-                               details: ["name": .text("youtube.com")])
+        let event = LooseEvent(
+            type: "site.blocked", at: now, message: "youtube.com blocked", profile: "deep-work",
+            details: ["name": .text("youtube.com")])
         let shield = policy.decide(event, now: now)
         let decision = try #require(shield)
         #expect(decision.notification.summary == "youtube.com is blocked by deep-work — 23m left")
@@ -47,18 +49,22 @@ struct NotifierPolicyTests {
 
     @Test func blocksStartingAndEndingAreAnnounced() throws {
         var policy = NotificationPolicy()
-        let started = LooseEvent(type: "session.started", at: now, message: "", profile: "news",
-                                 session: try session("news", left: 2700, strict: true))
+        let started = LooseEvent(
+            type: "session.started", at: now, message: "", profile: "news",
+            session: try session("news", left: 2700, strict: true))
         let announced = policy.decide(started, now: now)
         let decision = try #require(announced)
         #expect(decision.notification.summary == "news is blocked")
         #expect(decision.notification.body.contains("45m from now") && decision.notification.body.contains("Strict"))
         #expect(!decision.throttled)
         // A Pomodoro block of the same profile outlives the manual one: the end says so.
-        _ = policy.decide(LooseEvent(type: "session.started", at: now, message: "", profile: "news",
-                                     session: try session("news", left: 600, origin: "pomodoro", id: "p1")), now: now)
-        let ended = LooseEvent(type: "session.ended", at: now, message: "", profile: "news",
-                               session: try session("news", left: 0, id: "s1"), reason: "stopped")
+        _ = policy.decide(
+            LooseEvent(
+                type: "session.started", at: now, message: "", profile: "news",
+                session: try session("news", left: 600, origin: "pomodoro", id: "p1")), now: now)
+        let ended = LooseEvent(
+            type: "session.ended", at: now, message: "", profile: "news",
+            session: try session("news", left: 0, id: "s1"), reason: "stopped")
         let ending = policy.decide(ended, now: now)
         let end = try #require(ending)
         #expect(end.notification.summary == "news block was stopped")

@@ -2,6 +2,7 @@ import Foundation
 import LockClient
 import LockProtocol
 import Testing
+
 @testable import LockCommands
 
 @Suite("lockctl's conventions: errors, field names, suggestions, tables, JSON")
@@ -9,7 +10,9 @@ struct OutputConventionTests {
     @Test func requestFieldsAreNamedAsTheCommandNamesThem() {
         let fields = FieldNames(["seconds": "<duration>", "for": "--for"])
         #expect(fields.rename("seconds: an extension must be at least 1s") == "<duration>: an extension must be at least 1s")
-        #expect(fields.rename("for: is required with --on: how long each block lasts") == "--for is required with --on: how long each block lasts")
+        #expect(
+            fields.rename("for: is required with --on: how long each block lasts")
+                == "--for is required with --on: how long each block lasts")
         // Unlisted fields become options; sentences that merely contain a colon stay.
         #expect(fields.rename("warnSeconds: must be at least 0s") == "--warn-seconds: must be at least 0s")
         #expect(fields.rename("deep-work is a strict block: it cannot be stopped") == "deep-work is a strict block: it cannot be stopped")
@@ -20,11 +23,15 @@ struct OutputConventionTests {
         let error = ClientError.api(APIError(.invalidArgument, "seconds: an extension must be at least 1s", hint: "blocks only get longer"))
         let failure = CommandFailure(error, fields: FieldNames(["seconds": "<duration>"]))
         #expect(failure.code == ExitCodes.usage)
-        #expect(ErrorOutput.text(failure, json: false) == "lockctl: <duration>: an extension must be at least 1s\nhint: blocks only get longer")
+        #expect(
+            ErrorOutput.text(failure, json: false) == "lockctl: <duration>: an extension must be at least 1s\nhint: blocks only get longer")
         let json = ErrorOutput.text(failure, json: true)
         let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: [String: String]]
-        #expect(object?["error"] == ["code": "invalid_argument", "message": "<duration>: an extension must be at least 1s",
-                                     "hint": "blocks only get longer"])
+        #expect(
+            object?["error"] == [
+                "code": "invalid_argument", "message": "<duration>: an extension must be at least 1s",
+                "hint": "blocks only get longer",
+            ])
         // A refusal is not a field problem, even when it has a colon.
         let refusal = CommandFailure(.api(APIError(.refused, "news: strict")), fields: FieldNames(["news": "X"]))
         #expect(refusal.message == "news: strict")

@@ -3,8 +3,10 @@ import LockCore
 import Testing
 
 @Suite struct AppCategoryTests {
-    @Test(arguments: [("game", "Game"), ("GAME", "Game"), ("Game", "Game"), ("chat", "Chat"), (" webbrowser ", "WebBrowser"),
-                      ("3dgraphics", "3DGraphics"), ("audiovideo", "AudioVideo"), ("x-steam", "X-steam"), ("X-Custom_1", "X-Custom_1")])
+    @Test(arguments: [
+        ("game", "Game"), ("GAME", "Game"), ("Game", "Game"), ("chat", "Chat"), (" webbrowser ", "WebBrowser"),
+        ("3dgraphics", "3DGraphics"), ("audiovideo", "AudioVideo"), ("x-steam", "X-steam"), ("X-Custom_1", "X-Custom_1"),
+    ])
     func normalisesUserInput(input: String, expected: String) throws {
         #expect(try AppCategory(parsing: input).name == expected)
     }
@@ -70,8 +72,10 @@ import Testing
 
 @Suite struct ProgramNamesTests {
     @Test func recognisesInterpretersWhateverTheirVersion() {
-        for path in ["/usr/bin/python3.11", "python3", "/usr/bin/perl5.36.0", "lua5.4", "/bin/bash", "dash", "node",
-                     "/lib64/ld-linux-x86-64.so.2", "/usr/bin/Rscript", "wine64"] {
+        for path in [
+            "/usr/bin/python3.11", "python3", "/usr/bin/perl5.36.0", "lua5.4", "/bin/bash", "dash", "node",
+            "/lib64/ld-linux-x86-64.so.2", "/usr/bin/Rscript", "wine64",
+        ] {
             #expect(ProgramNames.isInterpreter(path), "\(path)")
         }
         for path in ["/usr/bin/cat", "/usr/games/steam", "/usr/bin/gcc", "make"] {

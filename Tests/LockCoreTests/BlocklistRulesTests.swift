@@ -6,8 +6,9 @@ import Testing
 /// what a strict session keeps when a list changes.
 @Suite struct BlocklistRulesTests {
     static func list(_ name: String, version: String = "0000000000000001", block: [String], allow: [String] = []) -> Blocklist {
-        let info = BlocklistInfo(name: name, version: version, source: "-", importedAt: Date(timeIntervalSince1970: 0),
-                                 names: block.count, exceptions: allow.count, report: BlocklistReport())
+        let info = BlocklistInfo(
+            name: name, version: version, source: "-", importedAt: Date(timeIntervalSince1970: 0),
+            names: block.count, exceptions: allow.count, report: BlocklistReport())
         return Blocklist(reference: info.reference, block: DomainSuffixSet(block), allow: DomainSuffixSet(allow), info: info)
     }
 
@@ -18,8 +19,9 @@ import Testing
     }
 
     @Test func aListBlocksItsNamesWithEverySubdomainUnlessAnExceptionIsAsSpecific() {
-        let rules = BlockRules(block: DomainSet(["reddit.com"]), allow: DomainSet(["keep.tracker.example.net"]),
-                               lists: [Self.ads.reference])
+        let rules = BlockRules(
+            block: DomainSet(["reddit.com"]), allow: DomainSet(["keep.tracker.example.net"]),
+            lists: [Self.ads.reference])
         let resolve = Self.resolve([Self.ads])
         #expect(rules.blockingRule(for: "m.ads.example", lists: resolve)! == ("ads.example", "ads"))
         #expect(rules.blockingRule(for: "ok.ads.example", lists: resolve) == nil, "the list's own exception")
@@ -67,8 +69,9 @@ import Testing
         #expect(old.isCovered(by: Self.list("ads", version: "0000000000000002", block: ["a.example", "b.example", "c.example"])))
         #expect(old.isCovered(by: Self.list("ads", version: "0000000000000003", block: ["example"])), "a parent covers its names")
         #expect(!old.isCovered(by: Self.list("ads", version: "0000000000000004", block: ["a.example"])))
-        #expect(!old.isCovered(by: Self.list("ads", version: "0000000000000005", block: ["a.example", "b.example"], allow: ["x.b.example"])),
-                "a new exception under an old name lets that name through")
+        #expect(
+            !old.isCovered(by: Self.list("ads", version: "0000000000000005", block: ["a.example", "b.example"], allow: ["x.b.example"])),
+            "a new exception under an old name lets that name through")
     }
 
     @Test func sessionsSavedBeforeListsExistedStillLoadAndListsRoundTrip() throws {

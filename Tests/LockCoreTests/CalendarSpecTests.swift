@@ -63,13 +63,15 @@ struct CalendarSpecTests {
 
     @Test func monthEnds() throws {
         let thirtyFirsts = try CalendarSpec(parsing: "*-*-31").nextElapses(after: utc("2026-01-01T00:00:00Z"), count: 7, in: utcZone)
-        #expect(thirtyFirsts.map { wallClock($0, utcZone).prefix(10) } == [
-            "2026-01-31", "2026-03-31", "2026-05-31", "2026-07-31", "2026-08-31", "2026-10-31", "2026-12-31",
-        ])
+        #expect(
+            thirtyFirsts.map { wallClock($0, utcZone).prefix(10) } == [
+                "2026-01-31", "2026-03-31", "2026-05-31", "2026-07-31", "2026-08-31", "2026-10-31", "2026-12-31",
+            ])
         let lastDays = try CalendarSpec(parsing: "*-*~01 18:00").nextElapses(after: utc("2027-12-01T00:00:00Z"), count: 4, in: utcZone)
-        #expect(lastDays.map { wallClock($0, utcZone) } == [
-            "2027-12-31 18:00:00", "2028-01-31 18:00:00", "2028-02-29 18:00:00", "2028-03-31 18:00:00",
-        ])
+        #expect(
+            lastDays.map { wallClock($0, utcZone) } == [
+                "2027-12-31 18:00:00", "2028-01-31 18:00:00", "2028-02-29 18:00:00", "2028-03-31 18:00:00",
+            ])
         let lastThree = try CalendarSpec(parsing: "*-02~01..03").nextElapses(after: utc("2027-01-01T00:00:00Z"), count: 4, in: utcZone)
         #expect(lastThree.map { wallClock($0, utcZone).prefix(10) } == ["2027-02-26", "2027-02-27", "2027-02-28", "2028-02-27"])
     }
@@ -79,7 +81,8 @@ struct CalendarSpecTests {
         let fridays = try CalendarSpec(parsing: "Fri *-*-13").nextElapses(after: utc("2026-01-01T00:00:00Z"), count: 3, in: utcZone)
         #expect(fridays.map { wallClock($0, utcZone).prefix(10) } == ["2026-02-13", "2026-03-13", "2026-11-13"])
         // The first Monday of each month.
-        let firstMondays = try CalendarSpec(parsing: "Mon *-*-1..7 09:00").nextElapses(after: utc("2026-11-22T00:00:00Z"), count: 2, in: utcZone)
+        let firstMondays = try CalendarSpec(parsing: "Mon *-*-1..7 09:00").nextElapses(
+            after: utc("2026-11-22T00:00:00Z"), count: 2, in: utcZone)
         #expect(firstMondays == [utc("2026-12-07T09:00:00Z"), utc("2027-01-04T09:00:00Z")])
     }
 
@@ -90,7 +93,7 @@ struct CalendarSpecTests {
         #expect(once.nextElapse(after: utc("2027-01-15T07:00:00Z"), in: berlin) == nil)
         // Never-matching or rare expressions give up at the year 2200.
         let impossible = try ["*-02-30", "*-04-31 12:00"].map { try CalendarSpec(parsing: $0) }
-        let neverInBerlin = try CalendarSpec(parsing: "Sun *-03-25..31 02:30") // always the gap day
+        let neverInBerlin = try CalendarSpec(parsing: "Sun *-03-25..31 02:30")  // always the gap day
         let last = try CalendarSpec(parsing: "2199-12-31 23:59:59")
         let daily = try CalendarSpec(parsing: "*-*-* 00:00")
         let rare = try CalendarSpec(parsing: "Mon *-02-29")
@@ -102,8 +105,12 @@ struct CalendarSpecTests {
     }
 
     @Test func repetitionsAndLists() throws {
-        let everyTwoHours = try CalendarSpec(parsing: "*-*-* 8..17/2:00").nextElapses(after: utc("2026-11-22T00:00:00Z"), count: 6, in: utcZone)
-        #expect(everyTwoHours.map { wallClock($0, utcZone).suffix(8) } == ["08:00:00", "10:00:00", "12:00:00", "14:00:00", "16:00:00", "08:00:00"])
+        let everyTwoHours = try CalendarSpec(parsing: "*-*-* 8..17/2:00").nextElapses(
+            after: utc("2026-11-22T00:00:00Z"), count: 6, in: utcZone)
+        #expect(
+            everyTwoHours.map { wallClock($0, utcZone).suffix(8) } == [
+                "08:00:00", "10:00:00", "12:00:00", "14:00:00", "16:00:00", "08:00:00",
+            ])
         let seconds = try CalendarSpec(parsing: "*:*:0/20").nextElapses(after: utc("2026-11-22T00:00:10Z"), count: 3, in: utcZone)
         #expect(seconds == [utc("2026-11-22T00:00:20Z"), utc("2026-11-22T00:00:40Z"), utc("2026-11-22T00:01:00Z")])
         let years = try CalendarSpec(parsing: "2026/2-01-01").nextElapses(after: utc("2026-06-01T00:00:00Z"), count: 2, in: utcZone)

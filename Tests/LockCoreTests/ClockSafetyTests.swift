@@ -44,7 +44,7 @@ import Testing
 
     @Test func aRebootWithAnUnsynchronisedClockResumesWithTheCheckpointedTime() {
         var s = session("a", minutes: 60, at: reading(boot: 0, wall: 0), strict: true)
-        s = s.checkpointed(at: reading(boot: 600, wall: 600))     // 50 min left
+        s = s.checkpointed(at: reading(boot: 600, wall: 600))  // 50 min left
         // Rebooted with the wall clock moved a day ahead, and the kernel says it is not synchronised.
         var afterReboot = reading(boot: 5, wall: 600 + 86_400, bootID: "boot-2")
         afterReboot.wallIsSynchronised = false
@@ -60,7 +60,7 @@ import Testing
 
     @Test func theTimeOffIsTakenOffOnceTheClockIsSynchronised() throws {
         var s = session("a", minutes: 60, at: reading(boot: 0, wall: 0))
-        s = s.checkpointed(at: reading(boot: 600, wall: 600))     // 50 min left at wall 600
+        s = s.checkpointed(at: reading(boot: 600, wall: 600))  // 50 min left at wall 600
         var afterReboot = reading(boot: 5, wall: 99_999, bootID: "boot-2")  // the clock is wrong
         afterReboot.wallIsSynchronised = false
         let resumed = s.resumed(at: afterReboot)

@@ -18,40 +18,49 @@ struct CronExpressionTests {
     }
 
     @Test func stepsRangesAndLists() throws {
-        #expect(try elapses("0 8-17/2 * * 1-5", after: "2026-11-20T15:00:00Z", count: 3)
-            == ["2026-11-20 16:00:00", "2026-11-23 08:00:00", "2026-11-23 10:00:00"])
-        #expect(try elapses("*/15 * * * *", after: "2026-11-22T10:07:00Z", count: 3)
-            == ["2026-11-22 10:15:00", "2026-11-22 10:30:00", "2026-11-22 10:45:00"])
-        #expect(try elapses("5,35 9 * * *", after: "2026-11-22T09:10:00Z", count: 2)
-            == ["2026-11-22 09:35:00", "2026-11-23 09:05:00"])
-        #expect(try elapses("5/20 * * * *", after: "2026-11-22T09:30:00Z", count: 3)
-            == ["2026-11-22 09:45:00", "2026-11-22 10:05:00", "2026-11-22 10:25:00"])
+        #expect(
+            try elapses("0 8-17/2 * * 1-5", after: "2026-11-20T15:00:00Z", count: 3)
+                == ["2026-11-20 16:00:00", "2026-11-23 08:00:00", "2026-11-23 10:00:00"])
+        #expect(
+            try elapses("*/15 * * * *", after: "2026-11-22T10:07:00Z", count: 3)
+                == ["2026-11-22 10:15:00", "2026-11-22 10:30:00", "2026-11-22 10:45:00"])
+        #expect(
+            try elapses("5,35 9 * * *", after: "2026-11-22T09:10:00Z", count: 2)
+                == ["2026-11-22 09:35:00", "2026-11-23 09:05:00"])
+        #expect(
+            try elapses("5/20 * * * *", after: "2026-11-22T09:30:00Z", count: 3)
+                == ["2026-11-22 09:45:00", "2026-11-22 10:05:00", "2026-11-22 10:25:00"])
     }
 
     @Test func namesAndSundays() throws {
-        #expect(try elapses("30 7 * jan-mar mon,wed", after: "2026-11-22T00:00:00Z", count: 2)
-            == ["2027-01-04 07:30:00", "2027-01-06 07:30:00"])
+        #expect(
+            try elapses("30 7 * jan-mar mon,wed", after: "2026-11-22T00:00:00Z", count: 2)
+                == ["2027-01-04 07:30:00", "2027-01-06 07:30:00"])
         let zero = try elapses("0 12 * * 0", after: "2026-11-01T00:00:00Z", count: 3)
         #expect(zero == ["2026-11-01 12:00:00", "2026-11-08 12:00:00", "2026-11-15 12:00:00"])
         #expect(try elapses("0 12 * * 7", after: "2026-11-01T00:00:00Z", count: 3) == zero)
         #expect(try elapses("0 12 * * SUN", after: "2026-11-01T00:00:00Z", count: 3) == zero)
-        #expect(try elapses("0 12 * * 5-7", after: "2026-11-19T00:00:00Z", count: 4)
-            == ["2026-11-20 12:00:00", "2026-11-21 12:00:00", "2026-11-22 12:00:00", "2026-11-27 12:00:00"])
+        #expect(
+            try elapses("0 12 * * 5-7", after: "2026-11-19T00:00:00Z", count: 4)
+                == ["2026-11-20 12:00:00", "2026-11-21 12:00:00", "2026-11-22 12:00:00", "2026-11-27 12:00:00"])
     }
 
     @Test func dayOfMonthOrDayOfWeekWhenBothRestricted() throws {
         // The 13th of any month OR any Friday.
         let either = try CronExpression(parsing: "0 12 13 * fri")
         #expect(either.calendarEquivalent == nil)
-        #expect(try elapses("0 12 13 * fri", after: "2026-11-01T00:00:00Z", count: 5)
-            == ["2026-11-06 12:00:00", "2026-11-13 12:00:00", "2026-11-20 12:00:00", "2026-11-27 12:00:00", "2026-12-04 12:00:00"])
-        #expect(try elapses("0 12 13 * fri", after: "2026-12-05T00:00:00Z", count: 2)
-            == ["2026-12-11 12:00:00", "2026-12-13 12:00:00"])
+        #expect(
+            try elapses("0 12 13 * fri", after: "2026-11-01T00:00:00Z", count: 5)
+                == ["2026-11-06 12:00:00", "2026-11-13 12:00:00", "2026-11-20 12:00:00", "2026-11-27 12:00:00", "2026-12-04 12:00:00"])
+        #expect(
+            try elapses("0 12 13 * fri", after: "2026-12-05T00:00:00Z", count: 2)
+                == ["2026-12-11 12:00:00", "2026-12-13 12:00:00"])
         // With one of them `*` (or starting with `*`, as Vixie cron decides) both must match.
         #expect(try CronExpression(parsing: "0 12 13 * *").calendarEquivalent == "*-*-13 12:00:00")
         #expect(try CronExpression(parsing: "0 12 * * fri").calendarEquivalent == "Fri *-*-* 12:00:00")
-        #expect(try elapses("0 0 */10 * 1", after: "2026-01-01T00:00:00Z", count: 2)
-            == ["2026-05-11 00:00:00", "2026-06-01 00:00:00"])
+        #expect(
+            try elapses("0 0 */10 * 1", after: "2026-01-01T00:00:00Z", count: 2)
+                == ["2026-05-11 00:00:00", "2026-06-01 00:00:00"])
     }
 
     @Test func shorthands() throws {

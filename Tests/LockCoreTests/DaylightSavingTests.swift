@@ -18,35 +18,44 @@ struct DaylightSavingTests {
 
     @Test func springForwardSkipsStartsInTheGap() throws {
         // Berlin 2027-03-28: 02:00 CET → 03:00 CEST, so 02:30 does not exist that day.
-        #expect(try starts("*-*-* 02:30", after: "2027-03-27T12:00:00Z", count: 2, in: berlin)
-            == [utc("2027-03-29T00:30:00Z"), utc("2027-03-30T00:30:00Z")])
+        #expect(
+            try starts("*-*-* 02:30", after: "2027-03-27T12:00:00Z", count: 2, in: berlin)
+                == [utc("2027-03-29T00:30:00Z"), utc("2027-03-30T00:30:00Z")])
         // New York 2026-03-08: 02:00 EST → 03:00 EDT.
-        #expect(try starts("*-*-* 02:30", after: "2026-03-07T12:00:00Z", count: 2, in: newYork)
-            == [utc("2026-03-09T06:30:00Z"), utc("2026-03-10T06:30:00Z")])
+        #expect(
+            try starts("*-*-* 02:30", after: "2026-03-07T12:00:00Z", count: 2, in: newYork)
+                == [utc("2026-03-09T06:30:00Z"), utc("2026-03-10T06:30:00Z")])
         // Sydney 2026-10-04 (southern spring): 02:00 AEST → 03:00 AEDT.
-        #expect(try starts("*-*-* 02:30", after: "2026-10-02T12:00:00Z", count: 2, in: sydney)
-            == [utc("2026-10-02T16:30:00Z"), utc("2026-10-04T15:30:00Z")])
+        #expect(
+            try starts("*-*-* 02:30", after: "2026-10-02T12:00:00Z", count: 2, in: sydney)
+                == [utc("2026-10-02T16:30:00Z"), utc("2026-10-04T15:30:00Z")])
         // Lord Howe 2026-10-04: 02:00 → 02:30, a 30-minute gap; 02:15 is skipped, 02:45 is not.
-        #expect(try starts("*-*-* 02:15,45", after: "2026-10-03T12:00:00Z", count: 3, in: lordHowe)
-            == [utc("2026-10-03T15:45:00Z"), utc("2026-10-04T15:15:00Z"), utc("2026-10-04T15:45:00Z")])
+        #expect(
+            try starts("*-*-* 02:15,45", after: "2026-10-03T12:00:00Z", count: 3, in: lordHowe)
+                == [utc("2026-10-03T15:45:00Z"), utc("2026-10-04T15:15:00Z"), utc("2026-10-04T15:45:00Z")])
         // A repetition carries on after the gap rather than stopping for the day.
-        #expect(try starts("*:0/20", after: "2027-03-28T00:30:00Z", count: 3, in: berlin)
-            == [utc("2027-03-28T00:40:00Z"), utc("2027-03-28T01:00:00Z"), utc("2027-03-28T01:20:00Z")])
+        #expect(
+            try starts("*:0/20", after: "2027-03-28T00:30:00Z", count: 3, in: berlin)
+                == [utc("2027-03-28T00:40:00Z"), utc("2027-03-28T01:00:00Z"), utc("2027-03-28T01:20:00Z")])
     }
 
     @Test func fallBackStartsOnceAtTheFirstOccurrence() throws {
         // Berlin 2026-10-25: 03:00 CEST → 02:00 CET; 02:30 happens at 00:30Z and at 01:30Z.
-        #expect(try starts("*-*-* 02:30", after: "2026-10-24T12:00:00Z", count: 2, in: berlin)
-            == [utc("2026-10-25T00:30:00Z"), utc("2026-10-26T01:30:00Z")])
+        #expect(
+            try starts("*-*-* 02:30", after: "2026-10-24T12:00:00Z", count: 2, in: berlin)
+                == [utc("2026-10-25T00:30:00Z"), utc("2026-10-26T01:30:00Z")])
         // New York 2026-11-01: 02:00 EDT → 01:00 EST; 01:30 EDT is 05:30Z.
-        #expect(try starts("*-*-* 01:30", after: "2026-10-31T12:00:00Z", count: 2, in: newYork)
-            == [utc("2026-11-01T05:30:00Z"), utc("2026-11-02T06:30:00Z")])
+        #expect(
+            try starts("*-*-* 01:30", after: "2026-10-31T12:00:00Z", count: 2, in: newYork)
+                == [utc("2026-11-01T05:30:00Z"), utc("2026-11-02T06:30:00Z")])
         // Sydney 2026-04-05 (southern autumn): 03:00 AEDT → 02:00 AEST.
-        #expect(try starts("*-*-* 02:30", after: "2026-04-04T00:00:00Z", count: 2, in: sydney)
-            == [utc("2026-04-04T15:30:00Z"), utc("2026-04-05T16:30:00Z")])
+        #expect(
+            try starts("*-*-* 02:30", after: "2026-04-04T00:00:00Z", count: 2, in: sydney)
+                == [utc("2026-04-04T15:30:00Z"), utc("2026-04-05T16:30:00Z")])
         // Lord Howe 2026-04-05: 02:00 (+11) → 01:30 (+10:30); 01:45 first happens at 14:45Z.
-        #expect(try starts("*-*-* 01:45", after: "2026-04-04T00:00:00Z", count: 2, in: lordHowe)
-            == [utc("2026-04-04T14:45:00Z"), utc("2026-04-05T15:15:00Z")])
+        #expect(
+            try starts("*-*-* 01:45", after: "2026-04-04T00:00:00Z", count: 2, in: lordHowe)
+                == [utc("2026-04-04T14:45:00Z"), utc("2026-04-05T15:15:00Z")])
         // Every quarter hour: the repeated hour is not walked through twice.
         let quarterHours = try starts("*:0/15", after: "2026-10-25T00:20:00Z", count: 4, in: berlin)
         #expect(quarterHours == ["00:30", "00:45", "02:00", "02:15"].map { utc("2026-10-25T\($0):00Z") })
@@ -56,14 +65,17 @@ struct DaylightSavingTests {
         // 01:10Z is 02:10 CET, the second pass through 02:00–02:59. 02:15 etc. already
         // elapsed at their first occurrence, so the next elapse is 03:00 CET. (systemd would
         // answer 02:15 CET here; see CalendarPattern.)
-        #expect(try starts("*:0/15", after: "2026-10-25T01:10:00Z", count: 2, in: berlin)
-            == [utc("2026-10-25T02:00:00Z"), utc("2026-10-25T02:15:00Z")])
-        #expect(try starts("*-*-* 02:30", after: "2026-10-25T01:10:00Z", count: 1, in: berlin)
-            == [utc("2026-10-26T01:30:00Z")])
+        #expect(
+            try starts("*:0/15", after: "2026-10-25T01:10:00Z", count: 2, in: berlin)
+                == [utc("2026-10-25T02:00:00Z"), utc("2026-10-25T02:15:00Z")])
+        #expect(
+            try starts("*-*-* 02:30", after: "2026-10-25T01:10:00Z", count: 1, in: berlin)
+                == [utc("2026-10-26T01:30:00Z")])
         // The same holds for the daemon's view of a calendar rule.
         let rule = try ScheduleRule(on: "*-*-* 02:30", for: .seconds(3600))
-        #expect(rule.activeInterval(at: utc("2026-10-25T01:10:00Z"), in: berlin)
-            == DateInterval(start: utc("2026-10-25T00:30:00Z"), end: utc("2026-10-25T01:30:00Z")))
+        #expect(
+            rule.activeInterval(at: utc("2026-10-25T01:10:00Z"), in: berlin)
+                == DateInterval(start: utc("2026-10-25T00:30:00Z"), end: utc("2026-10-25T01:30:00Z")))
         #expect(rule.nextEdge(after: utc("2026-10-25T01:10:00Z"), in: berlin) == utc("2026-10-25T01:30:00Z"))
         #expect(rule.nextEdge(after: utc("2026-10-25T01:30:00Z"), in: berlin) == utc("2026-10-26T01:30:00Z"))
     }

@@ -30,8 +30,9 @@ import Testing
     }
 
     @Test func roundTrips() throws {
-        let block = DesiredBlock(domains: ["a.com"], addresses: [try IPNetwork(parsing: "2001:db8::/32")],
-                                 allowOnly: AllowList(domains: ["docs.example"]))
+        let block = DesiredBlock(
+            domains: ["a.com"], addresses: [try IPNetwork(parsing: "2001:db8::/32")],
+            allowOnly: AllowList(domains: ["docs.example"]))
         let data = try JSONEncoder().encode(block)
         #expect(try JSONDecoder().decode(DesiredBlock.self, from: data) == block)
         let plain = try JSONEncoder().encode(DesiredBlock(domains: ["a.com"]))
@@ -88,10 +89,13 @@ extension SessionSet {
     /// The desired block of sessions with these rules.
     static func desiredBlock(of rules: [BlockRules]) -> DesiredBlock {
         let now = ClockReading(wall: Date(timeIntervalSince1970: 1_700_000_000), boot: BootTime(seconds: 100), bootID: "boot")
-        return SessionSet(rules.enumerated().map { index, rules in
-            Session(id: "s\(index)", profile: "p\(index)", origin: .manual, strict: false, rules: rules,
+        return SessionSet(
+            rules.enumerated().map { index, rules in
+                Session(
+                    id: "s\(index)", profile: "p\(index)", origin: .manual, strict: false, rules: rules,
                     duration: .seconds(600), now: now)
-        }).desiredBlock
+            }
+        ).desiredBlock
     }
 }
 
@@ -100,8 +104,9 @@ extension SessionSet {
         let block = DesiredBlock(apps: [
             BlockedApp(id: "steam", name: "Steam", executables: ["/usr/games/steam"], running: .freeze),
             BlockedApp(id: "discord", executables: ["/usr/bin/discord"]),
-            BlockedApp(id: "steam", name: "Steam", executables: ["/usr/lib/steam/steam", "/usr/games/steam"], strict: true,
-                       running: .freeze),
+            BlockedApp(
+                id: "steam", name: "Steam", executables: ["/usr/lib/steam/steam", "/usr/games/steam"], strict: true,
+                running: .freeze),
         ])
         #expect(block.apps.map(\.id) == ["discord", "steam"])
         #expect(block.apps[1].executables == ["/usr/games/steam", "/usr/lib/steam/steam"])
@@ -125,8 +130,9 @@ extension SessionSet {
         #expect(try JSONDecoder().decode(DesiredBlock.self, from: data) == block)
         let old = try JSONDecoder().decode(DesiredBlock.self, from: Data(#"{"domains":["a.com"]}"#.utf8))
         #expect(old.apps.isEmpty)
-        let minimal = try JSONDecoder().decode(DesiredBlock.self,
-                                               from: Data(#"{"domains":[],"apps":[{"id":"x","executables":["/x"]}]}"#.utf8))
+        let minimal = try JSONDecoder().decode(
+            DesiredBlock.self,
+            from: Data(#"{"domains":[],"apps":[{"id":"x","executables":["/x"]}]}"#.utf8))
         #expect(minimal.apps == [BlockedApp(id: "x", name: "x", executables: ["/x"], strict: false, running: .terminate)])
     }
 }

@@ -3,24 +3,25 @@ import Testing
 
 @Suite struct DesktopEntryTests {
     @Test func readsAnApplicationEntry() throws {
-        let entry = try DesktopEntry(parsing: """
-            # comment before the group
-            [Desktop Entry]
-            Type=Application
-            Name=Steam
-            Name[de]=Steam (Deutsch)
-            Name[pt_BR]=Steam BR
-            Comment=Application for managing and playing games on Steam
-            Exec=/usr/bin/steam %U
-            TryExec = steam
-            Categories=Network;FileTransfer;Game;
-            NoDisplay=false
-            Path=/opt/steam
+        let entry = try DesktopEntry(
+            parsing: """
+                # comment before the group
+                [Desktop Entry]
+                Type=Application
+                Name=Steam
+                Name[de]=Steam (Deutsch)
+                Name[pt_BR]=Steam BR
+                Comment=Application for managing and playing games on Steam
+                Exec=/usr/bin/steam %U
+                TryExec = steam
+                Categories=Network;FileTransfer;Game;
+                NoDisplay=false
+                Path=/opt/steam
 
-            [Desktop Action Store]
-            Name=Store
-            Exec=steam steam://store
-            """)
+                [Desktop Action Store]
+                Name=Store
+                Exec=steam steam://store
+                """)
         #expect(entry.isApplication)
         #expect(entry.name == "Steam")
         #expect(entry.localizedNames == ["de": "Steam (Deutsch)", "pt_BR": "Steam BR"])
@@ -35,16 +36,17 @@ import Testing
     }
 
     @Test func flagsAndVendorKeys() throws {
-        let entry = try DesktopEntry(parsing: """
-            [Desktop Entry]
-            Type=Application
-            Name=Telegram
-            Exec=/usr/bin/flatpak run --branch=stable --arch=x86_64 --command=telegram-desktop org.telegram.desktop -- @@u %u @@
-            NoDisplay=true
-            Hidden=true
-            X-Flatpak=org.telegram.desktop
-            X-SnapInstanceName=
-            """)
+        let entry = try DesktopEntry(
+            parsing: """
+                [Desktop Entry]
+                Type=Application
+                Name=Telegram
+                Exec=/usr/bin/flatpak run --branch=stable --arch=x86_64 --command=telegram-desktop org.telegram.desktop -- @@u %u @@
+                NoDisplay=true
+                Hidden=true
+                X-Flatpak=org.telegram.desktop
+                X-SnapInstanceName=
+                """)
         #expect(entry.noDisplay && entry.hidden)
         #expect(entry.flatpakID == "org.telegram.desktop")
         #expect(entry.snapInstanceName == nil)
@@ -52,12 +54,13 @@ import Testing
     }
 
     @Test func resolvesValueEscapesAndListEscapes() throws {
-        let entry = try DesktopEntry(parsing: #"""
-            [Desktop Entry]
-            Name=Tab\there\sand\\back\nline
-            Keywords=a\;b;c;;d\\;
-            Odd=keeps \q unknown escapes and a trailing \
-            """#)
+        let entry = try DesktopEntry(
+            parsing: #"""
+                [Desktop Entry]
+                Name=Tab\there\sand\\back\nline
+                Keywords=a\;b;c;;d\\;
+                Odd=keeps \q unknown escapes and a trailing \
+                """#)
         #expect(entry.name == "Tab\there and\\back\nline")
         #expect(entry.list("Keywords") == ["a;b", "c", "d\\"])
         #expect(entry.value("Odd") == #"keeps \q unknown escapes and a trailing \"#)
@@ -126,21 +129,24 @@ import Testing
     }
 
     @Test func errorsSayWhatIsWrong() {
-        #expect(DesktopEntryError.duplicateKey(line: 3, group: "Desktop Entry", key: "Exec").description
-            == "line 3: key Exec appears twice in [Desktop Entry]")
+        #expect(
+            DesktopEntryError.duplicateKey(line: 3, group: "Desktop Entry", key: "Exec").description
+                == "line 3: key Exec appears twice in [Desktop Entry]")
         #expect(DesktopEntryError.invalidUTF8(line: 7).description.contains("line 7"))
     }
 
     @Test func readsFlatpakMetadataWithoutADesktopEntryGroup() throws {
-        let metadata = try DesktopEntry(bytes: Array("""
-            [Application]
-            name=com.valvesoftware.Steam
-            runtime=org.freedesktop.Platform/x86_64/23.08
-            command=steam-wrapper
+        let metadata = try DesktopEntry(
+            bytes: Array(
+                """
+                [Application]
+                name=com.valvesoftware.Steam
+                runtime=org.freedesktop.Platform/x86_64/23.08
+                command=steam-wrapper
 
-            [Context]
-            shared=network;ipc;
-            """.utf8), requireMainGroup: false)
+                [Context]
+                shared=network;ipc;
+                """.utf8), requireMainGroup: false)
         #expect(metadata.value("command", in: "Application") == "steam-wrapper")
         #expect(metadata.list("shared", in: "Context") == ["network", "ipc"])
     }

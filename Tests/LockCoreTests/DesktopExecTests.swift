@@ -27,10 +27,11 @@ import Testing
 
     @Test func generalEscapesComeFirst() throws {
         // In the file `\\"` is the general escape for `\` followed by `"`: Exec sees `\"`.
-        let entry = try DesktopEntry(parsing: #"""
-            [Desktop Entry]
-            Exec=sh -c "echo \\"quoted\\"" %u
-            """#)
+        let entry = try DesktopEntry(
+            parsing: #"""
+                [Desktop Entry]
+                Exec=sh -c "echo \\"quoted\\"" %u
+                """#)
         #expect(try entry.parsedExec()?.arguments == ["sh", "-c", #"echo "quoted""#])
     }
 
@@ -45,23 +46,32 @@ import Testing
     }
 
     @Test func recognisesFlatpakLaunches() throws {
-        let steam = try DesktopExec(parsing: "/usr/bin/flatpak run --branch=stable --arch=x86_64 --command=/app/bin/steam-wrapper --file-forwarding com.valvesoftware.Steam @@u %U @@")
+        let steam = try DesktopExec(
+            parsing:
+                "/usr/bin/flatpak run --branch=stable --arch=x86_64 --command=/app/bin/steam-wrapper --file-forwarding com.valvesoftware.Steam @@u %U @@"
+        )
         #expect(steam.launch == .flatpak(appID: "com.valvesoftware.Steam", command: "/app/bin/steam-wrapper"))
-        #expect(try DesktopExec(parsing: "flatpak run --command steam com.valvesoftware.Steam").launch
-            == .flatpak(appID: "com.valvesoftware.Steam", command: "steam"))
-        #expect(try DesktopExec(parsing: "flatpak run org.telegram.desktop -- %u").launch
-            == .flatpak(appID: "org.telegram.desktop", command: nil))
+        #expect(
+            try DesktopExec(parsing: "flatpak run --command steam com.valvesoftware.Steam").launch
+                == .flatpak(appID: "com.valvesoftware.Steam", command: "steam"))
+        #expect(
+            try DesktopExec(parsing: "flatpak run org.telegram.desktop -- %u").launch
+                == .flatpak(appID: "org.telegram.desktop", command: nil))
         // Not a valid application id: a plain program (flatpak itself is never treated as the app).
         #expect(try DesktopExec(parsing: "flatpak run notanid").launch == .program(arguments: ["flatpak", "run", "notanid"]))
     }
 
     @Test func recognisesSnapsAndLooksPastEnv() throws {
-        #expect(try DesktopExec(parsing: "env BAMF_DESKTOP_FILE_HINT=/var/lib/snapd/desktop/applications/firefox_firefox.desktop /snap/bin/firefox %u").launch
-            == .snap(name: "firefox", app: nil))
+        #expect(
+            try DesktopExec(
+                parsing: "env BAMF_DESKTOP_FILE_HINT=/var/lib/snapd/desktop/applications/firefox_firefox.desktop /snap/bin/firefox %u"
+            ).launch
+                == .snap(name: "firefox", app: nil))
         #expect(try DesktopExec(parsing: "/snap/bin/foo.bar").launch == .snap(name: "foo", app: "bar"))
         #expect(try DesktopExec(parsing: "snap run discord").launch == .snap(name: "discord", app: nil))
-        #expect(try DesktopExec(parsing: "env -u DISPLAY LANG=C /opt/game/run --fast").launch
-            == .program(arguments: ["/opt/game/run", "--fast"]))
+        #expect(
+            try DesktopExec(parsing: "env -u DISPLAY LANG=C /opt/game/run --fast").launch
+                == .program(arguments: ["/opt/game/run", "--fast"]))
     }
 
     @Test func flatpakIDs() {

@@ -29,7 +29,7 @@ import Testing
     @Test func totalLength() {
         let long = Array(repeating: String(repeating: "a", count: 60), count: 5).joined(separator: ".") + ".com"
         #expect(throws: DomainName.InvalidError.self) { try DomainName(validatingNormalized: long) }
-        let longest = Array(repeating: String(repeating: "a", count: 62), count: 4).joined(separator: ".") // 251
+        let longest = Array(repeating: String(repeating: "a", count: 62), count: 4).joined(separator: ".")  // 251
         #expect(throws: Never.self) { try DomainName(validatingNormalized: longest) }
     }
 

@@ -93,11 +93,12 @@ import Testing
     func agreesWithASetOfStrings(seed: UInt64) {
         var random = SplitMix64(state: seed)
         let names = (0..<Int.random(in: 0...300, using: &random)).map { _ in Self.randomName(&random) }
-        let reference = Set(names.map { name -> String in
-            var lowered = name.lowercased()
-            if lowered.hasSuffix(".") { lowered.removeLast() }
-            return lowered
-        })
+        let reference = Set(
+            names.map { name -> String in
+                var lowered = name.lowercased()
+                if lowered.hasSuffix(".") { lowered.removeLast() }
+                return lowered
+            })
         func matches(_ query: String) -> [String] {
             var lowered = query.lowercased()
             if lowered.hasSuffix(".") { lowered.removeLast() }

@@ -31,11 +31,13 @@ import Testing
         ":: ads.example", "192.168.1.1 router router.", "#0.0.0.0 commented.example", "# BEGIN something else", "#END",
         "# END simplylock extra words", "# simplylock", "10.1.2.3 reddit.com # mine", "fe80::1%lo0 localhost",
     ]
-    static let blockable = ["reddit.com", "www.reddit.com", "news.ycombinator.com", "a.b", "use-application-dns.net",
-                            "xn--bcher-kva.example", "very-long-label-" + String(repeating: "q", count: 40) + ".example",
-                            // 253 characters: too long to share a line with its trailing-dot form.
-                            String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "."
-                                + String(repeating: "c", count: 63) + "." + String(repeating: "d", count: 57) + ".com"]
+    static let blockable = [
+        "reddit.com", "www.reddit.com", "news.ycombinator.com", "a.b", "use-application-dns.net",
+        "xn--bcher-kva.example", "very-long-label-" + String(repeating: "q", count: 40) + ".example",
+        // 253 characters: too long to share a line with its trailing-dot form.
+        String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "."
+            + String(repeating: "c", count: 63) + "." + String(repeating: "d", count: 57) + ".com",
+    ]
 
     static func randomUserLine(_ random: inout Random, ownShape: Bool) -> [UInt8] {
         switch random.below(ownShape ? 5 : 4) {
@@ -95,8 +97,10 @@ import Testing
 
     /// Applies one random damage to `lines`, whose managed section spans `section` (updated).
     /// Inserted lines that are not markers get a unique text, listed in `inserted`.
-    static func damage(_ lines: inout [Line], section: inout ClosedRange<Int>?, inserted: inout Set<[UInt8]>,
-                       eol: [UInt8], _ random: inout Random) {
+    static func damage(
+        _ lines: inout [Line], section: inout ClosedRange<Int>?, inserted: inout Set<[UInt8]>,
+        eol: [UInt8], _ random: inout Random
+    ) {
         func insert(_ content: [UInt8], at index: Int) {
             if index == lines.count, let last = lines.indices.last, lines[last].terminator.isEmpty {
                 lines[last].terminator = eol
@@ -105,8 +109,11 @@ import Testing
                 lines.insert(Line(content: content, terminator: eol), at: index)
             }
             if let range = section {
-                if index <= range.lowerBound { section = (range.lowerBound + 1)...(range.upperBound + 1) }
-                else if index <= range.upperBound { section = range.lowerBound...(range.upperBound + 1) }
+                if index <= range.lowerBound {
+                    section = (range.lowerBound + 1)...(range.upperBound + 1)
+                } else if index <= range.upperBound {
+                    section = range.lowerBound...(range.upperBound + 1)
+                }
             }
         }
         func remove(at index: Int) {
@@ -116,9 +123,13 @@ import Testing
             // Deleting the last line keeps the file's ending as it was.
             if wasLast, let last = lines.indices.last { lines[last].terminator = terminator }
             if let range = section {
-                if range.count == 1 { section = nil }
-                else if index < range.lowerBound { section = (range.lowerBound - 1)...(range.upperBound - 1) }
-                else if index <= range.upperBound { section = range.lowerBound...(range.upperBound - 1) }
+                if range.count == 1 {
+                    section = nil
+                } else if index < range.lowerBound {
+                    section = (range.lowerBound - 1)...(range.upperBound - 1)
+                } else if index <= range.upperBound {
+                    section = range.lowerBound...(range.upperBound - 1)
+                }
             }
         }
         guard let range = section else {
@@ -193,7 +204,8 @@ import Testing
         // Never keeps a line of ours as the user's.
         let kept = split(document.userBytes)
         if let line = kept.first(where: { ours.contains($0.content) || isMarker($0.content) }) {
-            return "seed \(seed): kept our line \(String(decoding: line.content, as: UTF8.self)) from\n\(String(decoding: damaged, as: UTF8.self))"
+            return
+                "seed \(seed): kept our line \(String(decoding: line.content, as: UTF8.self)) from\n\(String(decoding: damaged, as: UTF8.self))"
         }
         // Never loses a user byte: apart from lines the damage wrote, the user part is exact.
         var remaining = kept

@@ -8,8 +8,9 @@ import Testing
     }
 
     func strip(_ text: String, knownUser: String? = nil, ownNames: Set<String>? = nil) -> String {
-        String(decoding: HostsDocument(bytes: Array(text.utf8), knownUser: knownUser.map { Array($0.utf8) }, ownNames: ownNames).userBytes,
-               as: UTF8.self)
+        String(
+            decoding: HostsDocument(bytes: Array(text.utf8), knownUser: knownUser.map { Array($0.utf8) }, ownNames: ownNames).userBytes,
+            as: UTF8.self)
     }
 
     static let hostile = [
@@ -32,7 +33,10 @@ import Testing
 
     @Test func crlfFilesGetCRLFSections() {
         let blocked = render("127.0.0.1 localhost\r\n", ["a.com"])
-        #expect(blocked == "127.0.0.1 localhost\r\n# BEGIN simplylock\r\n# Managed by simplylockd: edits inside this section are undone. 1 names.\r\n0.0.0.0 a.com a.com.\r\n:: a.com a.com.\r\n# END simplylock\r\n")
+        #expect(
+            blocked
+                == "127.0.0.1 localhost\r\n# BEGIN simplylock\r\n# Managed by simplylockd: edits inside this section are undone. 1 names.\r\n0.0.0.0 a.com a.com.\r\n:: a.com a.com.\r\n# END simplylock\r\n"
+        )
     }
 
     @Test func missingFinalNewlineIsKept() {
@@ -143,8 +147,9 @@ import Testing
         // theirs wherever it stands.
         let edited = blocked + "0.0.0.0 new.example new.example.\n"
         #expect(strip(edited, knownUser: user, ownNames: ["reddit.com"]) == user + "0.0.0.0 new.example new.example.\n")
-        #expect(strip(damaged + "0.0.0.0 new.example new.example.\n", knownUser: user, ownNames: ["reddit.com"])
-            == user + "0.0.0.0 new.example new.example.\n")
+        #expect(
+            strip(damaged + "0.0.0.0 new.example new.example.\n", knownUser: user, ownNames: ["reddit.com"])
+                == user + "0.0.0.0 new.example new.example.\n")
     }
 
     @Test func trailingDotFormsForEveryName() {
@@ -155,7 +160,8 @@ import Testing
     }
 
     @Test func namesAResolverRefusesAreLeftOut() {
-        let longest = String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "."
+        let longest =
+            String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "."
             + String(repeating: "c", count: 63) + "." + String(repeating: "d", count: 57) + ".com"
         #expect(longest.count == 253)
         let twin = "www." + longest

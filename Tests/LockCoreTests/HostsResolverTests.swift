@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import LockCore
-import Testing
 import TestSupport
+import Testing
 
 /// The rendered hosts file read by real resolvers: glibc (`getaddrinfo` and `getent`) and
 /// musl (a static `getaddrinfo` program built with musl-gcc), each in a private mount and
@@ -72,9 +72,11 @@ struct HostsResolverTests {
             let file = path + "/hosts-\(UUID().uuidString)"
             try Data(hosts).write(to: URL(fileURLWithPath: file))
             chmod(file, 0o644)
-            let script = "mount --bind '\(file)' /etc/hosts && mount --bind '\(path)/nsswitch.conf' /etc/nsswitch.conf && mount --bind '\(path)/resolv.conf' /etc/resolv.conf && exec \"$0\" \"$@\""
-            let result = try ProcessRunner.run("/usr/bin/unshare", ["-m", "-n", "--propagation", "private", "sh", "-c", script] + command,
-                                               timeout: 120)
+            let script =
+                "mount --bind '\(file)' /etc/hosts && mount --bind '\(path)/nsswitch.conf' /etc/nsswitch.conf && mount --bind '\(path)/resolv.conf' /etc/resolv.conf && exec \"$0\" \"$@\""
+            let result = try ProcessRunner.run(
+                "/usr/bin/unshare", ["-m", "-n", "--propagation", "private", "sh", "-c", script] + command,
+                timeout: 120)
             guard result.status == 0 || command.first?.hasSuffix("getent") == true else { throw TestFailure("\(command[0]): \(result)") }
             return result.stdout
         }
@@ -84,8 +86,9 @@ struct HostsResolverTests {
     /// byte 511 and some names sit right at it; plus the longest name DNS allows.
     static let names: [String] = {
         var names = (0..<420).map { index in String(repeating: "n", count: 1 + (index * 37) % 97) + "-\(index).example" }
-        names.append(String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "."
-                     + String(repeating: "c", count: 63) + "." + String(repeating: "d", count: 57) + ".com")
+        names.append(
+            String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "."
+                + String(repeating: "c", count: 63) + "." + String(repeating: "d", count: 57) + ".com")
         names += ["reddit.com", "www.reddit.com"]
         return names
     }()

@@ -1,7 +1,7 @@
 import Foundation
 import LockCore
-import Testing
 import TestSupport
+import Testing
 
 /// Days in a time zone, focus time per day, streaks and goals: pure, with instants given.
 @Suite("Insights: days, focus time, streaks")
@@ -44,19 +44,21 @@ struct InsightsCoreTests {
     }
 
     @Test func sessionsAcrossMidnightCountOnBothDays() {
-        let days = LocalDay.days(covering: DateInterval(start: utc("2027-06-01T00:00:00Z"), end: utc("2027-06-03T00:00:00Z")), in: zone("UTC"))
+        let days = LocalDay.days(
+            covering: DateInterval(start: utc("2027-06-01T00:00:00Z"), end: utc("2027-06-03T00:00:00Z")), in: zone("UTC"))
         let focus = FocusLedger.perDay([DateInterval(start: utc("2027-06-01T22:00:00Z"), end: utc("2027-06-02T02:30:00Z"))], days: days)
         #expect(focus == [7200, 9000])
     }
 
     @Test func overlappingBlocksCountOnce() {
-        let days = LocalDay.days(covering: DateInterval(start: utc("2027-06-01T00:00:00Z"), end: utc("2027-06-02T00:00:00Z")), in: zone("UTC"))
+        let days = LocalDay.days(
+            covering: DateInterval(start: utc("2027-06-01T00:00:00Z"), end: utc("2027-06-02T00:00:00Z")), in: zone("UTC"))
         let spans = [
-            DateInterval(start: utc("2027-06-01T09:00:00Z"), end: utc("2027-06-01T11:00:00Z")),   // a schedule
-            DateInterval(start: utc("2027-06-01T10:00:00Z"), end: utc("2027-06-01T12:00:00Z")),   // a manual block inside and after it
-            DateInterval(start: utc("2027-06-01T10:30:00Z"), end: utc("2027-06-01T10:55:00Z")),   // a Pomodoro phase inside both
-            DateInterval(start: utc("2027-06-01T12:00:00Z"), end: utc("2027-06-01T12:30:00Z")),   // touching the end
-            DateInterval(start: utc("2027-06-01T15:00:00Z"), end: utc("2027-06-01T15:00:00Z")),   // empty
+            DateInterval(start: utc("2027-06-01T09:00:00Z"), end: utc("2027-06-01T11:00:00Z")),  // a schedule
+            DateInterval(start: utc("2027-06-01T10:00:00Z"), end: utc("2027-06-01T12:00:00Z")),  // a manual block inside and after it
+            DateInterval(start: utc("2027-06-01T10:30:00Z"), end: utc("2027-06-01T10:55:00Z")),  // a Pomodoro phase inside both
+            DateInterval(start: utc("2027-06-01T12:00:00Z"), end: utc("2027-06-01T12:30:00Z")),  // touching the end
+            DateInterval(start: utc("2027-06-01T15:00:00Z"), end: utc("2027-06-01T15:00:00Z")),  // empty
         ]
         let total: [Double] = FocusLedger.perDay(spans, days: days)
         #expect(total == [12_600])
@@ -66,7 +68,8 @@ struct InsightsCoreTests {
     @Test func instantsAreCountedOnTheirLocalDay() {
         let days = LocalDay.days(covering: DateInterval(start: utc("2027-03-27T00:00:00Z"), end: utc("2027-03-30T00:00:00Z")), in: berlin)
         // 22:30 UTC on the 27th is 23:30 in Berlin (the 27th); 23:30 UTC is 00:30 on the 28th.
-        let counts = FocusLedger.countPerDay([utc("2027-03-27T22:30:00Z"), utc("2027-03-27T23:30:00Z"), utc("2031-01-01T00:00:00Z")], days: days)
+        let counts = FocusLedger.countPerDay(
+            [utc("2027-03-27T22:30:00Z"), utc("2027-03-27T23:30:00Z"), utc("2031-01-01T00:00:00Z")], days: days)
         #expect(counts.prefix(3) == [1, 1, 0])
         #expect(FocusLedger.dayIndex(of: utc("2020-01-01T00:00:00Z"), in: days) == nil)
     }
@@ -145,8 +148,9 @@ struct FrictionTests {
         moved.wall = moved.wall.addingTimeInterval(8 * 86_400)
         #expect(EmergencyAllowance.status([record], policy: policy, at: moved).used == 1)
         // After a reboot, wall time counts only while the clock is synchronised.
-        var rebooted = ClockReading(wall: start.wall.addingTimeInterval(8 * 86_400), boot: BootTime(seconds: 5), bootID: "boot-b",
-                                    wallIsSynchronised: false)
+        var rebooted = ClockReading(
+            wall: start.wall.addingTimeInterval(8 * 86_400), boot: BootTime(seconds: 5), bootID: "boot-b",
+            wallIsSynchronised: false)
         #expect(EmergencyAllowance.status([record], policy: policy, at: rebooted).used == 1)
         rebooted.wallIsSynchronised = true
         #expect(EmergencyAllowance.status([record], policy: policy, at: rebooted).used == 0)
@@ -163,22 +167,42 @@ struct FrictionTests {
         #expect(FrictionSettings.resolve(profile: nil, configuration: nil) == .strict)
         #expect(!FrictionSettings.resolve(profile: nil, configuration: nil).allowsUnlocking)
         let configuration = FrictionSettings(delay: .seconds(30), perWeek: 2)
-        #expect(FrictionSettings.resolve(profile: nil, configuration: configuration)
-            == FrictionPolicy(delay: .seconds(30), typing: 40, perWeek: 2))
-        #expect(FrictionSettings.resolve(profile: FrictionSettings(typing: 10, perWeek: 0), configuration: configuration)
-            == FrictionPolicy(delay: .seconds(30), typing: 10, perWeek: 0))
+        #expect(
+            FrictionSettings.resolve(profile: nil, configuration: configuration)
+                == FrictionPolicy(delay: .seconds(30), typing: 40, perWeek: 2))
+        #expect(
+            FrictionSettings.resolve(profile: FrictionSettings(typing: 10, perWeek: 0), configuration: configuration)
+                == FrictionPolicy(delay: .seconds(30), typing: 10, perWeek: 0))
         #expect(FrictionSettings.resolve(profile: FrictionSettings(), configuration: nil) == FrictionPolicy())
     }
 
     @Test func repeatsOfTheSameNameFromTheSameClientWithin10sAreOneAttempt() {
         var collapser = AttemptCollapser()
         let t0 = BootTime(seconds: 100)
-        do { let admitted = collapser.admit("site reddit.com 127.0.0.1", at: t0); #expect(admitted) }
-        do { let admitted = collapser.admit("site reddit.com 127.0.0.1", at: t0 + .seconds(3)); #expect(!admitted) }
-        do { let admitted = collapser.admit("site reddit.com 127.0.0.1", at: t0 + .milliseconds(9_999)); #expect(!admitted) }
-        do { let admitted = collapser.admit("site reddit.com ::1", at: t0 + .seconds(3)); #expect(admitted) }
-        do { let admitted = collapser.admit("site www.reddit.com 127.0.0.1", at: t0 + .seconds(3)); #expect(admitted) }
-        do { let admitted = collapser.admit("site reddit.com 127.0.0.1", at: t0 + .seconds(10)); #expect(admitted) }
+        do {
+            let admitted = collapser.admit("site reddit.com 127.0.0.1", at: t0)
+            #expect(admitted)
+        }
+        do {
+            let admitted = collapser.admit("site reddit.com 127.0.0.1", at: t0 + .seconds(3))
+            #expect(!admitted)
+        }
+        do {
+            let admitted = collapser.admit("site reddit.com 127.0.0.1", at: t0 + .milliseconds(9_999))
+            #expect(!admitted)
+        }
+        do {
+            let admitted = collapser.admit("site reddit.com ::1", at: t0 + .seconds(3))
+            #expect(admitted)
+        }
+        do {
+            let admitted = collapser.admit("site www.reddit.com 127.0.0.1", at: t0 + .seconds(3))
+            #expect(admitted)
+        }
+        do {
+            let admitted = collapser.admit("site reddit.com 127.0.0.1", at: t0 + .seconds(10))
+            #expect(admitted)
+        }
         // Bounded: old keys are forgotten rather than growing memory.
         var small = AttemptCollapser(capacity: 4)
         for index in 0..<100 {
@@ -198,8 +222,9 @@ struct WeakeningTests {
     @Test func removingRulesAddingExceptionsAndTurningStrictOffWeaken() {
         let old = rules(["reddit.com", "x.com"], addresses: ["203.0.113.0/24"])
         #expect(old.weakenings(to: rules(["reddit.com"], addresses: ["203.0.113.0/24"])) == ["unblocks x.com"])
-        #expect(old.weakenings(to: rules(["reddit.com", "x.com"], allow: ["old.reddit.com"], addresses: ["203.0.113.0/24"]))
-            == ["allows old.reddit.com"])
+        #expect(
+            old.weakenings(to: rules(["reddit.com", "x.com"], allow: ["old.reddit.com"], addresses: ["203.0.113.0/24"]))
+                == ["allows old.reddit.com"])
         #expect(old.weakenings(to: rules(["reddit.com", "x.com"])) == ["unblocks 203.0.113.0/24"])
         #expect(old.weakenings(to: rules(["reddit.com", "x.com"], mode: .allowlist)) == ["changes the mode from blocklist to allowlist"])
         let profile = Profile(name: "focus", strict: true)
@@ -234,7 +259,10 @@ struct WeakeningTests {
 
     @Test func anAllowlistWeakensByAllowingMore() {
         let old = rules(["docs.example"], addresses: ["198.51.100.1"], mode: .allowlist)
-        #expect(old.weakenings(to: rules(["docs.example", "chat.example"], addresses: ["198.51.100.1"], mode: .allowlist)) == ["allows chat.example"])
+        #expect(
+            old.weakenings(to: rules(["docs.example", "chat.example"], addresses: ["198.51.100.1"], mode: .allowlist)) == [
+                "allows chat.example"
+            ])
         #expect(old.weakenings(to: rules([], mode: .allowlist)).isEmpty)
         #expect(old.weakenings(to: rules(["docs.example"], addresses: ["198.51.100.0/24"], mode: .allowlist)) == ["allows 198.51.100.0/24"])
     }

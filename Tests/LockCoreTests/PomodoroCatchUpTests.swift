@@ -6,16 +6,17 @@ import Testing
 struct PomodoroCatchUpTests {
     @Test func severalPhasesInOneAdvance() throws {
         let out = try started().advance(to: at(16))
-        #expect(out.log == [
-            "end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s",
-            "end short-break 1 completed 1s", "start focus 2 2s",
-            "end focus 2 completed 2s", "focused 2 2s", "start long-break 2 3s",
-            "end long-break 2 completed 3s", "start focus 3 2s",
-            "end focus 3 completed 2s", "focused 3 2s", "start short-break 3 1s",
-            "end short-break 3 completed 1s", "start focus 4 2s",
-            "end focus 4 completed 2s", "focused 4 2s", "start long-break 4 3s",
-            "end long-break 4 completed 3s", "start focus 5 2s",
-        ])
+        #expect(
+            out.log == [
+                "end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s",
+                "end short-break 1 completed 1s", "start focus 2 2s",
+                "end focus 2 completed 2s", "focused 2 2s", "start long-break 2 3s",
+                "end long-break 2 completed 3s", "start focus 3 2s",
+                "end focus 3 completed 2s", "focused 3 2s", "start short-break 3 1s",
+                "end short-break 3 completed 1s", "start focus 4 2s",
+                "end focus 4 completed 2s", "focused 4 2s", "start long-break 4 3s",
+                "end long-break 4 completed 3s", "start focus 5 2s",
+            ])
         #expect(out.machine.completedFocusPhases == 4)
         #expect(out.machine.nextDeadline == BootTime(seconds: 18))
         #expect(out.machine.isBlocking(at: at(16)))
@@ -126,8 +127,10 @@ struct PomodoroCatchUpTests {
         let m = try started()
         #expect(m.lastCheckpoint == PomodoroCheckpoint(wall: epoch, boot: BootTime(seconds: 0), bootID: "A", remaining: .seconds(2)))
         let c = m.checkpoint(at: at(2.5)).machine.lastCheckpoint
-        #expect(c == PomodoroCheckpoint(
-            wall: epoch.addingTimeInterval(2.5), boot: BootTime(seconds: 2.5), bootID: "A", remaining: .milliseconds(500)))
+        #expect(
+            c
+                == PomodoroCheckpoint(
+                    wall: epoch.addingTimeInterval(2.5), boot: BootTime(seconds: 2.5), bootID: "A", remaining: .milliseconds(500)))
         let paused = try m.pause(at: at(0.5)).machine
         #expect(paused.checkpoint(at: at(9)).machine.lastCheckpoint.remaining == .milliseconds(1500))
     }

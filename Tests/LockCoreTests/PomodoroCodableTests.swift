@@ -103,7 +103,7 @@ struct PomodoroCodableTests {
         }
         // A break after the last focus phase cannot exist.
         let lastFocus = running.advance(to: at(8.5)).machine
-        #expect(where_(lastFocus) == "focus 3")
+        #expect(phaseText(lastFocus) == "focus 3")
         #expect(throws: DecodingError.self) { try decodeEdited(lastFocus) { $0["phase"] = "short-break" } }
         // The unedited ones decode.
         _ = try decodeEdited(running) { _ in }
@@ -111,8 +111,9 @@ struct PomodoroCodableTests {
     }
 
     @Test func configRoundTripDefaultsAndValidation() throws {
-        let config = PomodoroConfig(focus: .seconds(50 * 60), shortBreak: .seconds(10), longBreak: .milliseconds(1500),
-                                    longEvery: 3, cycles: 6, manual: true, strict: true)
+        let config = PomodoroConfig(
+            focus: .seconds(50 * 60), shortBreak: .seconds(10), longBreak: .milliseconds(1500),
+            longEvery: 3, cycles: 6, manual: true, strict: true)
         #expect(try roundTrip(config) == config)
         #expect(try roundTrip(PomodoroConfig()) == PomodoroConfig())
         let partial = try JSONDecoder().decode(PomodoroConfig.self, from: Data(#"{"focus": 3000, "cycles": 2}"#.utf8))

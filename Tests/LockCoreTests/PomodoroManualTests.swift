@@ -40,8 +40,9 @@ struct PomodoroManualTests {
         #expect(throws: PomodoroRefusal.phaseInProgress(.focus, paused: true)) { try paused.next(at: at(1)) }
         let automatic = try started()
         #expect(throws: PomodoroRefusal.phaseInProgress(.shortBreak, paused: false)) { try automatic.next(at: at(2.5)) }
-        #expect(PomodoroRefusal.phaseInProgress(.focus, paused: false).description
-            == "the focus is still running; next only starts a phase once the previous one is over (skip ends it early)")
+        #expect(
+            PomodoroRefusal.phaseInProgress(.focus, paused: false).description
+                == "the focus is still running; next only starts a phase once the previous one is over (skip ends it early)")
     }
 
     @Test func pauseResumeAndSkipWhileWaitingAreRefused() throws {
@@ -49,8 +50,9 @@ struct PomodoroManualTests {
         #expect(throws: PomodoroRefusal.waitingForNext(.shortBreak)) { try waiting.pause(at: at(3)) }
         #expect(throws: PomodoroRefusal.waitingForNext(.shortBreak)) { try waiting.resume(at: at(3)) }
         #expect(throws: PomodoroRefusal.waitingForNext(.shortBreak)) { try waiting.skip(at: at(3)) }
-        #expect(PomodoroRefusal.waitingForNext(.shortBreak).description
-            == "no phase is running: the short break is waiting for next to start it")
+        #expect(
+            PomodoroRefusal.waitingForNext(.shortBreak).description
+                == "no phase is running: the short break is waiting for next to start it")
     }
 
     @Test func skipInManualModeStartsTheNextPhaseRightAway() throws {

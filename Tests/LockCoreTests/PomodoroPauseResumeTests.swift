@@ -21,8 +21,10 @@ struct PomodoroPauseResumeTests {
         let paused = try started().pause(at: at(0.5)).machine
         let out = try paused.resume(at: at(100))
         #expect(out.log == ["resume focus 1"])
-        #expect(out.events.last == .resumed(
-            phase: .focus, cycle: 1, cycles: nil, endsAt: epoch.addingTimeInterval(101.5), at: epoch.addingTimeInterval(100)))
+        #expect(
+            out.events.last
+                == .resumed(
+                    phase: .focus, cycle: 1, cycles: nil, endsAt: epoch.addingTimeInterval(101.5), at: epoch.addingTimeInterval(100)))
         let m = out.machine
         #expect(m.nextDeadline == BootTime(seconds: 101.5))
         #expect(m.isBlocking(at: at(100)))

@@ -29,7 +29,7 @@ struct PomodoroRestoreTests {
         let snap = try saved(checkpointAt: t)
         let out = PomodoroMachine.restore(snap, at: at(t + 0.25))
         #expect(out.events.isEmpty)
-        #expect(where_(out.machine) == phase)
+        #expect(phaseText(out.machine) == phase)
         #expect(out.machine.nextDeadline == BootTime(seconds: deadline))
     }
 
@@ -38,8 +38,11 @@ struct PomodoroRestoreTests {
         let out = PomodoroMachine.restore(snap, at: at(3.5))
         // Down from the checkpoint at 0.5 until 3.5: only the first half second of focus 1 was
         // watched, and nothing of the break; focus 2 has been running unwatched for 0.5 s.
-        #expect(out.log == ["end focus 1 completed 500000000ns", "focused 1 500000000ns", "start short-break 1 1s",
-                            "end short-break 1 completed 0s", "start focus 2 2s"])
+        #expect(
+            out.log == [
+                "end focus 1 completed 500000000ns", "focused 1 500000000ns", "start short-break 1 1s",
+                "end short-break 1 completed 0s", "start focus 2 2s",
+            ])
         #expect(out.machine.nextDeadline == BootTime(seconds: 5))
         #expect(out.machine.unwatched == .milliseconds(500))
         #expect(out.machine.advance(to: at(5)).log.prefix(2) == ["end focus 2 completed 1500000000ns", "focused 2 1500000000ns"])
@@ -98,8 +101,11 @@ struct PomodoroRestoreTests {
         let now = reading(boot: 10, wall: 3.5, id: "B")
         let out = PomodoroMachine.restore(snap, at: now)
         // The 3 s off are not credited: focus 1 keeps the 0.5 s watched before the checkpoint.
-        #expect(out.log == ["end focus 1 completed 500000000ns", "focused 1 500000000ns", "start short-break 1 1s",
-                            "end short-break 1 completed 0s", "start focus 2 2s"])
+        #expect(
+            out.log == [
+                "end focus 1 completed 500000000ns", "focused 1 500000000ns", "start short-break 1 1s",
+                "end short-break 1 completed 0s", "start focus 2 2s",
+            ])
         #expect(out.events.first?.at == epoch.addingTimeInterval(2))
         #expect(out.machine.state == .running(.focus, deadline: BootTime(seconds: 11.5)))
         #expect(out.machine.unwatched == .milliseconds(500))
@@ -141,7 +147,7 @@ struct PomodoroRestoreTests {
         let snap = try saved(checkpointAt: t)
         let out = PomodoroMachine.restore(snap, at: reading(boot: 4, wall: t + 0.25, id: "B"))
         #expect(out.events.isEmpty)
-        #expect(where_(out.machine) == phase)
+        #expect(phaseText(out.machine) == phase)
         #expect(out.machine.nextDeadline == BootTime(seconds: 4 + left - 0.25))
     }
 
@@ -190,7 +196,10 @@ struct PomodoroRestoreTests {
         #expect(out.machine.completedFocusPhases == 2)
         let end = out.machine.advance(to: reading(boot: 1.5, wall: 10, id: "B"))
         // Half a second passed while off, between the checkpoint at 9 and the restore.
-        #expect(end.events[1] == .focusCompleted(
-            cycle: 3, cycles: nil, focused: .milliseconds(1500), startedAt: epoch.addingTimeInterval(8), at: epoch.addingTimeInterval(10)))
+        #expect(
+            end.events[1]
+                == .focusCompleted(
+                    cycle: 3, cycles: nil, focused: .milliseconds(1500), startedAt: epoch.addingTimeInterval(8),
+                    at: epoch.addingTimeInterval(10)))
     }
 }

@@ -15,8 +15,13 @@ struct PomodoroSkipStopTests {
     /// (time to skip at, phase expected to be skipped, log expected)
     static let skipCases: [(Double, String, [String])] = [
         (1, "focus 1", ["end focus 1 skipped 1s", "start short-break 1 1s"]),
-        (2.5, "short-break 1", ["end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s",
-                                "end short-break 1 skipped 500000000ns", "start focus 2 2s"]),
+        (
+            2.5, "short-break 1",
+            [
+                "end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s",
+                "end short-break 1 skipped 500000000ns", "start focus 2 2s",
+            ]
+        ),
         (6, "long-break 2", ["end long-break 2 skipped 1s", "start focus 3 2s"]),
     ]
 
@@ -25,7 +30,7 @@ struct PomodoroSkipStopTests {
         let (t, expectedPhase, expectedLog) = Self.skipCases[index]
         var m = try started()
         if t > 5 { m = m.advance(to: at(5)).machine }  // into the long break
-        #expect(where_(m.advance(to: at(t)).machine) == expectedPhase)
+        #expect(phaseText(m.advance(to: at(t)).machine) == expectedPhase)
         let out = try m.skip(at: at(t))
         #expect(out.log == expectedLog)
         // The next phase starts at the skip, with its full length.
@@ -42,7 +47,7 @@ struct PomodoroSkipStopTests {
 
     @Test func skippingTheLastFocusFinishesTheRun() throws {
         let m = try started(quick(cycles: 2)).advance(to: at(3.5)).machine
-        #expect(where_(m) == "focus 2")
+        #expect(phaseText(m) == "focus 2")
         let out = try m.skip(at: at(4))
         #expect(out.log == ["end focus 2 skipped 1s", "finish completed 1"])
         #expect(out.machine.state == .finished(.completed))
@@ -51,7 +56,7 @@ struct PomodoroSkipStopTests {
     @Test func skippedFocusStillCountsAsACycle() throws {
         let m = try started().skip(at: at(0)).machine  // short break 0–1
         let f2 = m.advance(to: at(1)).machine
-        #expect(where_(f2) == "focus 2")
+        #expect(phaseText(f2) == "focus 2")
         #expect(f2.advance(to: at(3)).log == ["end focus 2 completed 2s", "focused 2 2s", "start long-break 2 3s"])
     }
 
@@ -66,8 +71,11 @@ struct PomodoroSkipStopTests {
 
     @Test func stopDuringABreak() throws {
         let out = try started().stop(at: at(2.5))
-        #expect(out.log == ["end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s",
-                            "end short-break 1 stopped 500000000ns", "finish stopped 1"])
+        #expect(
+            out.log == [
+                "end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s",
+                "end short-break 1 stopped 500000000ns", "finish stopped 1",
+            ])
     }
 
     @Test func stopWhilePaused() throws {

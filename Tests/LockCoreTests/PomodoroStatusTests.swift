@@ -61,8 +61,9 @@ struct PomodoroStatusTests {
 
     @Test func waitingAfterAMissedEndSaysWhy() throws {
         let m = try started().advance(to: at(1000)).machine
-        #expect(m.status(at: at(1000)).description
-            == "waiting, cycle 1; next: short break 1s (the last phase ended while the computer was off or asleep; start it with next)")
+        #expect(
+            m.status(at: at(1000)).description
+                == "waiting, cycle 1; next: short break 1s (the last phase ended while the computer was off or asleep; start it with next)")
     }
 
     @Test func upcomingDescriptions() {

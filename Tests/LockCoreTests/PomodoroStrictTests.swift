@@ -11,8 +11,9 @@ struct PomodoroStrictTests {
         #expect(throws: PomodoroRefusal.strictSkip) { try m.skip(at: at(1)) }
         #expect(throws: PomodoroRefusal.strictStop) { try m.stop(at: at(1)) }
         #expect(PomodoroRefusal.strictSkip.description == "strict mode: a focus phase cannot be skipped")
-        #expect(PomodoroRefusal.strictStop.description
-            == "strict mode: the run cannot be stopped during a focus phase (it can be stopped in a break)")
+        #expect(
+            PomodoroRefusal.strictStop.description
+                == "strict mode: the run cannot be stopped during a focus phase (it can be stopped in a break)")
         #expect(PomodoroRefusal.strictSkip.isStrict)
         #expect(PomodoroRefusal.strictStop.code == "strict")
         #expect(!PomodoroRefusal.finished.isStrict)

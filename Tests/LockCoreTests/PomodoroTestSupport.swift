@@ -65,7 +65,7 @@ extension PomodoroOutcome {
 }
 
 /// The phase that is running or paused plus its cycle, e.g. "focus 2", or the state name.
-func where_(_ m: PomodoroMachine) -> String {
+func phaseText(_ m: PomodoroMachine) -> String {
     if let phase = m.phase { return "\(phase.rawValue) \(m.cycle)" }
     return m.state.name
 }

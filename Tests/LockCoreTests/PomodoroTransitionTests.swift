@@ -7,9 +7,12 @@ struct PomodoroTransitionTests {
     @Test func startBeginsTheFirstFocusPhase() throws {
         let out = try PomodoroMachine.start(quick, at: at(10))
         #expect(out.log == ["start focus 1 2s"])
-        #expect(out.events == [.phaseStarted(
-            phase: .focus, cycle: 1, cycles: nil, duration: .seconds(2),
-            at: epoch.addingTimeInterval(10), endsAt: epoch.addingTimeInterval(12))])
+        #expect(
+            out.events == [
+                .phaseStarted(
+                    phase: .focus, cycle: 1, cycles: nil, duration: .seconds(2),
+                    at: epoch.addingTimeInterval(10), endsAt: epoch.addingTimeInterval(12))
+            ])
         let m = out.machine
         #expect(m.state == .running(.focus, deadline: BootTime(seconds: 12)))
         #expect(m.cycle == 1)
@@ -37,13 +40,14 @@ struct PomodoroTransitionTests {
             blocking.append(m.isBlocking(at: at(t)))
             #expect(m.nextDeadline != nil)
         }
-        #expect(logs == [
-            ["end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s"],
-            ["end short-break 1 completed 1s", "start focus 2 2s"],
-            ["end focus 2 completed 2s", "focused 2 2s", "start long-break 2 3s"],
-            ["end long-break 2 completed 3s", "start focus 3 2s"],
-            ["end focus 3 completed 2s", "focused 3 2s", "start short-break 3 1s"],
-        ])
+        #expect(
+            logs == [
+                ["end focus 1 completed 2s", "focused 1 2s", "start short-break 1 1s"],
+                ["end short-break 1 completed 1s", "start focus 2 2s"],
+                ["end focus 2 completed 2s", "focused 2 2s", "start long-break 2 3s"],
+                ["end long-break 2 completed 3s", "start focus 3 2s"],
+                ["end focus 3 completed 2s", "focused 3 2s", "start short-break 3 1s"],
+            ])
         #expect(blocking == [false, true, false, true, false])
         #expect(m.completedFocusPhases == 3)
         #expect(m.nextDeadline == BootTime(seconds: 11))
@@ -51,12 +55,15 @@ struct PomodoroTransitionTests {
 
     @Test func breakEventsCarryTimes() throws {
         let out = try started().advance(to: at(2))
-        #expect(out.events == [
-            .phaseEnded(phase: .focus, cycle: 1, cycles: nil, reason: .completed, elapsed: .seconds(2), at: epoch.addingTimeInterval(2)),
-            .focusCompleted(cycle: 1, cycles: nil, focused: .seconds(2), startedAt: epoch, at: epoch.addingTimeInterval(2)),
-            .phaseStarted(phase: .shortBreak, cycle: 1, cycles: nil, duration: .seconds(1),
-                          at: epoch.addingTimeInterval(2), endsAt: epoch.addingTimeInterval(3)),
-        ])
+        #expect(
+            out.events == [
+                .phaseEnded(
+                    phase: .focus, cycle: 1, cycles: nil, reason: .completed, elapsed: .seconds(2), at: epoch.addingTimeInterval(2)),
+                .focusCompleted(cycle: 1, cycles: nil, focused: .seconds(2), startedAt: epoch, at: epoch.addingTimeInterval(2)),
+                .phaseStarted(
+                    phase: .shortBreak, cycle: 1, cycles: nil, duration: .seconds(1),
+                    at: epoch.addingTimeInterval(2), endsAt: epoch.addingTimeInterval(3)),
+            ])
     }
 
     /// Follows `focusPhases` focus phases by waking exactly at each deadline, the way the daemon

@@ -3,9 +3,12 @@ import Testing
 
 @Suite struct ProfileTests {
     let catalog = ServiceCatalog(
-        services: [Service(name: "youtube", displayName: "YouTube", categories: ["video"],
-                           domains: [DomainName(normalized: "youtube.com"), DomainName(normalized: "ytimg.com")]),
-                   Service(name: "reddit", displayName: "Reddit", categories: ["social"], domains: [DomainName(normalized: "reddit.com")])],
+        services: [
+            Service(
+                name: "youtube", displayName: "YouTube", categories: ["video"],
+                domains: [DomainName(normalized: "youtube.com"), DomainName(normalized: "ytimg.com")]),
+            Service(name: "reddit", displayName: "Reddit", categories: ["social"], domains: [DomainName(normalized: "reddit.com")]),
+        ],
         categories: ["video": "Video", "social": "Social"])
 
     @Test(arguments: ["focus", "deep-work", "a", "x1-2"])
@@ -32,8 +35,9 @@ import Testing
     }
 
     @Test func expandsServicesAndCategoriesWithExceptions() throws {
-        let profile = Profile(name: "p", domains: [try DomainName(validatingNormalized: "news.ycombinator.com")], services: ["reddit"],
-                              categories: ["video"], allow: [try DomainName(validatingNormalized: "music.youtube.com")])
+        let profile = Profile(
+            name: "p", domains: [try DomainName(validatingNormalized: "news.ycombinator.com")], services: ["reddit"],
+            categories: ["video"], allow: [try DomainName(validatingNormalized: "music.youtube.com")])
         let rules = catalog.rules(for: profile)
         #expect(rules.block.sorted == ["news.ycombinator.com", "reddit.com", "youtube.com", "ytimg.com"])
         #expect(rules.blockingRule(for: "www.youtube.com") == "youtube.com")
@@ -41,8 +45,11 @@ import Testing
         #expect(rules.blockingRule(for: "a.music.youtube.com") == nil)
         #expect(rules.blockingRule(for: "example.com") == nil)
         // Sorted: the desired block of a single session takes them as they are.
-        #expect(rules.exactNames == ["news.ycombinator.com", "reddit.com", "www.news.ycombinator.com", "www.reddit.com",
-                                     "www.youtube.com", "www.ytimg.com", "youtube.com", "ytimg.com"])
+        #expect(
+            rules.exactNames == [
+                "news.ycombinator.com", "reddit.com", "www.news.ycombinator.com", "www.reddit.com",
+                "www.youtube.com", "www.ytimg.com", "youtube.com", "ytimg.com",
+            ])
     }
 
     @Test func exceptionCoveringTheTwin() {

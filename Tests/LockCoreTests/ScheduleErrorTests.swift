@@ -80,9 +80,11 @@ struct ScheduleErrorTests {
     @Test func durationsAndZones() throws {
         #expect(message { _ = try ScheduleRule(on: "daily", for: .zero) } == "for: 0s is not a positive duration")
         #expect(message { _ = try ScheduleRule(cron: "@daily", for: .seconds(-300)) } == "for: -5m is not a positive duration")
-        #expect(message { _ = try ScheduleRule(on: "daily", for: .seconds(400 * 86_400)) } == "for: 400d is longer than the maximum of 366d")
-        #expect(message { _ = try ScheduleRule.timeZone(named: "Mars/Olympus") }
-            == "tz: Mars/Olympus is not a known time zone (e.g. Europe/Berlin, America/New_York, UTC)")
+        #expect(
+            message { _ = try ScheduleRule(on: "daily", for: .seconds(400 * 86_400)) } == "for: 400d is longer than the maximum of 366d")
+        #expect(
+            message { _ = try ScheduleRule.timeZone(named: "Mars/Olympus") }
+                == "tz: Mars/Olympus is not a known time zone (e.g. Europe/Berlin, America/New_York, UTC)")
         #expect(message { _ = try ScheduleRule.timeZone(named: "GMT+5") } != nil)
         #expect(try ScheduleRule.timeZone(named: "Europe/Berlin").identifier == "Europe/Berlin")
         #expect(try ScheduleRule.timeZone(named: "utc").secondsFromGMT() == 0)

@@ -8,10 +8,13 @@ struct SchedulePlannerTests {
     let berlin = zone("Europe/Berlin")
     let planner = SchedulePlanner(systemZone: zone("Europe/Berlin"), defaultWarning: .seconds(300))
 
-    func weekly(_ name: String, _ days: String, _ from: String, _ to: String, tz: String? = nil, strict: Bool? = nil,
-                warning: Duration? = nil, enabled: Bool = true) throws -> Schedule {
-        try Schedule(name: name, profile: "deep-work", days: days, from: from, to: to, timeZoneName: tz, strict: strict,
-                     warning: warning, enabled: enabled)
+    func weekly(
+        _ name: String, _ days: String, _ from: String, _ to: String, tz: String? = nil, strict: Bool? = nil,
+        warning: Duration? = nil, enabled: Bool = true
+    ) throws -> Schedule {
+        try Schedule(
+            name: name, profile: "deep-work", days: days, from: from, to: to, timeZoneName: tz, strict: strict,
+            warning: warning, enabled: enabled)
     }
 
     func session(_ remaining: TimeInterval, strict: Bool = false, profile: String = "deep-work") -> OwnedSession {
@@ -35,17 +38,21 @@ struct SchedulePlannerTests {
         #expect(atStart.wake == end - 300)
 
         // Running as wanted: nothing to do; five minutes before the end, the end warning.
-        let running = planner.plan([mornings], at: start + 3600, sessions: ["mornings": session(2.5 * 3600)],
-                                   records: ["mornings": ScheduleRecord(intervalStart: start)])
+        let running = planner.plan(
+            [mornings], at: start + 3600, sessions: ["mornings": session(2.5 * 3600)],
+            records: ["mornings": ScheduleRecord(intervalStart: start)])
         #expect(running.decision("mornings")?.action == .leave)
-        let closing = planner.plan([mornings], at: end - 120, sessions: ["mornings": session(120)],
-                                   records: ["mornings": ScheduleRecord(intervalStart: start)])
-        #expect(closing.decision("mornings")?.warnings == [ScheduleWarning(schedule: "mornings", profile: "deep-work", edge: .end, at: end)])
+        let closing = planner.plan(
+            [mornings], at: end - 120, sessions: ["mornings": session(120)],
+            records: ["mornings": ScheduleRecord(intervalStart: start)])
+        #expect(
+            closing.decision("mornings")?.warnings == [ScheduleWarning(schedule: "mornings", profile: "deep-work", edge: .end, at: end)])
         #expect(closing.notices(now: end - 120) == ["mornings ends in 2m"])
         #expect(closing.wake == end)
 
         // At the end the session expires by itself; the schedule does not end it early.
-        let atEnd = planner.plan([mornings], at: end, sessions: ["mornings": session(0.2)], records: ["mornings": ScheduleRecord(intervalStart: start)])
+        let atEnd = planner.plan(
+            [mornings], at: end, sessions: ["mornings": session(0.2)], records: ["mornings": ScheduleRecord(intervalStart: start)])
         #expect(atEnd.decision("mornings")?.action == .leave)
         #expect(atEnd.decision("mornings")?.record == nil)
         #expect(atEnd.decision("mornings")?.status?.next?.start == utc("2026-11-24T08:00:00Z"))
@@ -68,7 +75,8 @@ struct SchedulePlannerTests {
         let early = try weekly("early", "sun", "01:00", "05:00")
         let plan = planner.plan([early], at: utc("2027-03-28T00:30:00Z"), sessions: [:], records: [:])
         // 01:00 CET to 05:00 CEST is three real hours.
-        #expect(plan.decision("early")?.action == .run(ScheduledBlock(profile: "deep-work", end: utc("2027-03-28T03:00:00Z"), strict: false)))
+        #expect(
+            plan.decision("early")?.action == .run(ScheduledBlock(profile: "deep-work", end: utc("2027-03-28T03:00:00Z"), strict: false)))
         // A window starting inside the gap does not run that day.
         let gap = try weekly("gap", "all", "02:30", "03:30")
         let gapPlan = planner.plan([gap], at: utc("2027-03-28T01:15:00Z"), sessions: [:], records: [:])
@@ -82,7 +90,7 @@ struct SchedulePlannerTests {
         let window = try weekly("late", "sun", "02:30", "04:00")
         let start = utc("2026-10-25T00:30:00Z")
         let end = utc("2026-10-25T03:00:00Z")
-        for instant in [start, utc("2026-10-25T01:45:00Z")] { // the second 02:45 is still inside
+        for instant in [start, utc("2026-10-25T01:45:00Z")] {  // the second 02:45 is still inside
             let plan = planner.plan([window], at: instant, sessions: [:], records: [:])
             #expect(plan.decision("late")?.action == .run(ScheduledBlock(profile: "deep-work", end: end, strict: false)))
             #expect(plan.decision("late")?.record?.intervalStart == start)
@@ -96,7 +104,7 @@ struct SchedulePlannerTests {
 
     @Test func zoneChange() throws {
         let office = try weekly("office", "mon-fri", "09:00", "17:00")
-        let instant = utc("2026-11-23T12:00:00Z") // Monday: 13:00 in Berlin, 21:00 in Tokyo
+        let instant = utc("2026-11-23T12:00:00Z")  // Monday: 13:00 in Berlin, 21:00 in Tokyo
         let session = ["office": session(4 * 3600)]
         let records = ["office": ScheduleRecord(intervalStart: utc("2026-11-23T08:00:00Z"))]
         #expect(planner.plan([office], at: instant, sessions: session, records: records).decision("office")?.action == .leave)
@@ -107,13 +115,15 @@ struct SchedulePlannerTests {
         #expect(moved.decision("office")?.status?.next?.start == utc("2026-11-24T00:00:00Z"))
         // A schedule with its own zone does not move with the system's.
         let pinned = try weekly("pinned", "mon-fri", "09:00", "17:00", tz: "Europe/Berlin")
-        #expect(tokyo.plan([pinned], at: instant, sessions: ["pinned": self.session(4 * 3600)], records: [:])
-            .decision("pinned")?.action == .leave)
+        #expect(
+            tokyo.plan([pinned], at: instant, sessions: ["pinned": self.session(4 * 3600)], records: [:])
+                .decision("pinned")?.action == .leave)
         // And a zone named in the expression wins over both.
         let named = try Schedule(name: "named", profile: "news", on: "Mon..Fri 09:00 America/New_York", duration: .seconds(3600))
         #expect(named.zone(system: berlin).identifier == "America/New_York")
-        #expect(tokyo.plan([named], at: utc("2026-11-23T14:30:00Z"), sessions: [:], records: [:]).decision("named")?.action
-            == .run(ScheduledBlock(profile: "news", end: utc("2026-11-23T15:00:00Z"), strict: false)))
+        #expect(
+            tokyo.plan([named], at: utc("2026-11-23T14:30:00Z"), sessions: [:], records: [:]).decision("named")?.action
+                == .run(ScheduledBlock(profile: "news", end: utc("2026-11-23T15:00:00Z"), strict: false)))
     }
 
     @Test func resumeAfterALongSuspend() throws {
@@ -122,7 +132,9 @@ struct SchedulePlannerTests {
         // on Wednesday at 10:15 is inside a new interval: blocked until 12:30, not "stopped".
         let oldRecord = ["mornings": ScheduleRecord(intervalStart: utc("2026-11-23T08:00:00Z"))]
         let wake = planner.plan([mornings], at: utc("2026-11-25T09:15:00Z"), sessions: [:], records: oldRecord)
-        #expect(wake.decision("mornings")?.action == .run(ScheduledBlock(profile: "deep-work", end: utc("2026-11-25T11:30:00Z"), strict: false)))
+        #expect(
+            wake.decision("mornings")?.action == .run(ScheduledBlock(profile: "deep-work", end: utc("2026-11-25T11:30:00Z"), strict: false))
+        )
         #expect(wake.decision("mornings")?.status?.stoppedByHand == false)
         // Waking after the window: nothing to do, and the missed intervals are not replayed.
         let late = planner.plan([mornings], at: utc("2026-11-25T13:00:00Z"), sessions: [:], records: oldRecord)
@@ -146,12 +158,15 @@ struct SchedulePlannerTests {
         #expect(again.decision("mornings")?.action == .leave)
         // The next interval blocks again.
         let tomorrow = planner.plan([mornings], at: start + 86_400, sessions: [:], records: ["mornings": decision.record!])
-        #expect(tomorrow.decision("mornings")?.action == .run(ScheduledBlock(profile: "deep-work", end: start + 86_400 + 3.5 * 3600, strict: false)))
+        #expect(
+            tomorrow.decision("mornings")?.action
+                == .run(ScheduledBlock(profile: "deep-work", end: start + 86_400 + 3.5 * 3600, strict: false)))
         #expect(tomorrow.decision("mornings")?.record == ScheduleRecord(intervalStart: start + 86_400))
         // A strict schedule's block cannot have been stopped: it is started again.
         let strict = try weekly("mornings", "mon-fri", "09:00", "12:30", strict: true)
-        #expect(planner.plan([strict], at: start + 1800, sessions: [:], records: record).decision("mornings")?.action
-            == .run(ScheduledBlock(profile: "deep-work", end: start + 3.5 * 3600, strict: true)))
+        #expect(
+            planner.plan([strict], at: start + 1800, sessions: [:], records: record).decision("mornings")?.action
+                == .run(ScheduledBlock(profile: "deep-work", end: start + 3.5 * 3600, strict: true)))
     }
 
     @Test func strictBlocksAreNeverShortened() throws {
@@ -169,15 +184,20 @@ struct SchedulePlannerTests {
         // Disabled or removed: a non-strict block ends, a strict one runs out.
         let disabled = try weekly("exam", "mon-fri", "09:00", "12:30", strict: false, enabled: false)
         #expect(planner.plan([disabled], at: start + 3600, sessions: ["exam": session(600)], records: [:]).decision("exam")?.action == .end)
-        #expect(planner.plan([disabled], at: start + 3600, sessions: ["exam": session(600, strict: true)], records: [:]).decision("exam")?.action == .leave)
+        #expect(
+            planner.plan([disabled], at: start + 3600, sessions: ["exam": session(600, strict: true)], records: [:]).decision("exam")?
+                .action == .leave)
         #expect(planner.plan([], at: start + 3600, sessions: ["gone": session(600)], records: [:]).decision("gone")?.action == .end)
-        #expect(planner.plan([], at: start + 3600, sessions: ["gone": session(600, strict: true)], records: [:]).decision("gone")?.action == .leave)
+        #expect(
+            planner.plan([], at: start + 3600, sessions: ["gone": session(600, strict: true)], records: [:]).decision("gone")?.action
+                == .leave)
         // Strictness comes from the profile when the schedule does not say.
         let inherits = try weekly("inherits", "mon-fri", "09:00", "12:30")
         var strictProfiles = planner
         strictProfiles.profileStrict = ["deep-work": true]
-        #expect(strictProfiles.plan([inherits], at: start, sessions: [:], records: [:]).decision("inherits")?.action
-            == .run(ScheduledBlock(profile: "deep-work", end: start + 3.5 * 3600, strict: true)))
+        #expect(
+            strictProfiles.plan([inherits], at: start, sessions: [:], records: [:]).decision("inherits")?.action
+                == .run(ScheduledBlock(profile: "deep-work", end: start + 3.5 * 3600, strict: true)))
     }
 
     @Test func backToBackIntervalsMakeOneBlock() throws {
@@ -223,7 +243,10 @@ struct SchedulePlannerTests {
 
     @Test func buildingFromFieldsNamesTheBadField() {
         func field(_ body: () throws -> Schedule) -> String? {
-            do { _ = try body(); return nil } catch let error as FieldError { return error.field } catch { return "\(error)" }
+            do {
+                _ = try body()
+                return nil
+            } catch let error as FieldError { return error.field } catch { return "\(error)" }
         }
         #expect(field { try Schedule(name: "x", profile: "p", days: "mon", from: "25:00", to: "10:00") } == "from")
         #expect(field { try Schedule(name: "x", profile: "p", cron: "61 * * * *", duration: .seconds(60)) } == "cron")
@@ -237,8 +260,10 @@ struct SchedulePlannerTests {
         #expect(field { try Schedule(name: "x", profile: "p", days: "mon", from: "09:00", to: "10:00", duration: .seconds(60)) } == "for")
         #expect(field { try Schedule(name: "x", profile: "p") } == "days")
         #expect(field { try Schedule(name: "Bad Name", profile: "p", on: "daily", duration: .seconds(60)) } == "name")
-        #expect(field { try Schedule(name: "x", profile: "p", on: "daily Europe/Berlin", duration: .seconds(60), timeZoneName: "UTC") } == "tz")
-        #expect(field { try Schedule(name: "x", profile: "p", on: "daily", duration: .seconds(60), warning: .seconds(2 * 86_400)) } == "warn")
+        #expect(
+            field { try Schedule(name: "x", profile: "p", on: "daily Europe/Berlin", duration: .seconds(60), timeZoneName: "UTC") } == "tz")
+        #expect(
+            field { try Schedule(name: "x", profile: "p", on: "daily", duration: .seconds(60), warning: .seconds(2 * 86_400)) } == "warn")
         #expect(field { try Schedule(name: "x", profile: "p", on: "daily", duration: .seconds(60), timeZoneName: "UTC") } == nil)
     }
 }

@@ -35,7 +35,7 @@ struct ScheduleRuleTests {
 
     @Test func resumeWeeksLaterDoesNotReplayMissedIntervals() throws {
         let rule = try ScheduleRule(cron: "0 9 * * 1-5", for: .seconds(2 * 3600))
-        let wake = utc("2026-12-16T09:30:00Z") // Wednesday 10:30 in Berlin, weeks after suspending
+        let wake = utc("2026-12-16T09:30:00Z")  // Wednesday 10:30 in Berlin, weeks after suspending
         #expect(rule.activeInterval(at: wake, in: berlin) == DateInterval(start: utc("2026-12-16T08:00:00Z"), duration: 7200))
         #expect(rule.nextEdge(after: wake, in: berlin) == utc("2026-12-16T10:00:00Z"))
         #expect(rule.nextIntervals(after: wake, count: 1, in: berlin).first?.start == utc("2026-12-17T08:00:00Z"))
@@ -103,11 +103,12 @@ struct ScheduleRuleTests {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = try rules.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        #expect(json == [
-            #"{"days":"fri-mon","from":"22:00","kind":"weekly","to":"07:00"}"#,
-            #"{"kind":"calendar","on":"Sat,Sun *-*-* 10:00:00 Europe\/Berlin","seconds":7200}"#,
-            #"{"cron":"*\/15 8-17 * * mon-fri","kind":"cron","seconds":600}"#,
-        ])
+        #expect(
+            json == [
+                #"{"days":"fri-mon","from":"22:00","kind":"weekly","to":"07:00"}"#,
+                #"{"kind":"calendar","on":"Sat,Sun *-*-* 10:00:00 Europe\/Berlin","seconds":7200}"#,
+                #"{"cron":"*\/15 8-17 * * mon-fri","kind":"cron","seconds":600}"#,
+            ])
         for (rule, text) in zip(rules, json) {
             #expect(try JSONDecoder().decode(ScheduleRule.self, from: Data(text.utf8)) == rule)
         }

@@ -7,10 +7,13 @@ func reading(boot: Double, wall: Double, bootID: String = "boot-1") -> ClockRead
     ClockReading(wall: Date(timeIntervalSince1970: 1_767_225_600 + wall), boot: BootTime(seconds: boot), bootID: bootID)
 }
 
-func session(_ id: String, profile: String = "p", minutes: Double, at now: ClockReading, strict: Bool = false,
-             domains: [String] = ["example.com"], origin: SessionOrigin = .manual) -> Session {
-    Session(id: id, profile: profile, origin: origin, strict: strict, rules: BlockRules(block: DomainSet(domains)),
-            duration: .seconds(minutes * 60), now: now)
+func session(
+    _ id: String, profile: String = "p", minutes: Double, at now: ClockReading, strict: Bool = false,
+    domains: [String] = ["example.com"], origin: SessionOrigin = .manual
+) -> Session {
+    Session(
+        id: id, profile: profile, origin: origin, strict: strict, rules: BlockRules(block: DomainSet(domains)),
+        duration: .seconds(minutes * 60), now: now)
 }
 
 @Suite struct SessionTests {
@@ -51,7 +54,7 @@ func session(_ id: String, profile: String = "p", minutes: Double, at now: Clock
     @Test func rebootUsesTheCheckpointMinusWallTimeOff() {
         let start = reading(boot: 50, wall: 0)
         var s = session("a", minutes: 60, at: start)
-        s = s.checkpointed(at: reading(boot: 50 + 600, wall: 600))     // 50 min left at wall 600
+        s = s.checkpointed(at: reading(boot: 50 + 600, wall: 600))  // 50 min left at wall 600
         // Rebooted; 20 minutes of wall time passed while off.
         let afterReboot = reading(boot: 5, wall: 600 + 1200, bootID: "boot-2")
         #expect(s.remaining(at: afterReboot) == .seconds(1800))
@@ -181,8 +184,10 @@ func session(_ id: String, profile: String = "p", minutes: Double, at now: Clock
     }
 
     @Test func anAllowlistProfileTakesNoExceptions() throws {
-        let profile = Profile(name: "p", domains: [try DomainName(validatingNormalized: "a.example")], allow: [try DomainName(validatingNormalized: "b.example")],
-                              mode: .allowlist)
+        let profile = Profile(
+            name: "p", domains: [try DomainName(validatingNormalized: "a.example")],
+            allow: [try DomainName(validatingNormalized: "b.example")],
+            mode: .allowlist)
         #expect { try profile.validate(against: ServiceCatalog()) } throws: { ($0 as? FieldError)?.field == "allow" }
     }
 }

@@ -24,13 +24,15 @@ enum SystemdAnalyze {
     /// expression, in order. All expressions must be valid.
     static func calendar(_ expressions: [String], base: Date, iterations: Int, zone: String) throws -> [Result] {
         let seconds = Int64(base.timeIntervalSince1970.rounded(.down))
-        let child = try ChildProcess(path!, ["calendar", "--iterations=\(iterations)", "--base-time=@\(seconds)"] + expressions,
-                                     environment: ["TZ": zone, "LC_ALL": "C", "PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0"],
-                                     stdout: .pipe, stderr: .pipe)
+        let child = try ChildProcess(
+            path!, ["calendar", "--iterations=\(iterations)", "--base-time=@\(seconds)"] + expressions,
+            environment: ["TZ": zone, "LC_ALL": "C", "PATH": "/usr/bin:/bin", "SYSTEMD_COLORS": "0"],
+            stdout: .pipe, stderr: .pipe)
         let status = child.wait(timeout: 60)
         let (data, errors) = child.output()
         guard status == 0 else {
-            throw Failure(message: "systemd-analyze exited \(status.map(String.init) ?? "late"): \(String(decoding: errors, as: UTF8.self))")
+            throw Failure(
+                message: "systemd-analyze exited \(status.map(String.init) ?? "late"): \(String(decoding: errors, as: UTF8.self))")
         }
         return try parse(String(decoding: data, as: UTF8.self))
     }
@@ -86,7 +88,7 @@ enum SystemdAnalyze {
     private static func instant(_ text: String) throws -> Date {
         let parts = text.split(separator: " ")
         guard parts.count == 4, parts[3] == "UTC",
-              let date = ISO8601DateFormatter().date(from: "\(parts[1])T\(parts[2])Z")
+            let date = ISO8601DateFormatter().date(from: "\(parts[1])T\(parts[2])Z")
         else { throw Failure(message: "cannot read timestamp '\(text)'") }
         return date
     }

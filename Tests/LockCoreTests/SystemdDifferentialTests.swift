@@ -124,7 +124,9 @@ struct SystemdDifferentialTests {
         let windowStarts = try Self.windows.map { try WeeklyWindow(days: $0.0, from: $0.1, to: $0.2).startExpression }
         let cronEquivalents = try Self.crons.map { try #require(try CronExpression(parsing: $0).calendarEquivalent) }
         let derived = windowStarts + cronEquivalents
-        for (text, result) in zip(derived, try SystemdAnalyze.calendar(derived, base: utc("2026-07-15T12:00:00Z"), iterations: 1, zone: "UTC")) {
+        for (text, result) in zip(
+            derived, try SystemdAnalyze.calendar(derived, base: utc("2026-07-15T12:00:00Z"), iterations: 1, zone: "UTC"))
+        {
             #expect(text == result.normalized, "derived expression \(text) is not in normalized form")
         }
     }
@@ -163,10 +165,14 @@ struct SystemdDifferentialTests {
                     }
                     if result.elapses.count < Self.iterations {
                         // systemd ran out of elapses; so must we.
-                        #expect(testCase.next(cursor, zone(tz)) == nil, "\(testCase.expression) TZ=\(tz) base \(base): systemd found no more elapses")
+                        #expect(
+                            testCase.next(cursor, zone(tz)) == nil,
+                            "\(testCase.expression) TZ=\(tz) base \(base): systemd found no more elapses")
                     }
                     comparisons += expected.count
-                    #expect(ours == expected, """
+                    #expect(
+                        ours == expected,
+                        """
                         \(testCase.expression) TZ=\(tz) base \(base) (\(wallClock(base, effectiveZone)))
                           systemd: \(expected.map { wallClock($0, effectiveZone) })
                           ours:    \(ours.map { wallClock($0, effectiveZone) })
@@ -174,6 +180,8 @@ struct SystemdDifferentialTests {
                 }
             }
         }
-        print("systemd differential, \(zoneName): \(zoneless.count + named.count) expressions × \(Self.baseTimes(for: zoneName).count) base times, \(comparisons) elapses compared, \(remapped) of systemd's elapses were second occurrences")
+        print(
+            "systemd differential, \(zoneName): \(zoneless.count + named.count) expressions × \(Self.baseTimes(for: zoneName).count) base times, \(comparisons) elapses compared, \(remapped) of systemd's elapses were second occurrences"
+        )
     }
 }

@@ -10,10 +10,11 @@ struct WeeklyWindowTests {
         let rule = try ScheduleRule(days: "mon-fri", from: "09:00", to: "12:30")
         // Saturday 2026-11-21: the next windows are Monday to Friday of the following week.
         let next = rule.nextIntervals(after: utc("2026-11-21T10:00:00Z"), count: 6, in: berlin)
-        #expect(next.map { wallClock($0.start, berlin) } == [
-            "2026-11-23 09:00:00", "2026-11-24 09:00:00", "2026-11-25 09:00:00",
-            "2026-11-26 09:00:00", "2026-11-27 09:00:00", "2026-11-30 09:00:00",
-        ])
+        #expect(
+            next.map { wallClock($0.start, berlin) } == [
+                "2026-11-23 09:00:00", "2026-11-24 09:00:00", "2026-11-25 09:00:00",
+                "2026-11-26 09:00:00", "2026-11-27 09:00:00", "2026-11-30 09:00:00",
+            ])
         #expect(next.allSatisfy { $0.duration == 3.5 * 3600 })
     }
 

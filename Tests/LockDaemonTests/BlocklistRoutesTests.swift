@@ -1,6 +1,5 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockPlatform
 import LockProtocol
@@ -8,6 +7,8 @@ import LockStore
 import Logging
 import Synchronization
 import Testing
+
+@testable import LockDaemon
 
 /// Imported blocklists through the route table in-process: import, show, profiles naming
 /// them, what running blocks do when a list changes, and `check` answering per enforcer.
@@ -27,8 +28,9 @@ struct BlocklistRoutesTests {
     }
 
     func daemon(enforcers: [any Enforcer]? = nil, caches: ResolverCacheFlusher? = nil) async throws -> TestDaemon {
-        try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: enforcers ?? [fake], library: library,
-                                   caches: caches)
+        try await TestDaemon.start(
+            scratch: scratch, store: store, clock: clock, enforcers: enforcers ?? [fake], library: library,
+            caches: caches)
     }
 
     static let mixed = """
@@ -191,8 +193,9 @@ struct BlocklistRoutesTests {
         #expect(problems.isEmpty)
         #expect(loaded.current("ads")?.version == second.version)
         let restartedFake = FakeEnforcer(name: "dns", lists: loaded.resolver)
-        let restarted = try await TestDaemon.start(scratch: scratch, store: store, clock: clock,
-                                                   enforcers: [restartedFake], library: loaded)
+        let restarted = try await TestDaemon.start(
+            scratch: scratch, store: store, clock: clock,
+            enforcers: [restartedFake], library: loaded)
         let restored = await restarted.sessions.active
         #expect(Set(restored.first?.rules.lists.map(\.version) ?? []) == [first.version, second.version], "\(restored)")
         #expect(try await restarted.api.check("x.b.example").blocked)
@@ -230,8 +233,10 @@ struct BlocklistRoutesTests {
         async let first = router.handle(APIRequest(methodName: "PUT", uri: "/v1/lists/slow", peer: root, bodyStream: slow))
         feed.yield(Array("a.example\n".utf8))
         try await Task.sleep(for: .milliseconds(100))
-        let second = await router.handle(APIRequest(methodName: "PUT", uri: "/v1/lists/other", peer: root,
-                                                    bodyStream: .buffered(Array("b.example\n".utf8))))
+        let second = await router.handle(
+            APIRequest(
+                methodName: "PUT", uri: "/v1/lists/other", peer: root,
+                bodyStream: .buffered(Array("b.example\n".utf8))))
         #expect(second.status == 409)
         feed.finish()
         #expect(await first.status == 200)

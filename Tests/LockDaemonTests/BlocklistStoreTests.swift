@@ -1,10 +1,11 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockPlatform
 import LockStore
 import Logging
 import Testing
+
+@testable import LockDaemon
 
 /// The daemon's compact form of imported lists on disk, and the library loaded from it.
 @Suite struct BlocklistStoreTests {
@@ -15,9 +16,10 @@ import Testing
         report.lines = block.count + allow.count + 1
         report.skipped[.regex] = 1
         report.examples[.regex] = [BlocklistReport.Example(line: 3, text: "/ads?/")]
-        let info = BlocklistInfo(name: name, version: BlocklistFile.version(block: blockSet, allow: allowSet), source: source,
-                                 importedAt: Date(timeIntervalSince1970: seconds), names: blockSet.count, exceptions: allowSet.count,
-                                 report: report)
+        let info = BlocklistInfo(
+            name: name, version: BlocklistFile.version(block: blockSet, allow: allowSet), source: source,
+            importedAt: Date(timeIntervalSince1970: seconds), names: blockSet.count, exceptions: allowSet.count,
+            report: report)
         return Blocklist(reference: info.reference, block: blockSet, allow: allowSet, info: info)
     }
 

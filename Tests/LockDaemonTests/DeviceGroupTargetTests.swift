@@ -3,10 +3,10 @@ import GRDB
 import LockCore
 import LockEnforcement
 import LockProtocol
-@testable import LockStore
 import Testing
 
 @testable import LockDaemon
+@testable import LockStore
 
 @Suite("Block targets: device groups from [lan], sessions, schedules and Pomodoro runs aimed at them")
 struct DeviceGroupTargetTests {
@@ -136,7 +136,9 @@ struct DeviceGroupTargetTests {
         #expect(desired.lan.groups.map(\.name) == ["kids", "teens"])
         #expect(desired.lan.groups.first?.networks.map(\.description) == ["10.7.0.0/25"])
         #expect(desired.lan.unknownGroups == ["office"])
-        await #expect(throws: APIError.self) { _ = try await daemon.api.start(StartRequest(profile: "social", seconds: 60, target: ["office"])) }
+        await #expect(throws: APIError.self) {
+            _ = try await daemon.api.start(StartRequest(profile: "social", seconds: 60, target: ["office"]))
+        }
         _ = try await daemon.api.start(StartRequest(profile: "social", seconds: 60, target: ["teens"]))
         #expect(await lan.current?.lan.blockedGroups == ["office", "teens"])
     }
@@ -236,8 +238,9 @@ struct TargetMigrationTests {
         let scratch = try Scratch()
         let path = scratch.path + "/state.sqlite"
         let now = ClockReading(wall: Date(timeIntervalSince1970: 1_800_000_000), boot: BootTime(seconds: 50), bootID: "boot")
-        let session = Session(id: "old", profile: "news", origin: .manual, strict: false,
-                              rules: BlockRules(block: DomainSet(["news.test"])), duration: .seconds(600), now: now)
+        let session = Session(
+            id: "old", profile: "news", origin: .manual, strict: false,
+            rules: BlockRules(block: DomainSet(["news.test"])), duration: .seconds(600), now: now)
         do {
             // The schema as version 3 left it, and a row written then (no target column).
             let queue = try DatabaseQueue(path: path)
@@ -250,9 +253,11 @@ struct TargetMigrationTests {
                                                    checkpointWall, pendingOffSince, pendingResumedAt, rules)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [record.id, record.profile, record.origin, record.strict, record.startedAt, record.endBoot,
-                                record.bootID, record.checkpointRemaining, record.checkpointWall, record.pendingOffSince,
-                                record.pendingResumedAt, record.rules])
+                    arguments: [
+                        record.id, record.profile, record.origin, record.strict, record.startedAt, record.endBoot,
+                        record.bootID, record.checkpointRemaining, record.checkpointWall, record.pendingOffSince,
+                        record.pendingResumedAt, record.rules,
+                    ])
             }
         }
         let store = try StateStore(path: path)

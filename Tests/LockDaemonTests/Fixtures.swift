@@ -1,14 +1,15 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockNames
-import LockProtocol
 import LockPlatform
+import LockProtocol
 import LockStore
 import Logging
 import Synchronization
 import Testing
+
+@testable import LockDaemon
 
 /// A temporary directory with the shipped data and empty state, removed at the end.
 final class Scratch: @unchecked Sendable {
@@ -20,8 +21,10 @@ final class Scratch: @unchecked Sendable {
     }
 
     var paths: Paths {
-        Paths(root: path, dataDirectory: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../config").standardized.path)
+        Paths(
+            root: path,
+            dataDirectory: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../config").standardized.path)
     }
 
     func write(_ relative: String, _ text: String) throws {
@@ -73,16 +76,32 @@ final class ManualClock: Sendable {
 final class RecordingTimer: DeadlineTimer, @unchecked Sendable {
     private let lock = NSLock()
     private var deadlines: [BootTime?] = []
-    func arm(at deadline: BootTime?) { lock.lock(); deadlines.append(deadline); lock.unlock() }
-    var last: BootTime?? { lock.lock(); defer { lock.unlock() }; return deadlines.last }
+    func arm(at deadline: BootTime?) {
+        lock.lock()
+        deadlines.append(deadline)
+        lock.unlock()
+    }
+    var last: BootTime?? {
+        lock.lock()
+        defer { lock.unlock() }
+        return deadlines.last
+    }
 }
 
 /// Remembers the instants a scheduler arms its wall-clock timer for.
 final class RecordingWallTimer: WallClockTimer, @unchecked Sendable {
     private let lock = NSLock()
     private var instants: [Date?] = []
-    func arm(atWall instant: Date?) { lock.lock(); instants.append(instant); lock.unlock() }
-    var last: Date? { lock.lock(); defer { lock.unlock() }; return instants.last ?? nil }
+    func arm(atWall instant: Date?) {
+        lock.lock()
+        instants.append(instant)
+        lock.unlock()
+    }
+    var last: Date? {
+        lock.lock()
+        defer { lock.unlock() }
+        return instants.last ?? nil
+    }
 }
 
 /// The system's time zone, as the test sets it.
@@ -97,7 +116,12 @@ final class ManualZone: Sendable {
 final class Counter: @unchecked Sendable {
     private var value = 0
     private let lock = NSLock()
-    func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
 }
 
 /// The daemon's services over `scratch` as the daemon builds them at start-up (profiles
@@ -108,16 +132,19 @@ struct TestDaemon {
     let core: DaemonCore
     let api: InProcessAPI
 
-    static func start(scratch: Scratch, store: StateStore, clock: ManualClock, enforcers: [any Enforcer],
-                      configuration: DaemonConfiguration = DaemonConfiguration(), zone: ManualZone = ManualZone("UTC"),
-                      sessionTimer: RecordingTimer = RecordingTimer(), pomodoroTimer: RecordingTimer = RecordingTimer(),
-                      scheduleTimer: RecordingWallTimer = RecordingWallTimer(), counter: Counter = Counter(),
-                      ids: @escaping @Sendable (Int) -> String = { "s\($0)" },
-                      library: BlocklistLibrary? = nil, caches: ResolverCacheFlusher? = nil) async throws -> TestDaemon {
+    static func start(
+        scratch: Scratch, store: StateStore, clock: ManualClock, enforcers: [any Enforcer],
+        configuration: DaemonConfiguration = DaemonConfiguration(), zone: ManualZone = ManualZone("UTC"),
+        sessionTimer: RecordingTimer = RecordingTimer(), pomodoroTimer: RecordingTimer = RecordingTimer(),
+        scheduleTimer: RecordingWallTimer = RecordingWallTimer(), counter: Counter = Counter(),
+        ids: @escaping @Sendable (Int) -> String = { "s\($0)" },
+        library: BlocklistLibrary? = nil, caches: ResolverCacheFlusher? = nil
+    ) async throws -> TestDaemon {
         var profiles = ProfileStore(paths: scratch.paths, names: testNames)
         #expect(profiles.reload().isEmpty)
         // The lists stored under the scratch root, as the daemon loads them at start-up.
-        let loaded = library.map { ($0, [FileProblem]()) }
+        let loaded =
+            library.map { ($0, [FileProblem]()) }
             ?? ListService.load(BlocklistStore(directory: scratch.paths.listsDirectory), logger: Logger(label: "test"))
         let core = try await DaemonCore.start(
             paths: scratch.paths, configuration: .init(configuration: configuration), profiles: profiles, enforcers: enforcers,
@@ -138,7 +165,8 @@ struct InProcessAPI: Sendable {
     var peer = PeerCredentials(pid: 1, uid: 0, gid: 0)
 
     func call<Body: Encodable & Sendable, Answer: Decodable & Sendable>(
-        _ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [], query: String? = nil, body: Body? = nil) async throws(APIError) -> Answer {
+        _ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [], query: String? = nil, body: Body? = nil
+    ) async throws(APIError) -> Answer {
         let bytes = body.flatMap { try? API.makeEncoder().encode($0) }.map(Array.init) ?? []
         let uri = endpoint.template.path(parameters) + (query.map { "?" + $0 } ?? "")
         let response = await router.handle(APIRequest(methodName: endpoint.method.rawValue, uri: uri, body: bytes, peer: peer))
@@ -151,8 +179,10 @@ struct InProcessAPI: Sendable {
         }
     }
 
-    func call<Answer: Decodable & Sendable>(_ endpoint: Endpoint<NoBody, Answer>, _ parameters: [String] = [],
-                                            query: String? = nil) async throws(APIError) -> Answer {
+    func call<Answer: Decodable & Sendable>(
+        _ endpoint: Endpoint<NoBody, Answer>, _ parameters: [String] = [],
+        query: String? = nil
+    ) async throws(APIError) -> Answer {
         try await call(endpoint, parameters, query: query, body: Optional<NoBody>.none)
     }
 
@@ -165,8 +195,10 @@ struct InProcessAPI: Sendable {
     func status() async throws(APIError) -> StatusResponse { try await call(Endpoints.status) }
     func importList(_ name: String, _ text: String, source: String = "test") async throws(APIError) -> ListImport {
         let uri = Endpoints.importList.template.path([name]) + "?source=" + PathTemplate.escape(source)
-        let response = await router.handle(APIRequest(methodName: "PUT", uri: uri, peer: peer,
-                                                      bodyStream: .buffered(Array(text.utf8), pieceSize: 7)))
+        let response = await router.handle(
+            APIRequest(
+                methodName: "PUT", uri: uri, peer: peer,
+                bodyStream: .buffered(Array(text.utf8), pieceSize: 7)))
         guard case .json(let status, let answer, _) = response else { throw APIError(.internalError, "not a JSON answer") }
         guard (200..<300).contains(status) else {
             throw (try? API.makeDecoder().decode(APIErrorBody.self, from: Data(answer)).error) ?? APIError(.internalError, "HTTP \(status)")

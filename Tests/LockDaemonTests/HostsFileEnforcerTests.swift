@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import LockCore
-@testable import LockEnforcement
 import LockPlatform
 import Logging
 import Testing
+
+@testable import LockEnforcement
 
 @Suite("HostsFileEnforcer on real files")
 struct HostsFileEnforcerTests {
@@ -12,8 +13,10 @@ struct HostsFileEnforcerTests {
     static let block = DesiredBlock(domains: ["a.com", "www.a.com"])
 
     func enforcer(_ scratch: Scratch, copy: Bool = true) -> HostsFileEnforcer {
-        HostsFileEnforcer(path: scratch.path + "/etc/hosts", alwaysWithBlock: ["use-application-dns.net"],
-                          userCopyPath: copy ? scratch.path + "/var/lib/simplylock/hosts.user" : nil, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        HostsFileEnforcer(
+            path: scratch.path + "/etc/hosts", alwaysWithBlock: ["use-application-dns.net"],
+            userCopyPath: copy ? scratch.path + "/var/lib/simplylock/hosts.user" : nil,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
     func mode(_ path: String) -> mode_t {
@@ -161,7 +164,9 @@ struct HostsFileEnforcerTests {
         try scratch.write("etc/hosts/inside", "kept\n")
         await enforcer.restoreIfChanged()
         #expect(scratch.read("etc/hosts") == expected)
-        let moved = try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/etc").filter { $0.hasPrefix("hosts.simplylock-moved-") }
+        let moved = try FileManager.default.contentsOfDirectory(atPath: scratch.path + "/etc").filter {
+            $0.hasPrefix("hosts.simplylock-moved-")
+        }
         #expect(moved.count == 1)
         let aside = try #require(moved.first)
         #expect(scratch.read("etc/\(aside)/inside") == "kept\n")

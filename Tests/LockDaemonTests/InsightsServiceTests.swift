@@ -1,11 +1,12 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockProtocol
 import LockStore
 import Logging
 import Testing
+
+@testable import LockDaemon
 
 /// Insights, goals, blocked attempts and emergency access through the in-process API, with a
 /// hand-moved clock, a fake enforcer and a real SQLite store.
@@ -27,12 +28,14 @@ struct InsightsServiceTests {
     func daemon(friction: FrictionSettings? = InsightsServiceTests.friction, store: StateStore? = nil) async throws -> TestDaemon {
         var configuration = DaemonConfiguration()
         configuration.friction = friction
-        return try await TestDaemon.start(scratch: scratch, store: store ?? self.store, clock: clock, enforcers: [fake],
-                                          configuration: configuration)
+        return try await TestDaemon.start(
+            scratch: scratch, store: store ?? self.store, clock: clock, enforcers: [fake],
+            configuration: configuration)
     }
 
     private func unlock(_ daemon: TestDaemon, _ reference: String, challenge: String? = nil, answer: String? = nil)
-        async throws(APIError) -> UnlockResponse {
+        async throws(APIError) -> UnlockResponse
+    {
         try await daemon.api.call(Endpoints.unlockSession, [reference], body: UnlockRequest(challenge: challenge, answer: answer))
     }
 
@@ -107,8 +110,10 @@ struct InsightsServiceTests {
         _ = try await daemon.api.createProfile(CreateProfileRequest(name: "focus", domains: ["reddit.com", "x.com"], strict: true))
         _ = try await daemon.api.start(StartRequest(profile: "focus", seconds: 600))
         let before = scratch.read("etc/simplylock/profiles.d/focus.toml")
-        for edit in [UpdateProfileRequest(removeDomains: ["x.com"]), UpdateProfileRequest(addAllow: ["old.reddit.com"]),
-                     UpdateProfileRequest(strict: false)] {
+        for edit in [
+            UpdateProfileRequest(removeDomains: ["x.com"]), UpdateProfileRequest(addAllow: ["old.reddit.com"]),
+            UpdateProfileRequest(strict: false),
+        ] {
             do {
                 _ = try await daemon.api.updateProfile("focus", edit)
                 Issue.record("\(edit) was accepted")
@@ -174,12 +179,14 @@ struct InsightsServiceTests {
         let events = daemon.core.events.subscribe()
         let inbox = daemon.core.attemptInbox
         for client in ["127.0.0.1", "127.0.0.1", "127.0.0.1", "::1"] {
-            inbox.dnsBlocked(DNSBlockedQuery(name: "news.ycombinator.com", rule: "news.ycombinator.com", client: client, type: 1, overTCP: false))
+            inbox.dnsBlocked(
+                DNSBlockedQuery(name: "news.ycombinator.com", rule: "news.ycombinator.com", client: client, type: 1, overTCP: false))
         }
         inbox.appDenied(ExecDenial(pid: 42, path: "/usr/games/steam", appID: "steam", appName: "Steam", reason: .exec))
         await daemon.core.attempts.handleWaiting()
         clock.advance(11)
-        inbox.dnsBlocked(DNSBlockedQuery(name: "news.ycombinator.com", rule: "news.ycombinator.com", client: "127.0.0.1", type: 28, overTCP: false))
+        inbox.dnsBlocked(
+            DNSBlockedQuery(name: "news.ycombinator.com", rule: "news.ycombinator.com", client: "127.0.0.1", type: 28, overTCP: false))
         await daemon.core.attempts.handleWaiting()
         clock.advance(1)
 
@@ -209,8 +216,9 @@ struct InsightsServiceTests {
             BlockedAttempt(kind: .site, name: "old.example", source: .dns, at: now.addingTimeInterval(-400 * day)),
             BlockedAttempt(kind: .site, name: "new.example", source: .dns, at: now.addingTimeInterval(-2 * day)),
         ])
-        let service = AttemptRetentionService(store: store, retention: { .seconds(365 * 86_400) }, clock: { clock.now() },
-                                              interval: .seconds(3600), logger: Logger(label: "test"))
+        let service = AttemptRetentionService(
+            store: store, retention: { .seconds(365 * 86_400) }, clock: { clock.now() },
+            interval: .seconds(3600), logger: Logger(label: "test"))
         #expect(await service.prune() == 1)
         #expect(try store.recentAttempts(limit: 10).map(\.name) == ["new.example"])
         let year = DateInterval(start: now.addingTimeInterval(-500 * day), end: now)
@@ -228,8 +236,12 @@ struct InsightsServiceTests {
         // Berlin, 2027-03-27 to 03-29: the 28th has 23 hours. One attempt an hour, on the hour (UTC).
         let berlin = TimeZone(identifier: "Europe/Berlin")!
         let start = Date(timeIntervalSince1970: 1_806_102_000)  // 2027-03-26T23:00:00Z, Berlin's midnight of the 27th
-        try store.recordAttempts((0..<71).map { BlockedAttempt(kind: $0 % 10 == 0 ? .app : .site, name: "n.example", source: .dns,
-                                                                at: start.addingTimeInterval(Double($0) * 3600 + 60)) })
+        try store.recordAttempts(
+            (0..<71).map {
+                BlockedAttempt(
+                    kind: $0 % 10 == 0 ? .app : .site, name: "n.example", source: .dns,
+                    at: start.addingTimeInterval(Double($0) * 3600 + 60))
+            })
         let window = DateInterval(start: start, end: start.addingTimeInterval(71 * 3600))
         let localDays = LocalDay.days(covering: window, in: berlin).map { DateInterval(start: $0.start, end: min($0.end, window.end)) }
         let perDay = try store.attemptsPerDay(localDays)
@@ -251,7 +263,8 @@ struct InsightsServiceTests {
         try store.recordAttempts(attempts)
         for (startDay, endDay) in [(0.0, 100.0), (0.3, 99.7), (21.5, 82.25), (22, 50), (40.1, 40.2)] {
             let window = DateInterval(start: base.addingTimeInterval(startDay * 86_400), end: base.addingTimeInterval(endDay * 86_400))
-            let expected = Dictionary(grouping: attempts.filter { window.start <= $0.at && $0.at < window.end }, by: \.name).mapValues(\.count)
+            let expected = Dictionary(grouping: attempts.filter { window.start <= $0.at && $0.at < window.end }, by: \.name).mapValues(
+                \.count)
             let top = try store.topAttempts(.site, in: window, limit: 10)
             #expect(Dictionary(uniqueKeysWithValues: top.map { ($0.name, $0.count) }) == expected, "days \(startDay)–\(endDay)")
             let perDay = try store.attemptsPerDay(days(of: window))
@@ -263,12 +276,15 @@ struct InsightsServiceTests {
         let base = Date(timeIntervalSince1970: 1_800_000_000)
         var attempts: [BlockedAttempt] = []
         for minute in stride(from: 0, to: 180, by: 7) {
-            attempts.append(BlockedAttempt(kind: .site, name: minute % 2 == 0 ? "a.example" : "b.example", source: .dns,
-                                           at: base.addingTimeInterval(Double(minute) * 60 + 13)))
+            attempts.append(
+                BlockedAttempt(
+                    kind: .site, name: minute % 2 == 0 ? "a.example" : "b.example", source: .dns,
+                    at: base.addingTimeInterval(Double(minute) * 60 + 13)))
         }
         try store.recordAttempts(attempts)
         for (startMinute, endMinute) in [(0, 180), (3, 177), (16, 44), (20, 21), (0, 1)] {
-            let window = DateInterval(start: base.addingTimeInterval(Double(startMinute) * 60), end: base.addingTimeInterval(Double(endMinute) * 60))
+            let window = DateInterval(
+                start: base.addingTimeInterval(Double(startMinute) * 60), end: base.addingTimeInterval(Double(endMinute) * 60))
             let expected = attempts.filter { window.start <= $0.at && $0.at < window.end }
             let perDay = try store.attemptsPerDay(days(of: window))
             #expect(perDay.reduce(0) { $0 + $1.sites } == expected.count, "window \(startMinute)–\(endMinute)")

@@ -1,11 +1,12 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockProtocol
 import LockStore
 import Logging
 import Testing
+
+@testable import LockDaemon
 
 @Suite("PomodoroEngine with the session service, a fake enforcer, a real SQLite store and a hand-moved clock")
 struct PomodoroEngineTests {
@@ -25,9 +26,10 @@ struct PomodoroEngineTests {
     /// The services restored from the store, as the daemon builds them at start-up.
     func makeDaemon(configuration: DaemonConfiguration = DaemonConfiguration()) async throws -> (TestDaemon, TestDaemon) {
         let counter = Counter()
-        let daemon = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [fake],
-                                                configuration: configuration, sessionTimer: managerTimer, pomodoroTimer: timer,
-                                                counter: counter, ids: { "run\($0)" })
+        let daemon = try await TestDaemon.start(
+            scratch: scratch, store: store, clock: clock, enforcers: [fake],
+            configuration: configuration, sessionTimer: managerTimer, pomodoroTimer: timer,
+            counter: counter, ids: { "run\($0)" })
         return (daemon, daemon)
     }
 
@@ -41,8 +43,9 @@ struct PomodoroEngineTests {
     }
 
     func quick(_ profile: String = "news", cycles: Int? = nil, manual: Bool? = nil, strict: Bool? = nil) -> PomodoroStartRequest {
-        PomodoroStartRequest(profile: profile, focusSeconds: 60, shortBreakSeconds: 30, longBreakSeconds: 90, longEvery: 2,
-                             cycles: cycles, manual: manual, strict: strict)
+        PomodoroStartRequest(
+            profile: profile, focusSeconds: 60, shortBreakSeconds: 30, longBreakSeconds: 90, longEvery: 2,
+            cycles: cycles, manual: manual, strict: strict)
     }
 
     @Test func focusBlocksTheBreakLiftsItAndTheHistoryRecordsThePomodoro() async throws {
@@ -108,7 +111,10 @@ struct PomodoroEngineTests {
                 #expect(error.message.hasPrefix(fragment), "\(error.message)")
             }
         }
-        do { _ = try await engine.api.startPomodoro(PomodoroStartRequest(profile: "ghost")); Issue.record("started for a ghost") } catch {
+        do {
+            _ = try await engine.api.startPomodoro(PomodoroStartRequest(profile: "ghost"))
+            Issue.record("started for a ghost")
+        } catch {
             #expect(error.code == .notFound)
         }
         #expect(try await engine.api.pomodoro() == .none)
@@ -116,7 +122,10 @@ struct PomodoroEngineTests {
         #expect(await manager.sessions.active.isEmpty)
 
         _ = try await engine.api.startPomodoro(quick())
-        do { _ = try await engine.api.startPomodoro(quick("social")); Issue.record("a second run started") } catch {
+        do {
+            _ = try await engine.api.startPomodoro(quick("social"))
+            Issue.record("a second run started")
+        } catch {
             #expect(error.code == .conflict)
             #expect(error.message.contains("already running for news"))
         }
@@ -129,7 +138,10 @@ struct PomodoroEngineTests {
     @Test func actionsWithoutARunAreNotFound() async throws {
         let (_, engine) = try await makeDaemon()
         for action in PomodoroAction.allCases {
-            do { _ = try await engine.api.pomodoro(action); Issue.record("\(action) without a run") } catch {
+            do {
+                _ = try await engine.api.pomodoro(action)
+                Issue.record("\(action) without a run")
+            } catch {
                 #expect(error.code == .notFound)
             }
         }
@@ -145,7 +157,10 @@ struct PomodoroEngineTests {
         #expect(timer.last == .some(nil))
         clock.advance(3600)
         #expect(try await engine.api.pomodoro().remainingSeconds == 40)
-        do { _ = try await engine.api.pomodoro(.pause); Issue.record("paused twice") } catch { #expect(error.code == .conflict) }
+        do {
+            _ = try await engine.api.pomodoro(.pause)
+            Issue.record("paused twice")
+        } catch { #expect(error.code == .conflict) }
         let resumed = try await engine.api.pomodoro(.resume)
         #expect(resumed.state == "running" && resumed.remainingSeconds == 40 && resumed.blocking)
         #expect(await blocksNews())
@@ -159,12 +174,18 @@ struct PomodoroEngineTests {
         let (manager, engine) = try await makeDaemon()
         _ = try await engine.api.startPomodoro(quick(strict: true))
         for action in [PomodoroAction.skip, .stop] {
-            do { _ = try await engine.api.pomodoro(action); Issue.record("\(action) in a strict focus") } catch {
+            do {
+                _ = try await engine.api.pomodoro(action)
+                Issue.record("\(action) in a strict focus")
+            } catch {
                 #expect(error.code == .refused)
                 #expect(error.message.hasPrefix("strict mode"))
             }
         }
-        do { _ = try await manager.api.stop("news"); Issue.record("stopped the pomodoro session by hand") } catch {
+        do {
+            _ = try await manager.api.stop("news")
+            Issue.record("stopped the pomodoro session by hand")
+        } catch {
             #expect(error.code == .refused)
             #expect(error.hint?.contains("lockctl pomodoro stop") == true)
         }
@@ -187,7 +208,10 @@ struct PomodoroEngineTests {
     @Test func manualModeWaitsForNext() async throws {
         let (_, engine) = try await makeDaemon()
         _ = try await engine.api.startPomodoro(quick(manual: true))
-        do { _ = try await engine.api.pomodoro(.next); Issue.record("next during focus") } catch { #expect(error.code == .conflict) }
+        do {
+            _ = try await engine.api.pomodoro(.next)
+            Issue.record("next during focus")
+        } catch { #expect(error.code == .conflict) }
         try await fireTimer(engine)
         let waiting = try await engine.api.pomodoro()
         #expect(waiting.state == "waiting" && waiting.next == "short-break" && !waiting.blocking)
@@ -217,7 +241,7 @@ struct PomodoroEngineTests {
         let (_, first) = try await makeDaemon()
         _ = try await first.api.startPomodoro(quick(cycles: 4))
         try await fireTimer(first)
-        try await fireTimer(first)          // focus 2
+        try await fireTimer(first)  // focus 2
         clock.advance(25)
         let (_, second) = try await makeDaemon()
         let info = try await second.api.pomodoro()
@@ -264,7 +288,7 @@ struct PomodoroEngineTests {
         _ = try await engine.api.startPomodoro(quick())
         clock.advance(10)
         await engine.engine.checkpoint()
-        clock.advance(8 * 3600)             // asleep; the timer fires on wake-up
+        clock.advance(8 * 3600)  // asleep; the timer fires on wake-up
         await engine.engine.deadlineReached()
         let info = try await engine.api.pomodoro()
         #expect(info.state == "waiting" && info.completedFocusPhases == 0)
@@ -274,8 +298,9 @@ struct PomodoroEngineTests {
 
     @Test func theDefaultsComeFromTheConfiguration() async throws {
         var configuration = DaemonConfiguration()
-        configuration.pomodoro = PomodoroConfig(focus: .seconds(50 * 60), shortBreak: .seconds(600), longBreak: .seconds(1800),
-                                                longEvery: 3, cycles: 6, manual: true)
+        configuration.pomodoro = PomodoroConfig(
+            focus: .seconds(50 * 60), shortBreak: .seconds(600), longBreak: .seconds(1800),
+            longEvery: 3, cycles: 6, manual: true)
         let (_, engine) = try await makeDaemon(configuration: configuration)
         let info = try await engine.api.startPomodoro(PomodoroStartRequest(profile: "news", shortBreakSeconds: 120))
         let settings = try #require(info.settings)
@@ -289,12 +314,15 @@ struct PomodoroEngineTests {
         _ = try await engine.api.startPomodoro(quick("focus"))
         try await fireTimer(engine)
         // The API refuses to delete a profile the timer uses; a hand edit and a reload can still remove it.
-        do { try await manager.api.deleteProfile("focus"); Issue.record("deleted a profile the Pomodoro timer uses") } catch {
+        do {
+            try await manager.api.deleteProfile("focus")
+            Issue.record("deleted a profile the Pomodoro timer uses")
+        } catch {
             #expect(error.code == .refused)
         }
         try FileManager.default.removeItem(atPath: scratch.path + "/etc/simplylock/profiles.d/focus.toml")
         _ = try await manager.api.reload()
-        try await fireTimer(engine)         // focus 2 cannot block
+        try await fireTimer(engine)  // focus 2 cannot block
         let info = try await engine.api.pomodoro()
         #expect(info.phase == "focus" && info.session == nil)
         #expect(info.problem?.contains("no profile named \"focus\"") == true)
@@ -312,7 +340,10 @@ struct PomodoroEngineTests {
         _ = try await engine.api.pomodoro(.pause)
         try FileManager.default.removeItem(atPath: scratch.path + "/etc/simplylock/profiles.d/focus.toml")
         _ = try await manager.api.reload()
-        do { _ = try await engine.api.pomodoro(.resume); Issue.record("resumed a focus phase that cannot block") } catch {
+        do {
+            _ = try await engine.api.pomodoro(.resume)
+            Issue.record("resumed a focus phase that cannot block")
+        } catch {
             #expect(error.code == .notFound)
         }
         let info = try await engine.api.pomodoro()

@@ -1,18 +1,20 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockNames
 import LockStore
 import Testing
+
+@testable import LockDaemon
 
 /// The judgements status and doctor share, the fixes doctor gives, and `--check-config`.
 @Suite("Reporting: enforcer health, doctor's fixes, configuration check")
 struct ReportingTests {
     @Test func anEnforcerWhoseNamesAllFailedIsNotOK() {
         func status(names: Int, failing: Int) -> EnforcerStatus {
-            EnforcerStatus(name: "nftables", applied: true, elements: 0, lastApplied: Date(), lastError: nil,
-                           details: ["names": .count(names), "namesFailing": .count(failing)])
+            EnforcerStatus(
+                name: "nftables", applied: true, elements: 0, lastApplied: Date(), lastError: nil,
+                details: ["names": .count(names), "namesFailing": .count(failing)])
         }
         #expect(status(names: 12, failing: 12).health.word == "problem")
         #expect(status(names: 12, failing: 12).health.reason?.contains("none of the 12 names resolved") == true)
@@ -25,14 +27,18 @@ struct ReportingTests {
     }
 
     func diagnostics(_ scratch: Scratch, statuses: [EnforcerStatus] = [], launch: DaemonLaunch) -> [Finding] {
-        Diagnostics(paths: scratch.paths, statuses: statuses, configuredEnforcers: ["hosts"], fileProblems: ["schedules.d/x.toml:2: profile: bad"],
-                    scopes: [], importedLists: 0, missingLists: [:], firewallUnavailable: nil, stateReadOnly: nil, now: ManualClock().now(), launch: launch).run()
+        Diagnostics(
+            paths: scratch.paths, statuses: statuses, configuredEnforcers: ["hosts"], fileProblems: ["schedules.d/x.toml:2: profile: bad"],
+            scopes: [], importedLists: 0, missingLists: [:], firewallUnavailable: nil, stateReadOnly: nil, now: ManualClock().now(),
+            launch: launch
+        ).run()
     }
 
     @Test func doctorsFixesFitTheWayTheDaemonWasStarted() throws {
         let scratch = try Scratch()
-        let allFailing = EnforcerStatus(name: "nftables", applied: true, elements: 0, lastApplied: Date(), lastError: nil,
-                                        details: ["names": .count(2), "namesFailing": .count(2)])
+        let allFailing = EnforcerStatus(
+            name: "nftables", applied: true, elements: 0, lastApplied: Date(), lastError: nil,
+            details: ["names": .count(2), "namesFailing": .count(2)])
         // By hand under a scratch root, without a configuration file.
         let byHand = diagnostics(scratch, statuses: [allFailing], launch: DaemonLaunch(root: scratch.path))
         let enforcer = try #require(byHand.first { $0.subject == "enforcer nftables" })
@@ -50,20 +56,25 @@ struct ReportingTests {
         // With a configuration file to edit.
         try scratch.write("etc/simplylock/simplylockd.toml", "enforcers = [\"hosts\"]\n")
         let withFile = diagnostics(scratch, launch: DaemonLaunch(bySystemd: true))
-        #expect(withFile.first { $0.subject == "nftables" }?.fix
+        #expect(
+            withFile.first { $0.subject == "nftables" }?.fix
                 == "add \"nftables\" to enforcers in \(scratch.paths.configFile), then `systemctl restart simplylockd`")
     }
 
     @Test func checkConfigReportsEveryProblemOfEveryFile() throws {
         let scratch = try Scratch()
         try scratch.write("etc/simplylock/simplylockd.toml", "enforcers = [\"hosts\", \"bogus\"]\nmax_session = \"forever\"\n")
-        try scratch.write("etc/simplylock/profiles.d/bad.toml", """
+        try scratch.write(
+            "etc/simplylock/profiles.d/bad.toml",
+            """
             name = "bad"
             domains = ["ok.com", "bad..com", "also bad"]
             services = ["youtube", "nope"]
             strict = "yes"
             """)
-        try scratch.write("etc/simplylock/schedules.d/s1.toml", """
+        try scratch.write(
+            "etc/simplylock/schedules.d/s1.toml",
+            """
             name = "s1"
             profile = "ghost"
             days = "mon"
@@ -74,9 +85,11 @@ struct ReportingTests {
         try scratch.write("etc/simplylock/schedules.d/good.toml", "name = \"good\"\nprofile = \"news\"\non = \"daily\"\nfor = \"1h\"\n")
         let report = ConfigurationCheck(paths: scratch.paths, names: testNames).run()
         let lines = report.problems.map(\.description)
-        for expected in ["simplylockd.toml:1: enforcers:", "simplylockd.toml:2: max_session:", "bad.toml:2: domains: \"bad..com\"",
-                         "bad.toml:2: domains: \"also bad\"", "bad.toml:3: services: unknown service \"nope\"", "bad.toml:4: strict:",
-                         "s1.toml:2: profile: no profile named \"ghost\"", "s1.toml:4: from:", "s1.toml:6: warn:"] {
+        for expected in [
+            "simplylockd.toml:1: enforcers:", "simplylockd.toml:2: max_session:", "bad.toml:2: domains: \"bad..com\"",
+            "bad.toml:2: domains: \"also bad\"", "bad.toml:3: services: unknown service \"nope\"", "bad.toml:4: strict:",
+            "s1.toml:2: profile: no profile named \"ghost\"", "s1.toml:4: from:", "s1.toml:6: warn:",
+        ] {
             #expect(lines.contains { $0.contains(expected) }, "missing \(expected) in \(lines)")
         }
         #expect(!lines.contains { $0.contains("good.toml") })

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-@testable import LockDaemon
-import Testing
 import TestSupport
+import Testing
+
+@testable import LockDaemon
 
 /// Flushing the machine's resolver caches, against stand-ins: systemd-resolved's D-Bus call on
 /// a private `dbus-daemon` (systemd is not PID 1 here), nscd's invalidation on a socket of
@@ -26,8 +27,9 @@ struct ResolverCacheTests {
         init(directory: String) throws {
             self.directory = directory
             address = "unix:path=\(directory)/bus"
-            let daemon = try ChildProcess("/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
-                                          environment: ProcessRunner.environment(), stderr: .file(directory + "/dbus.log"))
+            let daemon = try ChildProcess(
+                "/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=\(address)"],
+                environment: ProcessRunner.environment(), stderr: .file(directory + "/dbus.log"))
             children.append(daemon)
             try waitUntil("the private bus to listen", timeout: 10) { access(directory + "/bus", F_OK) == 0 }
         }
@@ -35,8 +37,9 @@ struct ResolverCacheTests {
         /// Starts the resolve1 stand-in; returns it once it owns its name.
         func standIn(mode: String = "ok") throws -> ChildProcess {
             let ready = directory + "/ready-\(children.count)"
-            let child = try ChildProcess("/usr/bin/python3", [ResolverCacheTests.standIn, address, directory + "/calls", ready, mode],
-                                         environment: ProcessRunner.environment(), stderr: .file(directory + "/standin.log"))
+            let child = try ChildProcess(
+                "/usr/bin/python3", [ResolverCacheTests.standIn, address, directory + "/calls", ready, mode],
+                environment: ProcessRunner.environment(), stderr: .file(directory + "/standin.log"))
             children.append(child)
             try waitUntil("the stand-in to own org.freedesktop.resolve1", timeout: 20) {
                 if child.poll() != nil { throw TestFailure("the stand-in exited: \(log("standin.log"))") }
@@ -61,8 +64,9 @@ struct ResolverCacheTests {
         }
     }
 
-    @Test("systemd-resolved's FlushCaches is called over D-Bus; no resolved is not a failure, a refusal is",
-          .enabled(if: dbusMissing == nil, "\(dbusMissing ?? "")"))
+    @Test(
+        "systemd-resolved's FlushCaches is called over D-Bus; no resolved is not a failure, a refusal is",
+        .enabled(if: dbusMissing == nil, "\(dbusMissing ?? "")"))
     func resolvedIsFlushedOverDBus() throws {
         let scratch = try Scratch()
         let bus = try PrivateBus(directory: scratch.path)
@@ -96,8 +100,10 @@ struct ResolverCacheTests {
         let path = scratch.path + "/nscd.socket"
         let cache = NscdCache(socketPath: path)
         #expect(cache.flush() == .notRunning("no nscd listening at \(path)"))
-        for (answer, expected) in [(Int32(0), ResolverCacheOutcome.flushed),
-                                   (Int32(-1), .failed("nscd refused to invalidate its hosts cache (answer -1)"))] {
+        for (answer, expected) in [
+            (Int32(0), ResolverCacheOutcome.flushed),
+            (Int32(-1), .failed("nscd refused to invalidate its hosts cache (answer -1)")),
+        ] {
             let server = try FakeNscd(path: path, answer: answer)
             #expect(cache.flush() == expected)
             #expect(server.received() == NscdCache.request())

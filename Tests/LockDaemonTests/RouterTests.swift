@@ -1,10 +1,11 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockProtocol
 import LockStore
 import Testing
+
+@testable import LockDaemon
 
 /// The route table driven in-process, without a socket (as tailscale's localapi tests and
 /// hummingbird's router tests do): what any client, well-behaved or not, gets back.
@@ -30,7 +31,8 @@ struct RouterTests {
 
     /// Sends raw method, target and body; returns status, headers and the decoded JSON body.
     func send(_ router: Router, _ method: String, _ uri: String, body: String = "", peer: PeerCredentials = Self.root) async
-        -> (status: Int, headers: [(String, String)], json: [String: Any]) {
+        -> (status: Int, headers: [(String, String)], json: [String: Any])
+    {
         let response = await router.handle(APIRequest(methodName: method, uri: uri, body: Array(body.utf8), peer: peer))
         guard case .json(let status, let bytes, let headers) = response else { return (response.status, [], [:]) }
         let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
@@ -75,8 +77,10 @@ struct RouterTests {
         #expect(await send(router, "GET", "/v1/profiles/de%65p-work").status == 200)
     }
 
-    @Test(arguments: ["?=", "?a&=", "?=x", "?&&=&", "?limit=0", "?limit=-3", "?limit=abc", "?limit=1e3", "?limit=99999999999999999999",
-                      "?limit=5&limit=6", "?lmit=5", "?limit=%zz"])
+    @Test(arguments: [
+        "?=", "?a&=", "?=x", "?&&=&", "?limit=0", "?limit=-3", "?limit=abc", "?limit=1e3", "?limit=99999999999999999999",
+        "?limit=5&limit=6", "?lmit=5", "?limit=%zz",
+    ])
     func badQueriesAreRefusedNeverTrapped(_ query: String) async throws {
         let router = try await daemon().core.router()
         let answer = await send(router, "GET", "/v1/history" + query)
@@ -114,12 +118,15 @@ struct RouterTests {
         }
         #expect(response.status == 403)
         guard case .accept(let readerLimit) = router.admit(methodName: "GET", uri: "/v1/status", peer: Self.nobody),
-              case .accept(let adminLimit) = router.admit(methodName: "POST", uri: "/v1/sessions", peer: Self.root) else {
+            case .accept(let adminLimit) = router.admit(methodName: "POST", uri: "/v1/sessions", peer: Self.root)
+        else {
             Issue.record("a valid request was refused")
             return
         }
         #expect(readerLimit == API.maxReaderBodyBytes && adminLimit == API.maxBodyBytes)
-        if case .accept = router.admit(methodName: "GET", uri: "/v1/nowhere", peer: Self.root) { Issue.record("an unknown route was admitted") }
+        if case .accept = router.admit(methodName: "GET", uri: "/v1/nowhere", peer: Self.root) {
+            Issue.record("an unknown route was admitted")
+        }
     }
 
     @Test(arguments: ["1e10", "1e19", "1e20", "1e21", "1e300", "-1", "0", "0.2", "2592001"])
@@ -136,10 +143,12 @@ struct RouterTests {
         #expect(await daemon.sessions.active.count == 1)
     }
 
-    @Test(arguments: [#"{"profile":"news","seconds":1e19}"#, #"{"profile":"news","seconds":1e300}"#, #"{"profile":"news","seconds":-1e300}"#,
-                      #"{"profile":"news","seconds":0}"#, #"{"profile":"news","until":"9999-12-31T23:59:59Z"}"#,
-                      #"{"profile":"news","until":"1970-01-01T00:00:00Z"}"#, #"{"profile":"news"}"#,
-                      #"{"profile":"news","seconds":60,"until":"2030-01-01T00:00:00Z"}"#])
+    @Test(arguments: [
+        #"{"profile":"news","seconds":1e19}"#, #"{"profile":"news","seconds":1e300}"#, #"{"profile":"news","seconds":-1e300}"#,
+        #"{"profile":"news","seconds":0}"#, #"{"profile":"news","until":"9999-12-31T23:59:59Z"}"#,
+        #"{"profile":"news","until":"1970-01-01T00:00:00Z"}"#, #"{"profile":"news"}"#,
+        #"{"profile":"news","seconds":60,"until":"2030-01-01T00:00:00Z"}"#,
+    ])
     func hostileStartsAreRefusedWithTheField(_ body: String) async throws {
         let daemon = try await self.daemon()
         let answer = await send(daemon.core.router(), "POST", "/v1/sessions", body: body)
@@ -148,8 +157,10 @@ struct RouterTests {
         #expect(await fake.applied.allSatisfy { $0 == .empty })
     }
 
-    @Test(arguments: [#"{"profile":"news","focusSeconds":1e300}"#, #"{"profile":"news","longBreakSeconds":-1e300}"#,
-                      #"{"profile":"news","cycles":1e300}"#, #"{"profile":"news","longEvery":-9223372036854775808}"#])
+    @Test(arguments: [
+        #"{"profile":"news","focusSeconds":1e300}"#, #"{"profile":"news","longBreakSeconds":-1e300}"#,
+        #"{"profile":"news","cycles":1e300}"#, #"{"profile":"news","longEvery":-9223372036854775808}"#,
+    ])
     func hostilePomodoroSettingsAreRefused(_ body: String) async throws {
         let daemon = try await self.daemon()
         let answer = await send(daemon.core.router(), "POST", "/v1/pomodoro", body: body)

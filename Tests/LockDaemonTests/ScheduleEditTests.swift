@@ -1,10 +1,11 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockProtocol
 import LockStore
 import Testing
+
+@testable import LockDaemon
 
 /// `lockctl schedules edit`, and strict schedules that must not lock anyone in without warning:
 /// one that becomes strict while its window is open blocks strictly only from its next interval,
@@ -12,7 +13,7 @@ import Testing
 @Suite("Schedules: edits and strict starts")
 struct ScheduleEditTests {
     let scratch: Scratch
-    let clock = ManualClock() // Friday 2027-01-15 08:00:00 UTC
+    let clock = ManualClock()  // Friday 2027-01-15 08:00:00 UTC
     let fake = FakeEnforcer()
     let timer = RecordingWallTimer()
     let store: StateStore
@@ -85,7 +86,8 @@ struct ScheduleEditTests {
 
     @Test func editsChangeWhatIsGivenAndKeepTheRest() async throws {
         let daemon = try await start()
-        _ = try await daemon.api.createSchedule(CreateScheduleRequest(name: "am", profile: "news", days: "mon-fri", from: "09:00", to: "12:30"))
+        _ = try await daemon.api.createSchedule(
+            CreateScheduleRequest(name: "am", profile: "news", days: "mon-fri", from: "09:00", to: "12:30"))
         let edited = try await daemon.api.updateSchedule("am", UpdateScheduleRequest(to: "13:00", warnSeconds: 600))
         #expect(edited.days == "mon-fri" && edited.from == "09:00" && edited.to == "13:00" && edited.warnSeconds == 600)
         #expect(scratch.read("etc/simplylock/schedules.d/am.toml")?.contains("to = \"13:00\"") == true)

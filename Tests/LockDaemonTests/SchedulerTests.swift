@@ -1,6 +1,5 @@
 import Foundation
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockProtocol
 import LockStore
@@ -8,13 +7,15 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import LockDaemon
+
 /// The scheduler driving the real session service (fake enforcer, real SQLite, real files), with the
 /// clock and the system's zone in the test's hands. Nothing sleeps: time moves when the test
 /// says so, and the test calls `evaluate` where the timer would have fired.
 @Suite("Scheduler with a manual clock")
 struct SchedulerTests {
     let scratch: Scratch
-    let clock = ManualClock() // Friday 2027-01-15 08:00:00 UTC
+    let clock = ManualClock()  // Friday 2027-01-15 08:00:00 UTC
     let zone = ManualZone("UTC")
     let fake = FakeEnforcer()
     let timer = RecordingWallTimer()
@@ -28,8 +29,9 @@ struct SchedulerTests {
 
     /// A daemon's worth of services over the scratch directory; calling it again is a restart.
     func start() async throws -> (TestDaemon, TestDaemon) {
-        let daemon = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [fake], zone: zone,
-                                                scheduleTimer: timer)
+        let daemon = try await TestDaemon.start(
+            scratch: scratch, store: store, clock: clock, enforcers: [fake], zone: zone,
+            scheduleTimer: timer)
         return (daemon, daemon)
     }
 
@@ -39,11 +41,12 @@ struct SchedulerTests {
 
     @Test func aBlockStartsAtItsEdgeAndEndsByItself() async throws {
         let (manager, scheduler) = try await start()
-        let created = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "fri", profile: "news", days: "fri", from: "09:00", to: "10:00"))
+        let created = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "fri", profile: "news", days: "fri", from: "09:00", to: "10:00"))
         #expect(created.active == false)
         #expect(created.next == ScheduleInterval(start: wall + 3600, end: wall + 7200))
         #expect(scratch.read("etc/simplylock/schedules.d/fri.toml")?.contains("days = \"fri\"") == true)
-        #expect(timer.last == wall + 3300) // the warning five minutes before the start
+        #expect(timer.last == wall + 3300)  // the warning five minutes before the start
         #expect(await manager.sessions.active.isEmpty)
 
         clock.advance(3600)
@@ -64,7 +67,9 @@ struct SchedulerTests {
     }
 
     @Test func startingInsideAnIntervalBlocksForTheRestOfIt() async throws {
-        try scratch.write("etc/simplylock/schedules.d/nights.toml", """
+        try scratch.write(
+            "etc/simplylock/schedules.d/nights.toml",
+            """
             name = "nights"
             profile = "social"
             days = "all"
@@ -80,7 +85,8 @@ struct SchedulerTests {
 
     @Test func aBlockStoppedByHandStaysStoppedUntilTheNextIntervalEvenAcrossARestart() async throws {
         let (manager, scheduler) = try await start()
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "mornings", profile: "news", days: "all", from: "07:00", to: "12:00"))
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "mornings", profile: "news", days: "all", from: "07:00", to: "12:00"))
         #expect(await manager.sessions.active.count == 1)
         _ = try await manager.api.stop("news")
         clock.advance(60)
@@ -102,16 +108,23 @@ struct SchedulerTests {
 
     @Test func disablingEndsABlockButAStrictOneIsRefused() async throws {
         let (manager, scheduler) = try await start()
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true, now: true))
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true, now: true))
         #expect(await manager.sessions.active.count == 2)
         let disabled = try await scheduler.api.updateSchedule("soft", UpdateScheduleRequest(enabled: false))
         #expect(!disabled.enabled && !disabled.active)
         #expect(await manager.sessions.active.map(\.origin) == [.schedule("hard")])
         #expect(scratch.read("etc/simplylock/schedules.d/soft.toml")?.contains("enabled = false") == true)
-        for attempt in [{ _ = try await scheduler.api.updateSchedule("hard", UpdateScheduleRequest(enabled: false)) },
-                        { try await scheduler.api.removeSchedule("hard") }] as [() async throws -> Void] {
-            do { try await attempt(); Issue.record("a strict block was ended") } catch let error as APIError {
+        for attempt in [
+            { _ = try await scheduler.api.updateSchedule("hard", UpdateScheduleRequest(enabled: false)) },
+            { try await scheduler.api.removeSchedule("hard") },
+        ] as [() async throws -> Void] {
+            do {
+                try await attempt()
+                Issue.record("a strict block was ended")
+            } catch let error as APIError {
                 #expect(error.code == .refused)
                 #expect(error.message.contains("strict"))
             }
@@ -127,13 +140,15 @@ struct SchedulerTests {
 
     @Test func wallClockChangesMoveNonStrictBlocksButNeverShortenStrictOnes() async throws {
         let (manager, scheduler) = try await start()
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true, now: true))
-        clock.setWall(by: 5 * 3600) // someone sets the clock to 13:00
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "soft", profile: "news", days: "all", from: "07:00", to: "12:00"))
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "hard", profile: "video", days: "all", from: "07:00", to: "12:00", strict: true, now: true))
+        clock.setWall(by: 5 * 3600)  // someone sets the clock to 13:00
         await scheduler.scheduler.evaluate("wall clock set")
         #expect(await manager.sessions.active.map(\.origin) == [.schedule("hard")])
         #expect(await manager.sessions.active.first?.remaining(at: clock.now()) == .seconds(4 * 3600))
-        clock.setWall(by: -5 * 3600 - 1800) // and back to 07:30: the soft block is back, until 12:00
+        clock.setWall(by: -5 * 3600 - 1800)  // and back to 07:30: the soft block is back, until 12:00
         await scheduler.scheduler.evaluate("wall clock set")
         let soft = try #require(await manager.sessions.active.first { $0.origin == .schedule("soft") })
         #expect(soft.remaining(at: clock.now()) == .seconds(4.5 * 3600))
@@ -141,10 +156,12 @@ struct SchedulerTests {
 
     @Test func aZoneChangeMovesSchedulesWithoutTheirOwnZone() async throws {
         let (manager, scheduler) = try await start()
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "office", profile: "news", days: "fri", from: "09:00", to: "17:00"))
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "pinned", profile: "video", days: "fri", from: "09:00", to: "17:00", tz: "UTC"))
-        #expect(await manager.sessions.active.isEmpty) // 08:00 UTC
-        zone.set("Europe/Berlin") // 09:00 there
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "office", profile: "news", days: "fri", from: "09:00", to: "17:00"))
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "pinned", profile: "video", days: "fri", from: "09:00", to: "17:00", tz: "UTC"))
+        #expect(await manager.sessions.active.isEmpty)  // 08:00 UTC
+        zone.set("Europe/Berlin")  // 09:00 there
         await scheduler.scheduler.evaluate("time zone file changed")
         let office = try #require(await manager.sessions.active.first)
         #expect(office.origin == .schedule("office"))
@@ -156,7 +173,8 @@ struct SchedulerTests {
     @Test func warningsAreSentOnceAndShownInTheStatus() async throws {
         let (_, scheduler) = try await start()
         var stream = scheduler.core.events.subscribe().map(Event.init).makeAsyncIterator()
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "soon", profile: "news", days: "fri", from: "08:03", to: "09:00"))
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "soon", profile: "news", days: "fri", from: "08:03", to: "09:00"))
         await scheduler.scheduler.evaluate("edge")
         scheduler.core.events.publish(.stopping(at: wall))
         var warnings: [Event] = []
@@ -196,16 +214,22 @@ struct SchedulerTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: scratch.paths.schedulesDirectory)) ?? []).isEmpty)
         #expect(try await scheduler.api.schedules().schedules.isEmpty)
         _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 60))
-        do { _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 60)); Issue.record("created twice") }
-        catch { #expect(error.code == .conflict) }
+        do {
+            _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "a", profile: "news", on: "daily", seconds: 60))
+            Issue.record("created twice")
+        } catch { #expect(error.code == .conflict) }
     }
 
     @Test func reloadPicksUpHandEditsAndReportsBadFilesWithTheirLine() async throws {
         let (manager, scheduler) = try await start()
-        try scratch.write("etc/simplylock/schedules.d/nights.toml", "name = \"nights\"\nprofile = \"social\"\ndays = \"all\"\nfrom = \"22:00\"\nto = \"09:30\"\n")
-        try scratch.write("etc/simplylock/schedules.d/broken.toml", "name = \"broken\"\nprofile = \"news\"\ncron = \"61 * * * *\"\nfor = \"5m\"\n")
+        try scratch.write(
+            "etc/simplylock/schedules.d/nights.toml",
+            "name = \"nights\"\nprofile = \"social\"\ndays = \"all\"\nfrom = \"22:00\"\nto = \"09:30\"\n")
+        try scratch.write(
+            "etc/simplylock/schedules.d/broken.toml", "name = \"broken\"\nprofile = \"news\"\ncron = \"61 * * * *\"\nfor = \"5m\"\n")
         let result = try await manager.api.reload()
-        #expect(result.problems.contains { $0.hasSuffix("schedules.d/broken.toml:3: cron: minute 61 out of range 0–59") }, "\(result.problems)")
+        #expect(
+            result.problems.contains { $0.hasSuffix("schedules.d/broken.toml:3: cron: minute 61 out of range 0–59") }, "\(result.problems)")
         // In the daemon this follows the profiles.changed event of the reload.
         await scheduler.scheduler.profilesChanged()
         #expect(await manager.sessions.active.first?.origin == .schedule("nights"))
@@ -215,11 +239,18 @@ struct SchedulerTests {
 
     @Test func nextIntervalsFollowTheRuleAndItsZone() async throws {
         let (_, scheduler) = try await start()
-        _ = try await scheduler.api.createSchedule(CreateScheduleRequest(name: "standup", profile: "news", on: "Mon..Fri 09:30", seconds: 2700, tz: "Europe/Berlin"))
+        _ = try await scheduler.api.createSchedule(
+            CreateScheduleRequest(name: "standup", profile: "news", on: "Mon..Fri 09:30", seconds: 2700, tz: "Europe/Berlin"))
         let next = try await scheduler.api.next("standup", count: 3, after: wall)
         #expect(next.map(\.start) == [wall + 1800, wall + 3 * 86_400 + 1800, wall + 4 * 86_400 + 1800])
         #expect(next.allSatisfy { $0.end.timeIntervalSince($0.start) == 2700 })
-        do { _ = try await scheduler.api.next("standup", count: 0, after: nil); Issue.record("count 0 accepted") } catch { #expect(error.code == .invalidArgument) }
-        do { _ = try await scheduler.api.next("ghost", count: 1, after: nil); Issue.record("unknown schedule answered") } catch { #expect(error.code == .notFound) }
+        do {
+            _ = try await scheduler.api.next("standup", count: 0, after: nil)
+            Issue.record("count 0 accepted")
+        } catch { #expect(error.code == .invalidArgument) }
+        do {
+            _ = try await scheduler.api.next("ghost", count: 1, after: nil)
+            Issue.record("unknown schedule answered")
+        } catch { #expect(error.code == .notFound) }
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import LockCore
-@testable import LockDaemon
 import LockEnforcement
 import LockProtocol
 import LockStore
 import Logging
 import Testing
+
+@testable import LockDaemon
 
 @Suite("Sessions through the in-process API, with a fake enforcer and a real SQLite store")
 struct SessionServiceTests {
@@ -78,10 +79,12 @@ struct SessionServiceTests {
 
     @Test func invalidRequestsAreRefusedWithTheField() async throws {
         let manager = try await makeManager()
-        for (request, fragment) in [(StartRequest(profile: "news", seconds: 0), "duration"),
-                                    (StartRequest(profile: "news", seconds: 86_400 * 365), "limit"),
-                                    (StartRequest(profile: "news"), "exactly one"),
-                                    (StartRequest(profile: "news", until: clock.now().wall.addingTimeInterval(-5)), "until")] {
+        for (request, fragment) in [
+            (StartRequest(profile: "news", seconds: 0), "duration"),
+            (StartRequest(profile: "news", seconds: 86_400 * 365), "limit"),
+            (StartRequest(profile: "news"), "exactly one"),
+            (StartRequest(profile: "news", until: clock.now().wall.addingTimeInterval(-5)), "until"),
+        ] {
             do {
                 _ = try await manager.api.start(request)
                 Issue.record("accepted \(request)")
@@ -108,7 +111,7 @@ struct SessionServiceTests {
         _ = try await first.api.start(StartRequest(profile: "news", seconds: 3600))
         clock.advance(600)
         await first.sessions.checkpoint()
-        clock.advance(30)                 // lost: not checkpointed before the power went
+        clock.advance(30)  // lost: not checkpointed before the power went
         clock.reboot(offSeconds: 900, bootID: "boot-2")
         let second = try await makeManager()
         #expect(try await second.api.status().sessions.first?.remainingSeconds == 3000 - 930)
@@ -168,7 +171,10 @@ struct SessionServiceTests {
         #expect(try await manager.api.status().sessions.first?.remainingSeconds == 60)
         #expect(try store.history(limit: 10).count == 1)
         // A strict owned session cannot be stopped by hand, but its owner ends it.
-        do { _ = try await manager.api.stop("news"); Issue.record("stopped a strict scheduled session") } catch { #expect(error.code == .refused) }
+        do {
+            _ = try await manager.api.stop("news")
+            Issue.record("stopped a strict scheduled session")
+        } catch { #expect(error.code == .refused) }
         _ = try await manager.sessions.reconcileOwned(origin, nil)
         #expect(await manager.sessions.active.isEmpty)
         #expect(try store.history(limit: 1).first?.endReason == .stopped)
@@ -177,7 +183,10 @@ struct SessionServiceTests {
     @Test func pomodoroSessionsAreStoppedThroughThePomodoroTimer() async throws {
         let manager = try await makeManager()
         _ = try await manager.sessions.reconcileOwned(.pomodoro, OwnedSession(profile: "news", remaining: .seconds(60), strict: false))
-        do { _ = try await manager.api.stop("news"); Issue.record("stopped a pomodoro session") } catch {
+        do {
+            _ = try await manager.api.stop("news")
+            Issue.record("stopped a pomodoro session")
+        } catch {
             #expect(error.hint?.contains("lockctl pomodoro stop") == true)
         }
         // A manual block of the same profile can be stopped by name; the timer's stays.
@@ -261,7 +270,10 @@ struct SessionTimeTests {
         _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 600))
         let before = await fake.current
         await fake.setFailure("read-only file system")
-        do { _ = try await daemon.api.stop("news"); Issue.record("stopped although the block could not be lifted") } catch {
+        do {
+            _ = try await daemon.api.stop("news")
+            Issue.record("stopped although the block could not be lifted")
+        } catch {
             #expect(error.code == .internalError && error.message.contains("read-only file system"))
         }
         #expect(await daemon.sessions.active.map(\.profile) == ["news"])
@@ -293,18 +305,20 @@ struct SessionTimeTests {
         // A database as version 2 left it: the session as a JSON blob in the API's format.
         let old = try DatabaseQueue(path: path)
         try await old.write { db in
-            try db.execute(sql: """
-                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                INSERT INTO grdb_migrations VALUES ('v1'), ('v2');
-                CREATE TABLE session (id TEXT PRIMARY KEY, profile TEXT NOT NULL, origin TEXT NOT NULL, data BLOB NOT NULL);
-                CREATE TABLE history (id TEXT PRIMARY KEY, profile TEXT NOT NULL, origin TEXT NOT NULL, strict BOOLEAN NOT NULL,
-                    startedAt DATETIME NOT NULL, plannedEnd DATETIME NOT NULL, endedAt DATETIME, endReason TEXT, blockedNames INTEGER NOT NULL);
-                CREATE TABLE keyValue (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-                CREATE TABLE pomodoroFocus (id INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, profile TEXT NOT NULL,
-                    cycle INTEGER NOT NULL, cycles INTEGER, startedAt DATETIME NOT NULL, endedAt DATETIME NOT NULL,
-                    focusedSeconds DOUBLE NOT NULL, UNIQUE(run, cycle));
-                """)
-            let blob = #"{"bootID":"boot-1","checkpointRemaining":[32,9704189641294348288],"checkpointWall":"2027-01-15T08:00:00Z","endBoot":{"nanoseconds":1600000000000},"id":"abc123","origin":"schedule:mornings","profile":"news","rules":{"addresses":["192.0.2.0/24"],"allow":{"rules":[]},"block":{"rules":["news.ycombinator.com"]},"mode":"blocklist"},"startedAt":"2027-01-15T07:50:00Z","strict":true}"#
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1'), ('v2');
+                    CREATE TABLE session (id TEXT PRIMARY KEY, profile TEXT NOT NULL, origin TEXT NOT NULL, data BLOB NOT NULL);
+                    CREATE TABLE history (id TEXT PRIMARY KEY, profile TEXT NOT NULL, origin TEXT NOT NULL, strict BOOLEAN NOT NULL,
+                        startedAt DATETIME NOT NULL, plannedEnd DATETIME NOT NULL, endedAt DATETIME, endReason TEXT, blockedNames INTEGER NOT NULL);
+                    CREATE TABLE keyValue (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+                    CREATE TABLE pomodoroFocus (id INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT NOT NULL, profile TEXT NOT NULL,
+                        cycle INTEGER NOT NULL, cycles INTEGER, startedAt DATETIME NOT NULL, endedAt DATETIME NOT NULL,
+                        focusedSeconds DOUBLE NOT NULL, UNIQUE(run, cycle));
+                    """)
+            let blob =
+                #"{"bootID":"boot-1","checkpointRemaining":[32,9704189641294348288],"checkpointWall":"2027-01-15T08:00:00Z","endBoot":{"nanoseconds":1600000000000},"id":"abc123","origin":"schedule:mornings","profile":"news","rules":{"addresses":["192.0.2.0/24"],"allow":{"rules":[]},"block":{"rules":["news.ycombinator.com"]},"mode":"blocklist"},"startedAt":"2027-01-15T07:50:00Z","strict":true}"#
             try db.execute(sql: "INSERT INTO session VALUES ('abc123', 'news', 'schedule:mornings', ?)", arguments: [Data(blob.utf8)])
         }
         try old.close()

@@ -23,7 +23,9 @@ struct StoreTests {
     @Test func aBadFileIsReportedWithFileLineAndFieldAndTheRestStillLoad() throws {
         let scratch = try Scratch()
         try scratch.write("etc/simplylock/profiles.d/good.toml", "name = \"good\"\ndomains = [\"a.com\"]\n")
-        try scratch.write("etc/simplylock/profiles.d/bad.toml", """
+        try scratch.write(
+            "etc/simplylock/profiles.d/bad.toml",
+            """
             name = "bad"
             domains = [
                 "ok.com",
@@ -34,7 +36,8 @@ struct StoreTests {
         try scratch.write("etc/simplylock/profiles.d/syntax.toml", "name = \"syntax\"\ndomains = [\"a.com\"\n")
         try scratch.write("etc/simplylock/profiles.d/renamed.toml", "name = \"other\"\n")
         try scratch.write("etc/simplylock/profiles.d/service.toml", "name = \"service\"\n\nservices = [\"myspace\"]\n")
-        try scratch.write("etc/simplylock/profiles.d/nets.toml", "name = \"nets\"\naddresses = [\n  \"192.0.2.0/24\",\n  \"192.0.2.0/33\",\n]\n")
+        try scratch.write(
+            "etc/simplylock/profiles.d/nets.toml", "name = \"nets\"\naddresses = [\n  \"192.0.2.0/24\",\n  \"192.0.2.0/33\",\n]\n")
         try scratch.write("etc/simplylock/profiles.d/moded.toml", "name = \"moded\"\nmode = \"denylist\"\n")
         var store = ProfileStore(paths: scratch.paths, names: testNames)
         let problems = store.reload().map(\.description)
@@ -64,9 +67,11 @@ struct StoreTests {
         let scratch = try Scratch()
         var store = ProfileStore(paths: scratch.paths, names: testNames)
         store.reload()
-        let profile = Profile(name: "focus", displayName: "Fo\"cus", description: "line\nbreak", domains: [try DomainName(validatingNormalized: "reddit.com")],
-                              services: ["youtube"], allow: [try DomainName(validatingNormalized: "music.youtube.com")],
-                              addresses: [try IPNetwork(parsing: "2001:db8::/32")], strict: true)
+        let profile = Profile(
+            name: "focus", displayName: "Fo\"cus", description: "line\nbreak",
+            domains: [try DomainName(validatingNormalized: "reddit.com")],
+            services: ["youtube"], allow: [try DomainName(validatingNormalized: "music.youtube.com")],
+            addresses: [try IPNetwork(parsing: "2001:db8::/32")], strict: true)
         try store.create(profile)
         #expect(throws: ProfileStore.Failure.exists("focus")) { try store.create(profile) }
         #expect(throws: ProfileStore.Failure.system("social")) { try store.delete("social") }
@@ -79,7 +84,8 @@ struct StoreTests {
 
     @Test func resolversAndEnforcersAreChecked() throws {
         let scratch = try Scratch()
-        try scratch.write("c.toml", "enforcers = [\"hosts\", \"nftables\"]\nresolvers = [\"9.9.9.9\", \"[2620:fe::fe]:53\", \"1.1.1.1:5353\"]\n")
+        try scratch.write(
+            "c.toml", "enforcers = [\"hosts\", \"nftables\"]\nresolvers = [\"9.9.9.9\", \"[2620:fe::fe]:53\", \"1.1.1.1:5353\"]\n")
         let configuration = try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml")
         #expect(configuration.enforcers == ["hosts", "nftables"])
         #expect(configuration.resolvers.count == 3)
@@ -95,7 +101,8 @@ struct StoreTests {
         let scratch = try Scratch()
         try scratch.write("c.toml", "log_level = \"loud\"\n")
         #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: {
-            ($0 as? FileProblem)?.description == scratch.path + "/c.toml:1: log_level: \"loud\" is not a log level (critical, debug, error, info, notice, trace, warning)"
+            ($0 as? FileProblem)?.description == scratch.path
+                + "/c.toml:1: log_level: \"loud\" is not a log level (critical, debug, error, info, notice, trace, warning)"
         }
         try scratch.write("c.toml", "\n\ncheckpoint_interval = \"0s\"\n")
         #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: { ($0 as? FileProblem)?.line == 3 }
@@ -104,7 +111,9 @@ struct StoreTests {
 
     @Test func everyBadKeyIsReportedAndTheValidOnesAreKept() throws {
         let scratch = try Scratch()
-        try scratch.write("c.toml", """
+        try scratch.write(
+            "c.toml",
+            """
             max_session = "2h"
             log_level = "loud"
             checkpoint_intervall = "5s"
@@ -155,8 +164,9 @@ struct StoreTests {
         let scratch = try Scratch()
         let path = scratch.path + "/state.sqlite"
         let now = ClockReading(wall: Date(timeIntervalSince1970: 1_800_000_000), boot: BootTime(seconds: 10), bootID: "b")
-        let session = Session(id: "abc", profile: "news", origin: .schedule("mornings"), strict: true,
-                              rules: BlockRules(block: DomainSet(["a.com"])), duration: .seconds(60), now: now)
+        let session = Session(
+            id: "abc", profile: "news", origin: .schedule("mornings"), strict: true,
+            rules: BlockRules(block: DomainSet(["a.com"])), duration: .seconds(60), now: now)
         do {
             let store = try StateStore(path: path)
             try store.commit(SessionChange(started: [session]), at: now)

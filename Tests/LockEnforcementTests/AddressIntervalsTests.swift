@@ -1,6 +1,7 @@
 import LockCore
-@testable import LockEnforcement
 import Testing
+
+@testable import LockEnforcement
 
 @Suite struct AddressIntervalsTests {
     private func intervals(_ texts: [String]) throws -> AddressIntervals {
@@ -29,7 +30,8 @@ import Testing
         #expect(try intervals(["10.0.0.2", "10.0.0.3"]).elements(.ipv4) == ["10.0.0.2/31"])
         #expect(try intervals(["10.0.0.1", "10.0.0.2"]).elements(.ipv4) == ["10.0.0.1-10.0.0.2"])
         #expect(try intervals(["255.255.255.254/31"]).elements(.ipv4) == ["255.255.255.254/31"])
-        #expect(try intervals(["ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"]).elements(.ipv6)
+        #expect(
+            try intervals(["ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"]).elements(.ipv6)
                 == ["ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"])
     }
 

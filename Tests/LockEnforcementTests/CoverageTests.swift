@@ -1,9 +1,10 @@
 import Foundation
 import LockCore
-@testable import LockEnforcement
 import Logging
 import TestSupport
 import Testing
+
+@testable import LockEnforcement
 
 /// What each enforcer says it really blocks (`lockctl check`), and the DNS filter's policy with
 /// imported lists.
@@ -11,8 +12,9 @@ import Testing
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     static func list(_ name: String, version: String = "00000000000000a1", block: [String], allow: [String] = []) -> Blocklist {
-        let info = BlocklistInfo(name: name, version: version, source: "-", importedAt: Date(), names: block.count,
-                                 exceptions: allow.count, report: BlocklistReport())
+        let info = BlocklistInfo(
+            name: name, version: version, source: "-", importedAt: Date(), names: block.count,
+            exceptions: allow.count, report: BlocklistReport())
         return Blocklist(reference: info.reference, block: DomainSuffixSet(block), allow: DomainSuffixSet(allow), info: info)
     }
 
@@ -22,7 +24,8 @@ import Testing
     static func desired(_ rules: [BlockRules]) -> DesiredBlock { DNSFilterPolicyTests.desired(rules) }
 
     @Test func theDNSPolicyBlocksListNamesAndWeighsBothKindsOfException() {
-        let rules = BlockRules(block: DomainSet(["reddit.com"]), allow: DomainSet(["keep.tracker.example.net"]), lists: [Self.ads.reference])
+        let rules = BlockRules(
+            block: DomainSet(["reddit.com"]), allow: DomainSet(["keep.tracker.example.net"]), lists: [Self.ads.reference])
         let policy = DNSFilterPolicy(Self.desired([rules]), resolve: Self.resolve)
         #expect(policy.verdict(for: "m.ads.example") == "ads.example")
         #expect(policy.verdict(for: "ok.ads.example") == nil)
@@ -41,8 +44,9 @@ import Testing
         let policy = DNSFilterPolicy(Self.desired([BlockRules(block: DomainSet([]), lists: [missing])]), resolve: Self.resolve)
         #expect(policy.missingLists == [missing])
         #expect(policy.verdict(for: "anything.example") == nil)
-        let again = DNSFilterPolicy(Self.desired([BlockRules(block: DomainSet(["a.example"]), lists: [missing])]), resolve: Self.resolve,
-                                    reusing: policy)
+        let again = DNSFilterPolicy(
+            Self.desired([BlockRules(block: DomainSet(["a.example"]), lists: [missing])]), resolve: Self.resolve,
+            reusing: policy)
         #expect(again.missingLists == [missing])
     }
 
@@ -51,15 +55,19 @@ import Testing
         var random = SplitMix64(state: seed)
         let labels = ["a", "b", "c", "xy"]
         func name(_ maxLabels: Int) -> String {
-            (0..<Int.random(in: 1...maxLabels, using: &random)).map { _ in labels[Int.random(in: 0...labels.count - 1, using: &random)] }.joined(separator: ".")
+            (0..<Int.random(in: 1...maxLabels, using: &random)).map { _ in labels[Int.random(in: 0...labels.count - 1, using: &random)] }
+                .joined(separator: ".")
         }
         let lists = (0..<3).map { index in
-            Self.list("l\(index)", version: "000000000000000\(index)", block: (0..<Int.random(in: 1...8, using: &random)).map { _ in name(3) },
-                      allow: (0..<Int.random(in: 0...3, using: &random)).map { _ in name(4) })
+            Self.list(
+                "l\(index)", version: "000000000000000\(index)", block: (0..<Int.random(in: 1...8, using: &random)).map { _ in name(3) },
+                allow: (0..<Int.random(in: 0...3, using: &random)).map { _ in name(4) })
         }
         let sessions = (0..<Int.random(in: 1...3, using: &random)).map { _ in
-            BlockRules(block: DomainSet((0..<Int.random(in: 0...6, using: &random)).map { _ in name(3) }), allow: DomainSet((0..<Int.random(in: 0...3, using: &random)).map { _ in name(4) }),
-                       lists: lists.filter { _ in Int.random(in: 0...1, using: &random) == 1 }.map(\.reference))
+            BlockRules(
+                block: DomainSet((0..<Int.random(in: 0...6, using: &random)).map { _ in name(3) }),
+                allow: DomainSet((0..<Int.random(in: 0...3, using: &random)).map { _ in name(4) }),
+                lists: lists.filter { _ in Int.random(in: 0...1, using: &random) == 1 }.map(\.reference))
         }
         let resolve: (BlocklistReference) -> Blocklist? = { reference in lists.first { $0.reference == reference } }
         let desired = Self.desired(sessions)
@@ -98,11 +106,14 @@ import Testing
 
     @Test func theDNSFilterCoversSubtreesOnlyWhileTheMachinesDNSReachesIt() async throws {
         let upstream = DNSResolver.Servers.configured(ResolverConfiguration(servers: [try .init(parsing: "192.0.2.53")]))
-        let settings = DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: 0, mark: DNSForwarderTests.isRoot ? DNSForwarder.defaultMark : nil)
-        let redirected = DNSFilterEnforcer(settings: settings, servers: upstream, systemdUpstreamPath: "/nonexistent",
-                                           lists: Self.resolve, redirected: true, logger: Self.logger)
-        let alone = DNSFilterEnforcer(settings: settings, servers: upstream, systemdUpstreamPath: "/nonexistent",
-                                      lists: Self.resolve, redirected: false, logger: Self.logger)
+        let settings = DNSForwarder.Settings(
+            listenAddresses: ["127.0.0.1"], port: 0, mark: DNSForwarderTests.isRoot ? DNSForwarder.defaultMark : nil)
+        let redirected = DNSFilterEnforcer(
+            settings: settings, servers: upstream, systemdUpstreamPath: "/nonexistent",
+            lists: Self.resolve, redirected: true, logger: Self.logger)
+        let alone = DNSFilterEnforcer(
+            settings: settings, servers: upstream, systemdUpstreamPath: "/nonexistent",
+            lists: Self.resolve, redirected: false, logger: Self.logger)
         do { try await checkDNSCoverage(redirected, alone) } catch {
             await redirected.stop()
             await alone.stop()
@@ -131,8 +142,9 @@ import Testing
         let backend = RecordingBackend()
         let resolver = FakeResolver()
         resolver.set("reddit.com", ["203.0.113.5"])
-        let firewall = NFTablesEnforcer(resolver: resolver, doh: DoHList(names: [], addresses: []), backend: backend,
-                                        settings: .init(), logger: Self.logger, bootClock: ManualClock().reading)
+        let firewall = NFTablesEnforcer(
+            resolver: resolver, doh: DoHList(names: [], addresses: []), backend: backend,
+            settings: .init(), logger: Self.logger, bootClock: ManualClock().reading)
         #expect(await firewall.coverage(of: "reddit.com")?.blocks == false)
         try await firewall.apply(DesiredBlock(domains: ["reddit.com", "www.reddit.com"]))
         let unresolved = try #require(await firewall.coverage(of: "www.reddit.com"))

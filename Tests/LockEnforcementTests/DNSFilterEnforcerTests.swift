@@ -1,19 +1,23 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LockCore
-@testable import LockEnforcement
 import Logging
 import Testing
 
+@testable import LockEnforcement
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite struct DNSFilterEnforcerTests {
-    static let settings = DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: 0,
-                                                mark: DNSForwarderTests.isRoot ? DNSForwarder.defaultMark : nil)
+    static let settings = DNSForwarder.Settings(
+        listenAddresses: ["127.0.0.1"], port: 0,
+        mark: DNSForwarderTests.isRoot ? DNSForwarder.defaultMark : nil)
 
     func makeEnforcer(_ servers: DNSResolver.Servers) -> DNSFilterEnforcer {
-        DNSFilterEnforcer(settings: Self.settings, servers: servers, systemdUpstreamPath: "/nonexistent",
-                          logger: DNSForwarderTests.logger)
+        DNSFilterEnforcer(
+            settings: Self.settings, servers: servers, systemdUpstreamPath: "/nonexistent",
+            logger: DNSForwarderTests.logger)
     }
 
     @Test func appliesTheDesiredRulesAndLiftsThem() async throws {
@@ -88,8 +92,9 @@ import Testing
     @Test func nftablesRedirectsOnlyWhileBlockingAndWhileTheFilterListens() async throws {
         let dns = makeEnforcer(.configured(ResolverConfiguration(servers: [try .init(parsing: "192.0.2.53")])))
         let backend = RecordingBackend()
-        let firewall = NFTablesEnforcer(resolver: FakeResolver(), doh: .none, backend: backend,
-                                        dnsRedirect: { dns.redirect }, logger: DNSForwarderTests.logger)
+        let firewall = NFTablesEnforcer(
+            resolver: FakeResolver(), doh: .none, backend: backend,
+            dnsRedirect: { dns.redirect }, logger: DNSForwarderTests.logger)
         let desired = DNSFilterPolicyTests.desired([DNSForwarderTests.rules])
         try await dns.apply(desired)
         try await firewall.apply(desired)

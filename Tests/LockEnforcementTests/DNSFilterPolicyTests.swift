@@ -1,22 +1,27 @@
 import Foundation
 import LockCore
-@testable import LockEnforcement
 import TestSupport
 import Testing
+
+@testable import LockEnforcement
 
 @Suite struct DNSFilterPolicyTests {
     static let now = ClockReading(wall: Date(timeIntervalSince1970: 1_700_000_000), boot: BootTime(seconds: 100), bootID: "b")
 
     static func desired(_ rules: [BlockRules]) -> DesiredBlock {
-        SessionSet(rules.enumerated().map { index, rules in
-            Session(id: "s\(index)", profile: "p\(index)", origin: .manual, strict: false, rules: rules, duration: .seconds(60), now: now)
-        }).desiredBlock
+        SessionSet(
+            rules.enumerated().map { index, rules in
+                Session(
+                    id: "s\(index)", profile: "p\(index)", origin: .manual, strict: false, rules: rules, duration: .seconds(60), now: now)
+            }
+        ).desiredBlock
     }
 
     @Test func blocksNamesSubdomainsAndHonoursExceptions() {
-        let policy = DNSFilterPolicy(Self.desired([
-            BlockRules(block: DomainSet(["blocked.test", "youtube.com"]), allow: DomainSet(["music.youtube.com", "ok.blocked.test"])),
-        ]))
+        let policy = DNSFilterPolicy(
+            Self.desired([
+                BlockRules(block: DomainSet(["blocked.test", "youtube.com"]), allow: DomainSet(["music.youtube.com", "ok.blocked.test"]))
+            ]))
         #expect(policy.verdict(for: "blocked.test") == "blocked.test")
         #expect(policy.verdict(for: "a.b.blocked.test") == "blocked.test")
         #expect(policy.verdict(for: "BLOCKED.test.") == "blocked.test")
@@ -54,7 +59,8 @@ import Testing
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let block = DomainSet((0..<Int.random(in: 0...12, using: &random)).map { _ in name(3) })
             let allow = DomainSet((0..<Int.random(in: 0...5, using: &random)).map { _ in name(4) })
-            sessions.append(BlockRules(block: block, allow: allow, mode: Int.random(in: 0..<5, using: &random) == 0 ? .allowlist : .blocklist))
+            sessions.append(
+                BlockRules(block: block, allow: allow, mode: Int.random(in: 0..<5, using: &random) == 0 ? .allowlist : .blocklist))
         }
         let desired = Self.desired(sessions)
         let policy = DNSFilterPolicy(desired, seed: seed)

@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import LockCore
-@testable import LockEnforcement
 import Logging
 import Synchronization
 import Testing
+
+@testable import LockEnforcement
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The forwarder on loopback against a scripted upstream server (`DNSTestServer`).
 @Suite struct DNSForwarderTests {
@@ -32,17 +34,21 @@ import Testing
     static let policy = DNSFilterPolicy(DNSFilterPolicyTests.desired([rules]))
 
     static func settings(timeout: Duration = .seconds(2), attempts: Int = 2) -> DNSForwarder.Settings {
-        DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: 0, timeout: timeout, attempts: attempts,
-                              mark: isRoot ? DNSForwarder.defaultMark : nil)
+        DNSForwarder.Settings(
+            listenAddresses: ["127.0.0.1"], port: 0, timeout: timeout, attempts: attempts,
+            mark: isRoot ? DNSForwarder.defaultMark : nil)
     }
 
     /// Runs `body` with a started forwarder in front of `servers`, and stops it after.
-    func withForwarder(_ servers: [DNSTestServer], settings: DNSForwarder.Settings = settings(),
-                       onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil,
-                       _ body: (DNSForwarder, DNSTestClient) async throws -> Void) async throws {
+    func withForwarder(
+        _ servers: [DNSTestServer], settings: DNSForwarder.Settings = settings(),
+        onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil,
+        _ body: (DNSForwarder, DNSTestClient) async throws -> Void
+    ) async throws {
         let configuration = ResolverConfiguration(servers: servers.flatMap { $0.configuration().servers })
-        let forwarder = DNSForwarder(settings: settings, upstream: configuration, policy: Self.policy, onBlocked: onBlocked,
-                                     logger: Self.logger)
+        let forwarder = DNSForwarder(
+            settings: settings, upstream: configuration, policy: Self.policy, onBlocked: onBlocked,
+            logger: Self.logger)
         let port = try await forwarder.start()
         #expect(port != 0)
         #expect(forwarder.port == port)
@@ -83,8 +89,9 @@ import Testing
                 #expect((answer[10] == 0 && answer[11] == 1) == (type == 65), "OPT only when asked with one")
             }
         }
-        #expect(!server.names.contains { $0.hasSuffix("blocked.test") || $0.hasSuffix("other.example") },
-                "blocked names never reach upstream: \(server.names)")
+        #expect(
+            !server.names.contains { $0.hasSuffix("blocked.test") || $0.hasSuffix("other.example") },
+            "blocked names never reach upstream: \(server.names)")
     }
 
     @Test func unblockedNamesAreForwardedVerbatim() async throws {
@@ -177,8 +184,9 @@ import Testing
     }
 
     @Test func noUpstreamServersMeansSERVFAILNotSilence() async throws {
-        let forwarder = DNSForwarder(settings: Self.settings(), upstream: ResolverConfiguration(servers: []),
-                                     policy: Self.policy, logger: Self.logger)
+        let forwarder = DNSForwarder(
+            settings: Self.settings(), upstream: ResolverConfiguration(servers: []),
+            policy: Self.policy, logger: Self.logger)
         let client = try DNSTestClient(port: try await forwarder.start())
         let answer = try #require(client.ask(DNSTestClient.query(id: 51, name: "allowed.test", type: 1)))
         #expect(DNSMessage(bytes: answer)?.rcode == 2)
@@ -202,11 +210,16 @@ import Testing
             #expect(answers.count == count)
             var wrong: [Int] = []
             for number in 0..<count {
-                guard let answer = answers[UInt16(number)], let message = DNSMessage(bytes: answer) else { wrong.append(number); continue }
+                guard let answer = answers[UInt16(number)], let message = DNSMessage(bytes: answer) else {
+                    wrong.append(number)
+                    continue
+                }
                 let expected = number % 10 == 0 ? "0.0.0.0" : "10.0.\(number / 256).\(number % 256)"
                 let expectedName = number % 10 == 0 ? "n\(number).blocked.test" : "n\(number).allowed.test"
-                let addresses = number % 10 == 0 ? message.answers.map { $0.data.map(String.init).joined(separator: ".") }
-                                                 : message.addresses.map(\.description)
+                let addresses =
+                    number % 10 == 0
+                    ? message.answers.map { $0.data.map(String.init).joined(separator: ".") }
+                    : message.addresses.map(\.description)
                 if addresses != [expected] || message.questionName != expectedName { wrong.append(number) }
             }
             #expect(wrong.isEmpty, "wrong or missing answers: \(wrong.prefix(10))")
@@ -253,7 +266,10 @@ import Testing
             _ = client.ask(DNSTestClient.query(id: 71, name: "M.Blocked.Test.", type: 65))
             _ = client.ask(DNSTestClient.query(id: 72, name: "allowed.test", type: 1))
         }
-        #expect(seen.withLock { $0 } == [DNSBlockedQuery(name: "m.blocked.test", rule: "blocked.test", client: "127.0.0.1", type: 65, overTCP: false)])
+        #expect(
+            seen.withLock { $0 } == [
+                DNSBlockedQuery(name: "m.blocked.test", rule: "blocked.test", client: "127.0.0.1", type: 65, overTCP: false)
+            ])
     }
 
     @Test func policySwapsDuringAQueryStormFailNoQuery() async throws {
@@ -270,10 +286,14 @@ import Testing
             let control = Mutex((stop: false, swaps: 0))
             let swapping = Thread {
                 while !control.withLock({ $0.stop }) {
-                    let swaps = control.withLock { state -> Int in state.swaps += 1; return state.swaps }
+                    let swaps = control.withLock { state -> Int in
+                        state.swaps += 1
+                        return state.swaps
+                    }
                     forwarder.setPolicy(policies[swaps % 2])
                     if swaps % 20 == 0 {
-                        forwarder.setPolicy(DNSFilterPolicy(DNSFilterPolicyTests.desired([Self.rules, BlockRules(block: DomainSet(bulk.prefix(2_000)))])))
+                        forwarder.setPolicy(
+                            DNSFilterPolicy(DNSFilterPolicyTests.desired([Self.rules, BlockRules(block: DomainSet(bulk.prefix(2_000)))])))
                     }
                     usleep(1_000)
                 }
@@ -291,14 +311,22 @@ import Testing
                     answered += 1
                     let id = Int(answer[0]) << 8 | Int(answer[1])
                     let number = id % 500
-                    guard let message = DNSMessage(bytes: answer), message.rcode == 0 else { failures.append("\(id): bad answer"); continue }
+                    guard let message = DNSMessage(bytes: answer), message.rcode == 0 else {
+                        failures.append("\(id): bad answer")
+                        continue
+                    }
                     let data = message.answers.first?.data ?? []
                     if number % 2 == 0, data != [0, 0, 0, 0] { failures.append("\(id) not blocked") }
-                    if number % 2 == 1, data != [10, 0, UInt8(number / 256), UInt8(number % 256)] { failures.append("\(id) wrong address") }
+                    if number % 2 == 1, data != [10, 0, UInt8(number / 256), UInt8(number % 256)] {
+                        failures.append("\(id) wrong address")
+                    }
                 }
                 if answered < 500 { failures.append("round \(round): only \(answered) answers") }
             }
-            let swaps = control.withLock { state -> Int in state.stop = true; return state.swaps }
+            let swaps = control.withLock { state -> Int in
+                state.stop = true
+                return state.swaps
+            }
             #expect(swaps > 10)
             #expect(failures.isEmpty, "\(failures.prefix(10))")
         }
@@ -314,28 +342,38 @@ import Testing
         for candidate in (UInt16(20000)..<32000).shuffled().prefix(50) {
             settings.port = candidate
             let attempt = DNSForwarder(settings: settings, upstream: server.configuration(), policy: Self.policy, logger: Self.logger)
-            if let bound = try? await attempt.start() { forwarder = attempt; port = bound; break }
+            if let bound = try? await attempt.start() {
+                forwarder = attempt
+                port = bound
+                break
+            }
         }
-        guard let forwarder else { Issue.record("no free port below the ephemeral range"); return }
+        guard let forwarder else {
+            Issue.record("no free port below the ephemeral range")
+            return
+        }
         #expect(try await forwarder.start() == port, "starting twice keeps the first")
         await forwarder.stop()
         #expect(forwarder.port == nil)
         let client = try DNSTestClient(port: port)
         #expect(client.ask(DNSTestClient.query(id: 81, name: "blocked.test", type: 1), timeout: 0.3) == nil)
         // The port is free again.
-        let again = DNSForwarder(settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: port, mark: nil),
-                                 upstream: server.configuration(), logger: Self.logger)
+        let again = DNSForwarder(
+            settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: port, mark: nil),
+            upstream: server.configuration(), logger: Self.logger)
         #expect(try await again.start() == port)
         await again.stop()
         server.stop()
     }
 
     @Test func aTakenPortIsAClearError() async throws {
-        let first = DNSForwarder(settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], mark: nil),
-                                 upstream: ResolverConfiguration(servers: []), logger: Self.logger)
+        let first = DNSForwarder(
+            settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], mark: nil),
+            upstream: ResolverConfiguration(servers: []), logger: Self.logger)
         let port = try await first.start()
-        let second = DNSForwarder(settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: port, mark: nil),
-                                  upstream: ResolverConfiguration(servers: []), logger: Self.logger)
+        let second = DNSForwarder(
+            settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: port, mark: nil),
+            upstream: ResolverConfiguration(servers: []), logger: Self.logger)
         await #expect(throws: DNSForwarderError.self) { try await second.start() }
         #expect(second.port == nil)
         await first.stop()

@@ -1,23 +1,27 @@
 import LockCore
-@testable import LockEnforcement
 import Testing
+
+@testable import LockEnforcement
 
 @Suite struct DNSMessageTests {
     @Test func encodesAQueryWithEDNS() throws {
         let bytes = try #require(DNSMessage.query(id: 0xBEEF, name: "WWW.Example.com.", type: .aaaa))
-        #expect(bytes == [
-            0xBE, 0xEF, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
-            3, 0x77, 0x77, 0x77, 7, 0x65, 0x78, 0x61, 0x6d, 0x70, 0x6c, 0x65, 3, 0x63, 0x6f, 0x6d, 0,
-            0x00, 0x1c, 0x00, 0x01,
-            0, 0x00, 0x29, 0x04, 0xd0, 0, 0, 0, 0, 0x00, 0x00,
-        ])
+        #expect(
+            bytes == [
+                0xBE, 0xEF, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+                3, 0x77, 0x77, 0x77, 7, 0x65, 0x78, 0x61, 0x6d, 0x70, 0x6c, 0x65, 3, 0x63, 0x6f, 0x6d, 0,
+                0x00, 0x1c, 0x00, 0x01,
+                0, 0x00, 0x29, 0x04, 0xd0, 0, 0, 0, 0, 0x00, 0x00,
+            ])
         let plain = try #require(DNSMessage.query(id: 1, name: "a.b", type: .a, edns: false))
         #expect(plain.count == 12 + 5 + 4)
         #expect(plain[11] == 0)
     }
 
-    @Test(arguments: ["", ".", "a..b", "-", "-a.com", "a-.com", "bad name.com", "ünïcode.com", String(repeating: "a", count: 64) + ".com",
-                      (0..<60).map { _ in "abcd" }.joined(separator: ".")])
+    @Test(arguments: [
+        "", ".", "a..b", "-", "-a.com", "a-.com", "bad name.com", "ünïcode.com", String(repeating: "a", count: 64) + ".com",
+        (0..<60).map { _ in "abcd" }.joined(separator: "."),
+    ])
     func rejectsInvalidNames(name: String) {
         #expect(!DNSMessage.isValidHostName(name))
         #expect(DNSMessage.query(id: 1, name: name, type: .a) == nil)
@@ -87,9 +91,11 @@ import Testing
         #expect(message.truncated)
         #expect(message.rcode == 2)
         // An A record with a 3-byte address is skipped, not misread.
-        let odd = DNSTestServer.response(id: 7, name: "a.example", type: 1, records: [
-            ("a.example", 1, [192, 0, 2]), ("a.example", 1, [192, 0, 2, 9]), ("a.example", 28, [192, 0, 2, 1]),
-        ])
+        let odd = DNSTestServer.response(
+            id: 7, name: "a.example", type: 1,
+            records: [
+                ("a.example", 1, [192, 0, 2]), ("a.example", 1, [192, 0, 2, 9]), ("a.example", 28, [192, 0, 2, 1]),
+            ])
         let parsed = try #require(DNSMessage(bytes: odd))
         #expect(parsed.answers.count == 3)
         #expect(parsed.addresses.map(\.description) == ["192.0.2.9"])

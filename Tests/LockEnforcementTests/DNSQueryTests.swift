@@ -1,6 +1,7 @@
 import LockCore
-@testable import LockEnforcement
 import Testing
+
+@testable import LockEnforcement
 
 @Suite struct DNSQueryTests {
     /// Parses `packet`; returns the outcome and the canonical name.
@@ -26,12 +27,13 @@ import Testing
     @Test func blockedAWithEDNSByteForByte() throws {
         let packet = DNSTestClient.query(id: 0xBEEF, name: "BLOCKED.test.", type: 1, edns: true, dnssecOK: true)
         #expect(parse(packet).1 == "blocked.test")
-        #expect(try blocked(packet) == [
-            0xBE, 0xEF, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 1,
-            7, 0x42, 0x4C, 0x4F, 0x43, 0x4B, 0x45, 0x44, 4, 0x74, 0x65, 0x73, 0x74, 0, 0, 1, 0, 1,  // BLOCKED.test A IN, as asked
-            0xC0, 0x0C, 0, 1, 0, 1, 0, 0, 0, 5, 0, 4, 0, 0, 0, 0,  // A 0.0.0.0, TTL 5
-            0, 0, 41, 0x04, 0xD0, 0, 0, 0x80, 0, 0, 0,  // OPT 1232, DO echoed
-        ])
+        #expect(
+            try blocked(packet) == [
+                0xBE, 0xEF, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 1,
+                7, 0x42, 0x4C, 0x4F, 0x43, 0x4B, 0x45, 0x44, 4, 0x74, 0x65, 0x73, 0x74, 0, 0, 1, 0, 1,  // BLOCKED.test A IN, as asked
+                0xC0, 0x0C, 0, 1, 0, 1, 0, 0, 0, 5, 0, 4, 0, 0, 0, 0,  // A 0.0.0.0, TTL 5
+                0, 0, 41, 0x04, 0xD0, 0, 0, 0x80, 0, 0, 0,  // OPT 1232, DO echoed
+            ])
     }
 
     @Test func blockedAAAAIsTheUnspecifiedAddress() throws {
@@ -96,8 +98,9 @@ import Testing
         // A response sent to the forwarder is never answered.
         #expect(parse(DNSTestClient.query(id: 5, name: "a.b", type: 1, flags: 0x8180)).0 == .ignore)
         // Opcode STATUS: NOTIMP, ID and opcode kept.
-        #expect(parse(DNSTestClient.query(id: 5, name: "a.b", type: 1, flags: 0x1100)).0
-            == .reply([0, 5, 0x91, 0x84, 0, 0, 0, 0, 0, 0, 0, 0]))
+        #expect(
+            parse(DNSTestClient.query(id: 5, name: "a.b", type: 1, flags: 0x1100)).0
+                == .reply([0, 5, 0x91, 0x84, 0, 0, 0, 0, 0, 0, 0, 0]))
         let formerr = DNSQuery.Parsed.reply([0, 5, 0x81, 0x81, 0, 0, 0, 0, 0, 0, 0, 0])
         var noQuestion = DNSTestClient.query(id: 5, name: "a.b", type: 1)
         noQuestion[5] = 0
@@ -137,7 +140,10 @@ import Testing
         packet += Array("blocked.test".utf8)
         packet += [0, 0, 1, 0, 1]
         let (parsed, name) = parse(packet)
-        guard case .query = parsed else { Issue.record("not parsed"); return }
+        guard case .query = parsed else {
+            Issue.record("not parsed")
+            return
+        }
         #expect(name.utf8.count == 12)
         #expect(name != "blocked.test")
         #expect(DNSFilterPolicy(DesiredBlock(domains: ["blocked.test"])).verdict(for: name) == nil)

@@ -1,7 +1,8 @@
 import Foundation
 import LockCore
-@testable import LockEnforcement
 import Testing
+
+@testable import LockEnforcement
 
 /// The real resolver against a scripted DNS server on loopback.
 @Suite struct DNSResolverTests {
@@ -20,11 +21,15 @@ import Testing
         }
         defer { server.stop() }
         let resolver = DNSResolver(servers: .configured(server.configuration()), deadline: .seconds(5))
-        let names = ["both.example", "alias.example", "missing.example", "broken.example", "silent.example",
-                     "big.example", "old.example"]
+        let names = [
+            "both.example", "alias.example", "missing.example", "broken.example", "silent.example",
+            "big.example", "old.example",
+        ]
         let results = await resolver.resolve(names)
         #expect(Set(results.keys) == Set(names))
-        #expect(results["both.example"] == NameResolution(addresses: ["192.0.2.1", "192.0.2.2", "2001:db8::1"].map { try! IPNetwork(parsing: $0) }))
+        #expect(
+            results["both.example"]
+                == NameResolution(addresses: ["192.0.2.1", "192.0.2.2", "2001:db8::1"].map { try! IPNetwork(parsing: $0) }))
         #expect(results["alias.example"]?.addresses.map(\.description) == ["198.51.100.7", "2001:db8::7"])
         #expect(results["alias.example"]?.isComplete == true)
         #expect(results["missing.example"] == NameResolution())
@@ -56,8 +61,9 @@ import Testing
         }
         defer { server.stop() }
         let names = (0..<3000).map { "name\($0).example" }
-        let resolver = DNSResolver(servers: .configured(server.configuration(timeout: .seconds(2))),
-                                   deadline: .seconds(30), maxInFlight: 128)
+        let resolver = DNSResolver(
+            servers: .configured(server.configuration(timeout: .seconds(2))),
+            deadline: .seconds(30), maxInFlight: 128)
         let results = await resolver.resolve(names)
         #expect(results.count == 3000)
         #expect(results.values.allSatisfy { $0.isComplete && $0.addresses.count == 1 })
@@ -67,8 +73,9 @@ import Testing
     @Test func theDeadlineBoundsARunAgainstASilentServer() async throws {
         let server = try DNSTestServer { _, _ in .drop }
         defer { server.stop() }
-        let resolver = DNSResolver(servers: .configured(server.configuration(timeout: .seconds(2), attempts: 3)),
-                                   deadline: .milliseconds(500))
+        let resolver = DNSResolver(
+            servers: .configured(server.configuration(timeout: .seconds(2), attempts: 3)),
+            deadline: .milliseconds(500))
         // With 2 s per try and 3 tries, only the 0.5 s deadline can end the run with every
         // name failed for that reason.
         let results = await resolver.resolve((0..<50).map { "n\($0).example" })
@@ -79,7 +86,10 @@ import Testing
     @Test func fallsBackToTheNextServer() async throws {
         let silent = try DNSTestServer { _, _ in .drop }
         let good = try DNSTestServer { _, _ in .answer(["192.0.2.5"]) }
-        defer { silent.stop(); good.stop() }
+        defer {
+            silent.stop()
+            good.stop()
+        }
         let configuration = ResolverConfiguration(
             servers: silent.configuration().servers + good.configuration().servers,
             timeout: .milliseconds(200), attempts: 1)
@@ -108,7 +118,8 @@ import Testing
         try "nameserver 192.0.2.53\nnameserver 2001:db8::53\n".write(to: upstream, atomically: true, encoding: .utf8)
         let resolver = DNSResolver(servers: .resolvConf(path: stub.path), systemdUpstreamPath: upstream.path)
         #expect(resolver.configuration().servers.map(\.description) == ["192.0.2.53", "2001:db8::53"])
-        let noUpstream = DNSResolver(servers: .resolvConf(path: stub.path), systemdUpstreamPath: directory.appendingPathComponent("none").path)
+        let noUpstream = DNSResolver(
+            servers: .resolvConf(path: stub.path), systemdUpstreamPath: directory.appendingPathComponent("none").path)
         #expect(noUpstream.configuration().servers.map(\.description) == ["127.0.0.53"])
     }
 }

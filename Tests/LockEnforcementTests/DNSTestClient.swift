@@ -1,8 +1,10 @@
+import Foundation
+
+@testable import LockEnforcement
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-@testable import LockEnforcement
 
 /// A DNS client over plain sockets for testing the forwarder: raw queries in, raw answers out.
 final class DNSTestClient {
@@ -87,10 +89,14 @@ final class DNSTestClient {
 
     /// A query with the name exactly as given (case kept), any type, optionally with an OPT
     /// record (payload size 1232, DO bit as given).
-    static func query(id: UInt16, name: String, type: UInt16, edns: Bool = false, dnssecOK: Bool = false,
-                      flags: UInt16 = 0x0100) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xff), UInt8(flags >> 8), UInt8(flags & 0xff),
-                              0, 1, 0, 0, 0, 0, 0, edns ? 1 : 0]
+    static func query(
+        id: UInt16, name: String, type: UInt16, edns: Bool = false, dnssecOK: Bool = false,
+        flags: UInt16 = 0x0100
+    ) -> [UInt8] {
+        var bytes: [UInt8] = [
+            UInt8(id >> 8), UInt8(id & 0xff), UInt8(flags >> 8), UInt8(flags & 0xff),
+            0, 1, 0, 0, 0, 0, 0, edns ? 1 : 0,
+        ]
         var text = name
         if text.hasSuffix(".") { text.removeLast() }
         if !text.isEmpty {

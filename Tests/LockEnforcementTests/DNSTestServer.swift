@@ -1,10 +1,12 @@
+import Foundation
+import LockCore
+import Synchronization
+
+@testable import LockEnforcement
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import LockCore
-@testable import LockEnforcement
-import Synchronization
 
 /// A scripted DNS server on 127.0.0.1 (UDP and TCP on the same ephemeral port) for testing the
 /// real resolver without any network beyond loopback.
@@ -102,13 +104,17 @@ final class DNSTestServer: Sendable {
                 var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
                 let count = buffer.withUnsafeMutableBytes { bytes in
                     withUnsafeMutablePointer(to: &peer) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(udp, bytes.baseAddress, bytes.count, 0, $0, &length) }
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            recvfrom(udp, bytes.baseAddress, bytes.count, 0, $0, &length)
+                        }
                     }
                 }
                 if count > 0, let reply = respond(Array(buffer[0..<count]), overTCP: false) {
                     _ = reply.withUnsafeBytes { bytes in
                         withUnsafePointer(to: &peer) {
-                            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(udp, bytes.baseAddress, bytes.count, 0, $0, length) }
+                            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                                sendto(udp, bytes.baseAddress, bytes.count, 0, $0, length)
+                            }
                         }
                     }
                 }
@@ -183,16 +189,22 @@ final class DNSTestServer: Sendable {
     }
 
     /// Builds a response without name compression.
-    static func response(id: UInt16, name: String, type: UInt16, rcode: UInt8 = 0, truncated: Bool = false,
-                         records: [(String, UInt16, [UInt8])]) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xff), truncated ? 0x83 : 0x81, 0x80 | rcode,
-                              0, 1, UInt8(records.count >> 8), UInt8(records.count & 0xff), 0, 0, 0, 0]
+    static func response(
+        id: UInt16, name: String, type: UInt16, rcode: UInt8 = 0, truncated: Bool = false,
+        records: [(String, UInt16, [UInt8])]
+    ) -> [UInt8] {
+        var bytes: [UInt8] = [
+            UInt8(id >> 8), UInt8(id & 0xff), truncated ? 0x83 : 0x81, 0x80 | rcode,
+            0, 1, UInt8(records.count >> 8), UInt8(records.count & 0xff), 0, 0, 0, 0,
+        ]
         bytes += DNSMessage.encode(name: name)!
         bytes += [UInt8(type >> 8), UInt8(type & 0xff), 0, 1]
         for (owner, recordType, data) in records {
             bytes += DNSMessage.encode(name: owner)!
-            bytes += [UInt8(recordType >> 8), UInt8(recordType & 0xff), 0, 1, 0, 0, 0, 60,
-                      UInt8(data.count >> 8), UInt8(data.count & 0xff)]
+            bytes += [
+                UInt8(recordType >> 8), UInt8(recordType & 0xff), 0, 1, 0, 0, 0, 60,
+                UInt8(data.count >> 8), UInt8(data.count & 0xff),
+            ]
             bytes += data
         }
         return bytes

@@ -58,10 +58,12 @@ final class ExecGuardHarness {
         for sub in ["apps", "home"] { mkdir(directory + "/" + sub, 0o755) }
         mkfifo(directory + "/control", 0o600)
         let mounted = directory + "/mounted"
-        holder = try ChildProcess("/usr/bin/unshare", [
-            "-m", "--propagation", "private", "/bin/sh", "-c",
-            "mount -t tmpfs tmpfs \(directory)/apps && mount -t tmpfs tmpfs \(directory)/home && touch \(mounted) && exec sleep 3600",
-        ], environment: ProcessRunner.environment())
+        holder = try ChildProcess(
+            "/usr/bin/unshare",
+            [
+                "-m", "--propagation", "private", "/bin/sh", "-c",
+                "mount -t tmpfs tmpfs \(directory)/apps && mount -t tmpfs tmpfs \(directory)/home && touch \(mounted) && exec sleep 3600",
+            ], environment: ProcessRunner.environment())
         try waitUntil("the namespace is set up") { access(mounted, F_OK) == 0 }
         guard let game = Self.fakeGame else { throw TestFailure("no fake game") }
         let python = Self.python ?? "python3"
@@ -116,22 +118,28 @@ final class ExecGuardHarness {
 
     /// Starts a program inside the namespace (nsenter execs it: the child's pid is the program's).
     func start(_ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess("/usr/bin/nsenter", ["-t", "\(holder.pid)", "-m", "--"] + arguments,
-                         environment: ProcessRunner.environment())
+        try ChildProcess(
+            "/usr/bin/nsenter", ["-t", "\(holder.pid)", "-m", "--"] + arguments,
+            environment: ProcessRunner.environment())
     }
 
     /// Starts the probe with the fake installation as its only data directory.
-    func startProbe(preference: String = "fanotify", grace: Double = 5, cgroupRoot: String? = nil,
-                    frozenRecord: String? = nil) throws {
+    func startProbe(
+        preference: String = "fanotify", grace: Double = 5, cgroupRoot: String? = nil,
+        frozenRecord: String? = nil
+    ) throws {
         if let probe, probe.isRunning { throw TestFailure("a probe is running already") }
         let readyBefore = outputLines().filter { $0 == "ready" }.count
-        var arguments = [Self.probeBinary, "--control", directory + "/control", "--output", directory + "/output",
-                         "--data-dir", apps + "/share", "--user-writable", home, "--preference", preference,
-                         "--grace", "\(grace)"]
+        var arguments = [
+            Self.probeBinary, "--control", directory + "/control", "--output", directory + "/output",
+            "--data-dir", apps + "/share", "--user-writable", home, "--preference", preference,
+            "--grace", "\(grace)",
+        ]
         if let cgroupRoot { arguments += ["--cgroup-root", cgroupRoot] }
         if let frozenRecord { arguments += ["--frozen-record", frozenRecord] }
-        let probe = try ChildProcess("/usr/bin/nsenter", ["-t", "\(holder.pid)", "-m", "--"] + arguments,
-                                     environment: ProcessRunner.environment(), stderr: .file(directory + "/probe.log"))
+        let probe = try ChildProcess(
+            "/usr/bin/nsenter", ["-t", "\(holder.pid)", "-m", "--"] + arguments,
+            environment: ProcessRunner.environment(), stderr: .file(directory + "/probe.log"))
         self.probe = probe
         try waitUntil("the probe is ready") { outputLines().filter { $0 == "ready" }.count > readyBefore }
     }

@@ -7,8 +7,11 @@ import Testing
 
 /// The exec guard through the app enforcer in a process of its own (`exec-guard-probe`), on a
 /// fake installation in a private mount namespace (see `ExecGuardHarness`).
-@Suite(.serialized, .enabled(if: ExecGuardHarness.fanotifyUnavailableReason == nil,
-                             Comment(rawValue: ExecGuardHarness.fanotifyUnavailableReason ?? "")))
+@Suite(
+    .serialized,
+    .enabled(
+        if: ExecGuardHarness.fanotifyUnavailableReason == nil,
+        Comment(rawValue: ExecGuardHarness.fanotifyUnavailableReason ?? "")))
 struct ExecGuardTests {
     @Test func deniesExecWhileBlockedAndAllowsAfter() throws {
         let harness = try ExecGuardHarness()
@@ -60,7 +63,8 @@ struct ExecGuardTests {
         #expect(try harness.inside("\(harness.apps)/other").status == 0)
         try waitUntil("the copy's denial is reported") { harness.denials().contains { $0.reason == .copy } }
         // A copy changed by one byte is another program.
-        let changed = try harness.inside("cp \(harness.apps)/game \(harness.home)/changed && printf x >> \(harness.home)/changed && \(harness.home)/changed")
+        let changed = try harness.inside(
+            "cp \(harness.apps)/game \(harness.home)/changed && printf x >> \(harness.home)/changed && \(harness.home)/changed")
         #expect(changed.status == 0, "\(changed)")
     }
 
@@ -125,7 +129,10 @@ struct ExecGuardTests {
         defer { rmdir(scope) }
         try harness.startProbe(cgroupRoot: root)
         let game = try harness.start(["/bin/sh", "-c", "echo $$ > \(scope)/cgroup.procs && exec \(harness.apps)/game sleep"])
-        defer { game.send(SIGKILL); _ = game.wait(timeout: 5) }
+        defer {
+            game.send(SIGKILL)
+            _ = game.wait(timeout: 5)
+        }
         try waitUntil("the game runs in its scope") {
             Cgroups.read("/proc/\(game.pid)/comm") == "game\n" && Cgroups.read(scope + "/cgroup.procs").contains("\(game.pid)")
         }
@@ -148,7 +155,10 @@ struct ExecGuardTests {
         let record = harness.directory + "/frozen.json"
         try harness.startProbe(cgroupRoot: root, frozenRecord: record)
         let game = try harness.start(["/bin/sh", "-c", "echo $$ > \(scope)/cgroup.procs && exec \(harness.apps)/game sleep"])
-        defer { game.send(SIGKILL); _ = game.wait(timeout: 5) }
+        defer {
+            game.send(SIGKILL)
+            _ = game.wait(timeout: 5)
+        }
         try waitUntil("the game runs in its scope") {
             Cgroups.read("/proc/\(game.pid)/comm") == "game\n" && Cgroups.read(scope + "/cgroup.procs").contains("\(game.pid)")
         }
@@ -175,7 +185,10 @@ struct ExecGuardTests {
         try harness.startProbe(cgroupRoot: root)
         let game = try harness.start(["/bin/sh", "-c", "echo $$ > \(scope)/cgroup.procs && exec \(harness.apps)/game sleep"])
         let terminal = try harness.start(["/bin/sh", "-c", "echo $$ > \(scope)/cgroup.procs && exec sleep 60"])
-        defer { terminal.send(SIGKILL); _ = terminal.wait(timeout: 5) }
+        defer {
+            terminal.send(SIGKILL)
+            _ = terminal.wait(timeout: 5)
+        }
         try waitUntil("both run in the scope") {
             Cgroups.read("/proc/\(game.pid)/comm") == "game\n" && Cgroups.read("/proc/\(terminal.pid)/comm") == "sleep\n"
                 && Cgroups.read(scope + "/cgroup.procs").split(separator: "\n").count == 2
@@ -194,7 +207,8 @@ struct ExecGuardTests {
         try harness.block(["fakegame"])
         // Another filesystem mounted over the installation: same path, new device and inode.
         let spare = harness.directory + "/spare"
-        let moved = try harness.inside("""
+        let moved = try harness.inside(
+            """
             mkdir -p \(spare) && mount -t tmpfs tmpfs \(spare) && cp \(harness.apps)/game \(spare)/game \
             && mount --bind \(spare) \(harness.apps)
             """)
@@ -248,8 +262,10 @@ struct ExecGuardTests {
         let harness = try ExecGuardHarness()
         try harness.startProbe()
         try harness.block(["fakegame"])
-        let storm = try harness.start(["/bin/sh", "-c",
-                                       "i=0; while [ $i -lt 3000 ]; do \(harness.apps)/game >/dev/null 2>&1; \(harness.apps)/other >/dev/null; i=$((i+1)); done"])
+        let storm = try harness.start([
+            "/bin/sh", "-c",
+            "i=0; while [ $i -lt 3000 ]; do \(harness.apps)/game >/dev/null 2>&1; \(harness.apps)/other >/dev/null; i=$((i+1)); done",
+        ])
         usleep(200_000)
         harness.probe?.send(SIGKILL)
         #expect(storm.wait(timeout: 60) == 0)
@@ -283,8 +299,11 @@ struct ExecGuardTests {
 }
 
 /// The fallback for machines where fanotify is refused: exec events from the proc connector.
-@Suite(.serialized, .enabled(if: ExecGuardHarness.unavailableReason == nil,
-                             Comment(rawValue: ExecGuardHarness.unavailableReason ?? "")))
+@Suite(
+    .serialized,
+    .enabled(
+        if: ExecGuardHarness.unavailableReason == nil,
+        Comment(rawValue: ExecGuardHarness.unavailableReason ?? "")))
 struct ProcConnectorGuardTests {
     @Test func killsBlockedProgramsJustAfterExec() throws {
         let harness = try ExecGuardHarness()

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import LockCore
-@testable import LockEnforcement
 import LockPlatform
 import TestSupport
 import Testing
+
+@testable import LockEnforcement
 
 @Suite struct ExecRulesTests {
     final class Scratch {
@@ -31,9 +32,11 @@ import Testing
         let game = try scratch.write("game", Self.elf)
         let script = try scratch.write("game.sh", Array("#!/bin/sh\necho hi\n".utf8))
         symlink(game, scratch.root + "/link")
-        let rules = ExecRules.resolve([
-            BlockedApp(id: "game", name: "Game", executables: [game, scratch.root + "/link", script, scratch.root + "/gone", "relative"]),
-        ], hasher: ContentHasher(), userWritable: ["/tmp"])
+        let rules = ExecRules.resolve(
+            [
+                BlockedApp(
+                    id: "game", name: "Game", executables: [game, scratch.root + "/link", script, scratch.root + "/gone", "relative"])
+            ], hasher: ContentHasher(), userWritable: ["/tmp"])
         #expect(rules.blocked.count == 2)
         let identity = try #require(FileIdentity(path: game))
         #expect(rules.blocked[identity]?.isScript == false)
@@ -59,8 +62,9 @@ import Testing
         let scratch = try Scratch()
         let game = try scratch.write("game", Self.elf)
         let hasher = ContentHasher()
-        let rules = ExecRules.resolve([BlockedApp(id: "game", executables: [game], strict: true)], hasher: hasher,
-                                      userWritable: ["/dev/shm", "/proc", "/no/such/dir"])
+        let rules = ExecRules.resolve(
+            [BlockedApp(id: "game", executables: [game], strict: true)], hasher: hasher,
+            userWritable: ["/dev/shm", "/proc", "/no/such/dir"])
         let candidates = try #require(rules.digestsBySize[Int64(Self.elf.count)])
         #expect(candidates.count == 1)
         #expect(candidates.first?.key.description.count == 64)
@@ -118,12 +122,13 @@ import Testing
         let copy = scratch.root + "/sleeper"
         try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: copy)
         let script = try scratch.write("game.sh", Array("sleep 30\n".utf8), mode: 0o644)
-        let rules = ExecRules.resolve([BlockedApp(id: "sleeper", executables: [copy]), BlockedApp(id: "script", executables: [script])],
-                                      hasher: ContentHasher(), userWritable: [])
+        let rules = ExecRules.resolve(
+            [BlockedApp(id: "sleeper", executables: [copy]), BlockedApp(id: "script", executables: [script])],
+            hasher: ContentHasher(), userWritable: [])
         let running = try ChildProcess(copy, ["30"], environment: [:])
         let interpreted = try ChildProcess("/bin/sh", [script], environment: [:])
         let bystander = try ChildProcess("/bin/sleep", ["30"], environment: [:])
-        defer { [running, interpreted, bystander].forEach { $0.send(SIGKILL) } }
+        defer { for child in [running, interpreted, bystander] { child.send(SIGKILL) } }
         try waitUntil("the children run") {
             FileIdentity(path: "/proc/\(running.pid)/exe") == FileIdentity(path: copy)
                 && RunningProcesses.arguments(pid: interpreted.pid).last == script
@@ -162,12 +167,15 @@ import Testing
 
     @Test func readsTheCgroupMountFromMountinfo() throws {
         let scratch = try ExecRulesTests.Scratch()
-        let path = try scratch.write("mountinfo", Array("""
-            22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw
-            30 22 0:26 / /sys/fs/cgroup/unified rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate
-            31 22 0:27 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu
+        let path = try scratch.write(
+            "mountinfo",
+            Array(
+                """
+                22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw
+                30 22 0:26 / /sys/fs/cgroup/unified rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate
+                31 22 0:27 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu
 
-            """.utf8), mode: 0o644)
+                """.utf8), mode: 0o644)
         #expect(CgroupFreezer.cgroup2Root(mountinfo: path) == "/sys/fs/cgroup/unified")
         let none = try scratch.write("none", Array("22 1 0:21 / /sys rw - sysfs sysfs rw\n".utf8), mode: 0o644)
         #expect(CgroupFreezer.cgroup2Root(mountinfo: none) == nil)

@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import LockCore
 import LockEnforcement
-
 import Testing
 
 /// Issue 9, item 11: doctor said "ok" for a hosts file of mode 000, a symlink to a 0600 file
@@ -99,7 +98,9 @@ import Testing
         try directory.write("127.0.0.1 localhost\n")
         #expect(problem(directory)?.message.contains("3 of 3 names do not resolve to 0.0.0.0 for glibc") == true)
         // What versions before the trailing-dot forms wrote: `https://reddit.com./` passed.
-        try directory.write("# BEGIN simplylock\n0.0.0.0 reddit.com www.reddit.com use-application-dns.net\n:: reddit.com www.reddit.com use-application-dns.net\n# END simplylock\n")
+        try directory.write(
+            "# BEGIN simplylock\n0.0.0.0 reddit.com www.reddit.com use-application-dns.net\n:: reddit.com www.reddit.com use-application-dns.net\n# END simplylock\n"
+        )
         #expect(problem(directory)?.message.contains("do not resolve") == true)
     }
 

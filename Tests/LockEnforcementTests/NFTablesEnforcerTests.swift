@@ -1,10 +1,11 @@
 import Foundation
 import LockCore
-@testable import LockEnforcement
 import LockProtocol
 import Logging
 import Synchronization
 import Testing
+
+@testable import LockEnforcement
 
 /// Records scripts instead of running them; can be told to fail.
 final class RecordingBackend: NFTablesBackend {
@@ -53,10 +54,11 @@ final class ManualClock: Sendable {
     let clock = ManualClock()
 
     func makeEnforcer(grace: Duration = .seconds(3600)) -> NFTablesEnforcer {
-        NFTablesEnforcer(resolver: resolver, doh: DoHList(names: ["dns.example"], addresses: [try! IPNetwork(parsing: "192.0.2.100")]),
-                         backend: backend, settings: .init(grace: grace),
-                         logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-                         bootClock: clock.reading)
+        NFTablesEnforcer(
+            resolver: resolver, doh: DoHList(names: ["dns.example"], addresses: [try! IPNetwork(parsing: "192.0.2.100")]),
+            backend: backend, settings: .init(grace: grace),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            bootClock: clock.reading)
     }
 
     /// The elements of the blocked-address sets in a script, as written there.
@@ -212,8 +214,10 @@ final class ManualClock: Sendable {
 
     @Test func savedAddressesBlockBeforeDNSWorksAndAgeOutNormally() async throws {
         let enforcer = makeEnforcer(grace: .seconds(600))
-        await enforcer.seed(["blocked.example": [try IPNetwork(parsing: "203.0.113.5")],
-                             "other.example": [try IPNetwork(parsing: "203.0.113.6")]])
+        await enforcer.seed([
+            "blocked.example": [try IPNetwork(parsing: "203.0.113.5")],
+            "other.example": [try IPNetwork(parsing: "203.0.113.6")],
+        ])
         resolver.set("blocked.example", [], error: "A: no answer")  // at boot: no network yet
         try await enforcer.apply(DesiredBlock(domains: ["blocked.example"]))
         await enforcer.settle()

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import LockCore
-@testable import LockEnforcement
-import Testing
 import TestSupport
+import Testing
+
+@testable import LockEnforcement
 
 /// What checking rulesets against the kernel needs: root, nft and unshare.
 enum KernelCheck {
@@ -55,120 +56,122 @@ enum KernelCheck {
     }
 
     @Test func blocklistScript() {
-        let desired = DesiredBlock(domains: ["blocked.example", "www.blocked.example"],
-                                   addresses: [net("192.0.2.0/24"), net("2001:db8:1::/48")])
+        let desired = DesiredBlock(
+            domains: ["blocked.example", "www.blocked.example"],
+            addresses: [net("192.0.2.0/24"), net("2001:db8:1::/48")])
         let ruleset = NFTablesRuleset(desired: desired, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")])
         #expect(ruleset.mode == .blocklist)
         #expect(ruleset.elementCount == 1 + 3 + 1 + 2 + 1 + 1 + 1)  // resolvers4, block4, blocknet4, doh4, block6, blocknet6, doh6
-        #expect(ruleset.script == """
-            table inet simplylock {
-            \tcomment "SimplyLock focus block; owned by simplylockd, rewritten as a whole"
-            \tset resolvers4 {
-            \t\ttype ipv4_addr
-            \t\tflags interval
-            \t}
-            \tset block4 {
-            \t\ttype ipv4_addr
-            \t}
-            \tset blocknet4 {
-            \t\ttype ipv4_addr
-            \t\tflags interval
-            \t}
-            \tset doh4 {
-            \t\ttype ipv4_addr
-            \t\tflags interval
-            \t}
-            \tset allow4 {
-            \t\ttype ipv4_addr
-            \t\tflags interval
-            \t}
-            \tset resolvers6 {
-            \t\ttype ipv6_addr
-            \t\tflags interval
-            \t}
-            \tset block6 {
-            \t\ttype ipv6_addr
-            \t}
-            \tset blocknet6 {
-            \t\ttype ipv6_addr
-            \t\tflags interval
-            \t}
-            \tset doh6 {
-            \t\ttype ipv6_addr
-            \t\tflags interval
-            \t}
-            \tset allow6 {
-            \t\ttype ipv6_addr
-            \t\tflags interval
-            \t}
-            \tchain output {
-            \t\ttype filter hook output priority filter; policy accept;
-            \t}
-            \tchain forward {
-            \t\ttype filter hook forward priority filter; policy accept;
-            \t}
-            \tchain enforce {
-            \t}
-            }
-            flush table inet simplylock
-            flush set inet simplylock resolvers4
-            flush set inet simplylock block4
-            flush set inet simplylock blocknet4
-            flush set inet simplylock doh4
-            flush set inet simplylock allow4
-            flush set inet simplylock resolvers6
-            flush set inet simplylock block6
-            flush set inet simplylock blocknet6
-            flush set inet simplylock doh6
-            flush set inet simplylock allow6
-            add element inet simplylock resolvers4 {
-            \t192.0.2.53
-            }
-            add element inet simplylock block4 {
-            \t203.0.113.5, 203.0.113.6, 203.0.113.7
-            }
-            add element inet simplylock blocknet4 {
-            \t192.0.2.0/24
-            }
-            add element inet simplylock doh4 {
-            \t1.1.1.1, 8.8.8.8
-            }
-            add element inet simplylock block6 {
-            \t2001:db8::5
-            }
-            add element inet simplylock blocknet6 {
-            \t2001:db8:1::/48
-            }
-            add element inet simplylock doh6 {
-            \t2001:4860:4860::8888
-            }
-            table inet simplylock {
-            \tchain output {
-            \t\tjump enforce
-            \t}
-            \tchain forward {
-            \t\tjump enforce
-            \t}
-            \tchain enforce {
-            \t\toifname "lo" accept
-            \t\tip daddr @resolvers4 meta l4proto { tcp, udp } th dport { 53, 853 } accept
-            \t\tip6 daddr @resolvers6 meta l4proto { tcp, udp } th dport { 53, 853 } accept
-            \t\tip daddr @block4 meta l4proto tcp reject with tcp reset
-            \t\tip daddr @block4 reject with icmpx admin-prohibited
-            \t\tip daddr @blocknet4 meta l4proto tcp reject with tcp reset
-            \t\tip daddr @blocknet4 reject with icmpx admin-prohibited
-            \t\tip6 daddr @block6 meta l4proto tcp reject with tcp reset
-            \t\tip6 daddr @block6 reject with icmpx admin-prohibited
-            \t\tip6 daddr @blocknet6 meta l4proto tcp reject with tcp reset
-            \t\tip6 daddr @blocknet6 reject with icmpx admin-prohibited
-            \t\tip daddr @doh4 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
-            \t\tip daddr @doh4 meta l4proto udp th dport { 443, 853 } reject with icmpx admin-prohibited
-            \t\tip6 daddr @doh6 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
-            \t\tip6 daddr @doh6 meta l4proto udp th dport { 443, 853 } reject with icmpx admin-prohibited
-            \t}
-            }
+        #expect(
+            ruleset.script == """
+                table inet simplylock {
+                \tcomment "SimplyLock focus block; owned by simplylockd, rewritten as a whole"
+                \tset resolvers4 {
+                \t\ttype ipv4_addr
+                \t\tflags interval
+                \t}
+                \tset block4 {
+                \t\ttype ipv4_addr
+                \t}
+                \tset blocknet4 {
+                \t\ttype ipv4_addr
+                \t\tflags interval
+                \t}
+                \tset doh4 {
+                \t\ttype ipv4_addr
+                \t\tflags interval
+                \t}
+                \tset allow4 {
+                \t\ttype ipv4_addr
+                \t\tflags interval
+                \t}
+                \tset resolvers6 {
+                \t\ttype ipv6_addr
+                \t\tflags interval
+                \t}
+                \tset block6 {
+                \t\ttype ipv6_addr
+                \t}
+                \tset blocknet6 {
+                \t\ttype ipv6_addr
+                \t\tflags interval
+                \t}
+                \tset doh6 {
+                \t\ttype ipv6_addr
+                \t\tflags interval
+                \t}
+                \tset allow6 {
+                \t\ttype ipv6_addr
+                \t\tflags interval
+                \t}
+                \tchain output {
+                \t\ttype filter hook output priority filter; policy accept;
+                \t}
+                \tchain forward {
+                \t\ttype filter hook forward priority filter; policy accept;
+                \t}
+                \tchain enforce {
+                \t}
+                }
+                flush table inet simplylock
+                flush set inet simplylock resolvers4
+                flush set inet simplylock block4
+                flush set inet simplylock blocknet4
+                flush set inet simplylock doh4
+                flush set inet simplylock allow4
+                flush set inet simplylock resolvers6
+                flush set inet simplylock block6
+                flush set inet simplylock blocknet6
+                flush set inet simplylock doh6
+                flush set inet simplylock allow6
+                add element inet simplylock resolvers4 {
+                \t192.0.2.53
+                }
+                add element inet simplylock block4 {
+                \t203.0.113.5, 203.0.113.6, 203.0.113.7
+                }
+                add element inet simplylock blocknet4 {
+                \t192.0.2.0/24
+                }
+                add element inet simplylock doh4 {
+                \t1.1.1.1, 8.8.8.8
+                }
+                add element inet simplylock block6 {
+                \t2001:db8::5
+                }
+                add element inet simplylock blocknet6 {
+                \t2001:db8:1::/48
+                }
+                add element inet simplylock doh6 {
+                \t2001:4860:4860::8888
+                }
+                table inet simplylock {
+                \tchain output {
+                \t\tjump enforce
+                \t}
+                \tchain forward {
+                \t\tjump enforce
+                \t}
+                \tchain enforce {
+                \t\toifname "lo" accept
+                \t\tip daddr @resolvers4 meta l4proto { tcp, udp } th dport { 53, 853 } accept
+                \t\tip6 daddr @resolvers6 meta l4proto { tcp, udp } th dport { 53, 853 } accept
+                \t\tip daddr @block4 meta l4proto tcp reject with tcp reset
+                \t\tip daddr @block4 reject with icmpx admin-prohibited
+                \t\tip daddr @blocknet4 meta l4proto tcp reject with tcp reset
+                \t\tip daddr @blocknet4 reject with icmpx admin-prohibited
+                \t\tip6 daddr @block6 meta l4proto tcp reject with tcp reset
+                \t\tip6 daddr @block6 reject with icmpx admin-prohibited
+                \t\tip6 daddr @blocknet6 meta l4proto tcp reject with tcp reset
+                \t\tip6 daddr @blocknet6 reject with icmpx admin-prohibited
+                \t\tip daddr @doh4 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
+                \t\tip daddr @doh4 meta l4proto udp th dport { 443, 853 } reject with icmpx admin-prohibited
+                \t\tip6 daddr @doh6 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
+                \t\tip6 daddr @doh6 meta l4proto udp th dport { 443, 853 } reject with icmpx admin-prohibited
+                \t}
+                }
 
-            """)
+                """)
     }
 
     @Test func replacementScriptRecreatesTheSameContent() {
@@ -215,8 +218,9 @@ enum KernelCheck {
     }
 
     @Test func dohIsBlockedOnlyWhileSomethingIsBlockedAndOnlyOnEncryptedDNSPorts() {
-        let active = NFTablesRuleset(desired: DesiredBlock(addresses: [net("192.0.2.1")]), resolved: lookUp,
-                                     doh: doh, nameservers: [])
+        let active = NFTablesRuleset(
+            desired: DesiredBlock(addresses: [net("192.0.2.1")]), resolved: lookUp,
+            doh: doh, nameservers: [])
         #expect(active.doh.elements(.ipv4) == ["1.1.1.1", "8.8.8.8"])
         let dohRules = active.script.split(separator: "\n").filter { $0.contains("@doh") }
         #expect(dohRules.count == 4)
@@ -238,10 +242,12 @@ enum KernelCheck {
         func line(_ text: String) -> Int? { enforce.firstIndex { $0.contains(text) } }
         // Order matters: loopback and DNS first, blocks (DoH included) before allowances,
         // allowances before the final reject.
-        let order = ["oifname \"lo\" accept", "@resolvers4", "@block4", "@doh4", "ct direction reply accept",
-                     "udp sport 68 udp dport 67 accept", "udp dport 123 accept", "nd-neighbor-solicit",
-                     "ip daddr @allow4 accept", "ip6 daddr @allow6 accept",
-                     "\t\tmeta l4proto tcp reject with tcp reset", "\t\treject with icmpx admin-prohibited"]
+        let order = [
+            "oifname \"lo\" accept", "@resolvers4", "@block4", "@doh4", "ct direction reply accept",
+            "udp sport 68 udp dport 67 accept", "udp dport 123 accept", "nd-neighbor-solicit",
+            "ip daddr @allow4 accept", "ip6 daddr @allow6 accept",
+            "\t\tmeta l4proto tcp reject with tcp reset", "\t\treject with icmpx admin-prohibited",
+        ]
         let positions = order.map(line)
         #expect(positions.allSatisfy { $0 != nil }, "\(zip(order, positions).filter { $0.1 == nil })")
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
@@ -249,8 +255,9 @@ enum KernelCheck {
     }
 
     @Test func blocklistHasNoCatchAllReject() {
-        let ruleset = NFTablesRuleset(desired: DesiredBlock(domains: ["blocked.example"]), resolved: lookUp,
-                                      doh: .none, nameservers: [])
+        let ruleset = NFTablesRuleset(
+            desired: DesiredBlock(domains: ["blocked.example"]), resolved: lookUp,
+            doh: .none, nameservers: [])
         #expect(!ruleset.script.contains("\t\treject with icmpx admin-prohibited\n"))
         #expect(!ruleset.script.contains("@allow"))
         #expect(!ruleset.script.contains("add element inet simplylock allow"))
@@ -263,8 +270,9 @@ enum KernelCheck {
 
     @Test func largeRulesetsRenderOneElementPerItem() {
         let addresses = (0..<10_000).map { try! IPNetwork(family: .ipv4, address: UInt128(0x0A00_0000 + 2 * $0)) }
-        let ruleset = NFTablesRuleset(desired: DesiredBlock(addresses: addresses), resolved: { _ in [] },
-                                      doh: .none, nameservers: [])
+        let ruleset = NFTablesRuleset(
+            desired: DesiredBlock(addresses: addresses), resolved: { _ in [] },
+            doh: .none, nameservers: [])
         #expect(ruleset.block.count == 10_000)
         let elements = ruleset.script.split(separator: "\n").filter { $0.hasPrefix("\t10.") }
         #expect(elements.map { $0.split(separator: ",").count }.reduce(0, +) == 10_000)
@@ -276,28 +284,33 @@ enum KernelCheck {
 
     @Test func dnsRedirectWhileBlocking() {
         let desired = DesiredBlock(domains: ["blocked.example"])
-        let ruleset = NFTablesRuleset(desired: desired, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")],
-                                      dnsRedirect: redirect)
+        let ruleset = NFTablesRuleset(
+            desired: desired, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")],
+            dnsRedirect: redirect)
         #expect(ruleset.dnsRedirect == redirect)
         let script = ruleset.script
-        #expect(script.contains("""
-            \tchain enforce {
-            \t}
-            \tchain dnsredirect {
-            \t\ttype nat hook output priority -100; policy accept;
-            \t}
-            }
+        #expect(
+            script.contains(
+                """
+                \tchain enforce {
+                \t}
+                \tchain dnsredirect {
+                \t\ttype nat hook output priority -100; policy accept;
+                \t}
+                }
 
-            """))
-        #expect(script.hasSuffix("""
-            \tchain dnsredirect {
-            \t\tmeta mark 0x534c return
-            \t\tfib daddr type local return
-            \t\tmeta l4proto { tcp, udp } th dport 53 redirect to :10053
-            \t}
-            }
+                """))
+        #expect(
+            script.hasSuffix(
+                """
+                \tchain dnsredirect {
+                \t\tmeta mark 0x534c return
+                \t\tfib daddr type local return
+                \t\tmeta l4proto { tcp, udp } th dport 53 redirect to :10053
+                \t}
+                }
 
-            """))
+                """))
         // DoT is refused before DNS to the resolvers is let through: the resolvers are reachable
         // on 53 only while the filter is in the path.
         let rules = script.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -305,7 +318,9 @@ enum KernelCheck {
         let resolvers = rules.firstIndex { $0.hasPrefix("ip daddr @resolvers4") }
         #expect(dot != nil && resolvers != nil && dot! < resolvers!)
         #expect(rules.contains("meta l4proto udp th dport 853 reject with icmpx admin-prohibited"))
-        #expect(ruleset.elementCount == NFTablesRuleset(desired: desired, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")]).elementCount)
+        #expect(
+            ruleset.elementCount
+                == NFTablesRuleset(desired: desired, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")]).elementCount)
     }
 
     @Test func noRedirectWithoutABlockOrWithoutTheFilter() {
@@ -316,21 +331,24 @@ enum KernelCheck {
         #expect(!plain.script.contains("nat"))
         #expect(!plain.script.contains("redirect"))
         #expect(!plain.script.contains("dport 853 reject"))
-        let unmarked = NFTablesRuleset(desired: DesiredBlock(domains: ["blocked.example"]), resolved: lookUp, doh: doh, nameservers: [],
-                                       dnsRedirect: DNSRedirect(port: 5353, mark: nil))
+        let unmarked = NFTablesRuleset(
+            desired: DesiredBlock(domains: ["blocked.example"]), resolved: lookUp, doh: doh, nameservers: [],
+            dnsRedirect: DNSRedirect(port: 5353, mark: nil))
         #expect(!unmarked.script.contains("meta mark"))
         #expect(unmarked.script.contains("redirect to :5353"))
     }
 
-    @Test("the rendered scripts pass nft's check against the kernel",
-          .enabled(if: KernelCheck.missing == nil, "\(KernelCheck.missing ?? "")"))
+    @Test(
+        "the rendered scripts pass nft's check against the kernel",
+        .enabled(if: KernelCheck.missing == nil, "\(KernelCheck.missing ?? "")"))
     func kernelAcceptsTheScripts() throws {
         let blocklist = DesiredBlock(domains: ["blocked.example"], addresses: [net("192.0.2.0/24"), net("2001:db8:1::/48")])
         let allowlist = DesiredBlock(allowOnly: AllowList(domains: ["allowed.example"], addresses: [net("2001:db8::/32")]))
         for desired in [blocklist, allowlist] {
             for dnsRedirect in [redirect, DNSRedirect(port: 1053, mark: nil), nil] {
-                let ruleset = NFTablesRuleset(desired: desired, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")],
-                                              dnsRedirect: dnsRedirect)
+                let ruleset = NFTablesRuleset(
+                    desired: desired, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")],
+                    dnsRedirect: dnsRedirect)
                 for script in [ruleset.script, ruleset.replacementScript] {
                     let result = try KernelCheck.run(script: script, [KernelCheck.which("nft")!, "-c", "-f", "{}"])
                     #expect(result.status == 0, "\(result)\n\(script)")
@@ -341,19 +359,24 @@ enum KernelCheck {
         // from a ruleset without the redirect to one with it and back.
         let first = NFTablesRuleset(desired: blocklist, resolved: lookUp, doh: doh, nameservers: [])
         let second = NFTablesRuleset(desired: blocklist, resolved: lookUp, doh: doh, nameservers: [], dnsRedirect: redirect)
-        let result = try KernelCheck.run(script: first.script + second.script + first.script,
-                                         [KernelCheck.which("nft")!, "-f", "{}"])
+        let result = try KernelCheck.run(
+            script: first.script + second.script + first.script,
+            [KernelCheck.which("nft")!, "-f", "{}"])
         #expect(result.status == 0, "\(result)")
     }
 
-    @Test("in the kernel, the redirect sends plain DNS to the filter, lets the filter's own queries out, and refuses DoT",
-          .enabled(if: KernelCheck.missing == nil, "\(KernelCheck.missing ?? "")"))
+    @Test(
+        "in the kernel, the redirect sends plain DNS to the filter, lets the filter's own queries out, and refuses DoT",
+        .enabled(if: KernelCheck.missing == nil, "\(KernelCheck.missing ?? "")"))
     func kernelRedirectsDNS() throws {
-        let ruleset = NFTablesRuleset(desired: DesiredBlock(domains: ["blocked.example"]), resolved: lookUp, doh: .none,
-                                      nameservers: [net("192.0.2.53")], dnsRedirect: redirect)
-        let result = try KernelCheck.run(script: ruleset.script, [
-            KernelCheck.which("python3")!, KernelCheck.repository + "/Tests/Scripts/dns-redirect-check.py", "{}", "10053", "0x534c",
-        ])
+        let ruleset = NFTablesRuleset(
+            desired: DesiredBlock(domains: ["blocked.example"]), resolved: lookUp, doh: .none,
+            nameservers: [net("192.0.2.53")], dnsRedirect: redirect)
+        let result = try KernelCheck.run(
+            script: ruleset.script,
+            [
+                KernelCheck.which("python3")!, KernelCheck.repository + "/Tests/Scripts/dns-redirect-check.py", "{}", "10053", "0x534c",
+            ])
         #expect(result.status == 0, "\(result)")
         #expect(!result.stdout.contains("not ok"), "\(result.stdout)")
         #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok - ") }.count == 7, "\(result.stdout)")
@@ -367,10 +390,11 @@ enum KernelCheck {
 
     @Test func eachBlockedAddressCountsForTheShortestNameItWasResolvedFrom() {
         let ruleset = NFTablesRuleset(desired: countedBlock, resolved: lookUp, doh: doh, nameservers: [], counting: .init(logGroup: 7))
-        #expect(ruleset.attribution == [
-            net("203.0.113.5"): "blocked.example", net("203.0.113.6"): "blocked.example", net("2001:db8::5"): "blocked.example",
-            net("203.0.113.7"): "www.blocked.example", net("198.51.100.7"): "198.51.100.7",
-        ])
+        #expect(
+            ruleset.attribution == [
+                net("203.0.113.5"): "blocked.example", net("203.0.113.6"): "blocked.example", net("2001:db8::5"): "blocked.example",
+                net("203.0.113.7"): "www.blocked.example", net("198.51.100.7"): "198.51.100.7",
+            ])
         let counters = ruleset.counters
         #expect(counters[NFTablesRuleset.counterName(for: "blocked.example")] == "blocked.example")
         #expect(counters[NFTablesRuleset.networksCounter] == NFTablesRuleset.networksName)
@@ -391,8 +415,9 @@ enum KernelCheck {
         let plain = NFTablesRuleset(desired: countedBlock, resolved: lookUp, doh: doh, nameservers: [])
         #expect(!plain.script.contains("counter"))
         #expect(plain.attribution.isEmpty)
-        let allowlist = NFTablesRuleset(desired: DesiredBlock(allowOnly: AllowList(domains: ["allowed.example"])), resolved: lookUp,
-                                        doh: doh, nameservers: [], counting: .init())
+        let allowlist = NFTablesRuleset(
+            desired: DesiredBlock(allowOnly: AllowList(domains: ["allowed.example"])), resolved: lookUp,
+            doh: doh, nameservers: [], counting: .init())
         #expect(!allowlist.script.contains("counter"))
         let counting = NFTablesRuleset(desired: countedBlock, resolved: lookUp, doh: doh, nameservers: [], counting: .init())
         #expect(!counting.script.contains("log "))
@@ -414,8 +439,9 @@ enum KernelCheck {
         #expect(NFTablesRuleset.counterName(for: "blocked.example").count == 18)
     }
 
-    @Test("in the kernel, refused connections count per name in named counters, across in-place commits",
-          .enabled(if: KernelCheck.missing == nil, "\(KernelCheck.missing ?? "")"))
+    @Test(
+        "in the kernel, refused connections count per name in named counters, across in-place commits",
+        .enabled(if: KernelCheck.missing == nil, "\(KernelCheck.missing ?? "")"))
     func kernelCountsAttempts() throws {
         let ruleset = NFTablesRuleset(desired: countedBlock, resolved: lookUp, doh: doh, nameservers: [], counting: .init(logGroup: 7))
         for script in [ruleset.script, ruleset.replacementScript] {

@@ -1,6 +1,7 @@
 import LockCore
-@testable import LockEnforcement
 import Testing
+
+@testable import LockEnforcement
 
 @Suite struct ResolvedAddressBookTests {
     private func net(_ text: String) -> IPNetwork { try! IPNetwork(parsing: text) }
@@ -44,8 +45,11 @@ import Testing
 
     @Test func retainDropsNamesThatAreNoLongerBlocked() {
         var book = ResolvedAddressBook(grace: .seconds(60))
-        book.record(["a.example": NameResolution(addresses: [net("192.0.2.1")]),
-                     "b.example": NameResolution(addresses: [net("192.0.2.2")])], at: at(0))
+        book.record(
+            [
+                "a.example": NameResolution(addresses: [net("192.0.2.1")]),
+                "b.example": NameResolution(addresses: [net("192.0.2.2")]),
+            ], at: at(0))
         book.retain(names: ["b.example"])
         #expect(book.addresses(for: ["a.example", "b.example"]).map(\.description) == ["192.0.2.2"])
         #expect(book.entries.keys.sorted() == ["b.example"])
@@ -53,9 +57,13 @@ import Testing
 
     @Test func unionAcrossNamesIsSortedAndUnique() {
         var book = ResolvedAddressBook(grace: .seconds(60))
-        book.record(["a.example": NameResolution(addresses: [net("2001:db8::1"), net("192.0.2.1")]),
-                     "www.a.example": NameResolution(addresses: [net("192.0.2.1")])], at: at(0))
-        #expect(book.addresses(for: ["a.example", "www.a.example", "unknown.example"]).map(\.description)
+        book.record(
+            [
+                "a.example": NameResolution(addresses: [net("2001:db8::1"), net("192.0.2.1")]),
+                "www.a.example": NameResolution(addresses: [net("192.0.2.1")]),
+            ], at: at(0))
+        #expect(
+            book.addresses(for: ["a.example", "www.a.example", "unknown.example"]).map(\.description)
                 == ["192.0.2.1", "2001:db8::1"])
     }
 }

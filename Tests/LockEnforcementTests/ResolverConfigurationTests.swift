@@ -1,6 +1,7 @@
 import LockCore
-@testable import LockEnforcement
 import Testing
+
+@testable import LockEnforcement
 
 @Suite struct ResolverConfigurationTests {
     @Test func readsNameserversAndOptions() {

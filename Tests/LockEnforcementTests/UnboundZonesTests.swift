@@ -81,8 +81,9 @@ struct UnboundZonesTests {
     }
 
     @Test func blockedAttemptsAreCountedPerGroupFromUnboundsLog() {
-        let zones = UnboundZones(global: ["video.test": "always_nxdomain"],
-                                 views: ["simplylock-kids": ["blocked.test": "always_nxdomain"], "simplylock-office": [:]])
+        let zones = UnboundZones(
+            global: ["video.test": "always_nxdomain"],
+            views: ["simplylock-kids": ["blocked.test": "always_nxdomain"], "simplylock-office": [:]])
         let text = """
             [1700000000] unbound[9:0] info: blocked.test. always_nxdomain 192.168.1.10@40000 m.blocked.test. A IN
             [1700000000] unbound[9:0] info: blocked.test. always_nxdomain 192.168.1.10@40001 blocked.test. AAAA IN

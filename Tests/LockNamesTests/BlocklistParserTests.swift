@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func hostsFormat() {
-        let result = parse("""
+        let result = parse(
+            """
             # a hosts-format list
             127.0.0.1 localhost
             ::1 localhost ip6-localhost ip6-loopback
@@ -44,7 +45,8 @@ import Testing
     }
 
     @Test func adblockRules() {
-        let result = parse("""
+        let result = parse(
+            """
             [Adblock Plus 2.0]
             ! Title: EasyList-ish
             ||ads.example.com^
@@ -82,7 +84,8 @@ import Testing
     }
 
     @Test func invalidNamesAreCountedWithExamples() {
-        let result = parse("""
+        let result = parse(
+            """
             bad_name.example.com
             -leading.example.com
             a..b.example
@@ -106,7 +109,10 @@ import Testing
         // Names the parser takes without calling the normaliser must be exactly what it would return.
         var calls: [String] = []
         let names = ["a.com", "a-b.c-d.example", "x1.y2.z3", "0a.com", String(repeating: "l", count: 63) + ".example"]
-        var parser = BlocklistParser(normalize: { calls.append($0); return try? Self.parser.lookupName($0).value })
+        var parser = BlocklistParser(normalize: {
+            calls.append($0)
+            return try? Self.parser.lookupName($0).value
+        })
         var emitted: [String] = []
         parser.parse(Array(names.joined(separator: "\n").utf8)) { emitted.append($0.name) }
         _ = parser.finish { emitted.append($0.name) }
@@ -156,8 +162,9 @@ import Testing
         #expect(report.examples[.tooLong]?.first?.text == String(repeating: "a", count: BlocklistReport.exampleLength - 1) + "…")
 
         // The same line in one piece, and a last line without newline that is too long.
-        let single = BlocklistParser.parse(Array((String(repeating: "b", count: 1 << 20) + "\nok.example\n" + String(repeating: "c", count: 5000)).utf8),
-                                           normalize: Self.normalize)
+        let single = BlocklistParser.parse(
+            Array((String(repeating: "b", count: 1 << 20) + "\nok.example\n" + String(repeating: "c", count: 5000)).utf8),
+            normalize: Self.normalize)
         #expect(single.entries.map(\.name) == ["ok.example"])
         #expect(single.report.skipped == [.tooLong: 2])
     }
@@ -171,8 +178,11 @@ import Testing
             parser.parse(bytes[..<cut]) { entries.append($0) }
             parser.parse(bytes[cut...]) { entries.append($0) }
             _ = parser.finish { entries.append($0) }
-            #expect(entries == [BlocklistEntry(name: "a.example"), BlocklistEntry(name: "b.example"), BlocklistEntry(name: "c.example"),
-                                BlocklistEntry(name: "d.example", isException: true), BlocklistEntry(name: "e.example")], "cut at \(cut)")
+            #expect(
+                entries == [
+                    BlocklistEntry(name: "a.example"), BlocklistEntry(name: "b.example"), BlocklistEntry(name: "c.example"),
+                    BlocklistEntry(name: "d.example", isException: true), BlocklistEntry(name: "e.example"),
+                ], "cut at \(cut)")
         }
     }
 

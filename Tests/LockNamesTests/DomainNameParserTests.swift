@@ -1,6 +1,7 @@
 import LockCore
-@testable import LockNames
 import Testing
+
+@testable import LockNames
 
 /// The parser as the daemon builds it, with the machine's public suffix list.
 let systemParser = DomainNameParser.system().parser
@@ -35,7 +36,8 @@ let systemParser = DomainNameParser.system().parser
         ("user@mail.example.com", "mail.example.com"), ("https://a@b@example.com/", "example.com"),
         ("ht\ttps://exa\nmple.com/", "example.com"),
         // Code points, not characters: "/" and a combining mark form one Character.
-        ("https://example.com/\u{0301}x", "example.com"), ("http:/\u{0345}x.example.com", "xn--x-fmb.example.com"), ("www.example.co.uk", "example.co.uk"),
+        ("https://example.com/\u{0301}x", "example.com"), ("http:/\u{0345}x.example.com", "xn--x-fmb.example.com"),
+        ("www.example.co.uk", "example.co.uk"),
         // What is left after www. would be a public suffix: the www. name is a site of its own.
         ("www.co.uk", "www.co.uk"), ("www.com", "www.com"), ("www.ck", "www.ck"),
         ("*.www.example.com", "example.com"), ("http://www.example.com.:80", "example.com"),
@@ -67,15 +69,16 @@ let systemParser = DomainNameParser.system().parser
         }
     }
 
-    @Test(arguments: [
-        // Punycode no browser produces: invalid, and decoding to a look-alike of "a".
-        ("xn--zz.com", "not valid punycode"), ("xn--a-ecp.ru", "decodes to"), ("xn--.com", "punycode"),
-        ("xn--ab.com", "decodes to"), ("xn--bcher-KVA.example.", nil),
-        // A ZWJ outside the scripts that use it, and a ZWNJ with nothing to join.
-        ("a\u{200D}b.com", "zero-width joiner"), ("a\u{200C}b.com", "zero-width joiner"),
-        // Bidi: a right-to-left label starting with a European digit, a label mixing Hebrew and Latin.
-        ("1שלום.com", "bidi"), ("שלוםabc.com", "bidi"), ("\u{0301}abc.com", "combining mark"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            // Punycode no browser produces: invalid, and decoding to a look-alike of "a".
+            ("xn--zz.com", "not valid punycode"), ("xn--a-ecp.ru", "decodes to"), ("xn--.com", "punycode"),
+            ("xn--ab.com", "decodes to"), ("xn--bcher-KVA.example.", nil),
+            // A ZWJ outside the scripts that use it, and a ZWNJ with nothing to join.
+            ("a\u{200D}b.com", "zero-width joiner"), ("a\u{200C}b.com", "zero-width joiner"),
+            // Bidi: a right-to-left label starting with a European digit, a label mixing Hebrew and Latin.
+            ("1שלום.com", "bidi"), ("שלוםabc.com", "bidi"), ("\u{0301}abc.com", "combining mark"),
+        ] as [(String, String?)])
     func refusesWhatBrowsersRefuse(input: String, reason: String?) {
         guard let reason else {
             #expect(throws: Never.self) { try systemParser.parse(input) }
@@ -102,8 +105,9 @@ let systemParser = DomainNameParser.system().parser
 
     @Test func explainsSpoofingPunycode() throws {
         let error = try #require(throws: DomainName.InvalidError.self) { try systemParser.parse("xn--a-ecp.ru") }
-        #expect(error.description == "\"xn--a-ecp.ru\" is not a valid domain name: label \"xn--a-ecp\" decodes to \"a⒈\", "
-            + "which cannot be a name: \"⒈\" (U+2488) cannot appear in a name")
+        #expect(
+            error.description == "\"xn--a-ecp.ru\" is not a valid domain name: label \"xn--a-ecp\" decodes to \"a⒈\", "
+                + "which cannot be a name: \"⒈\" (U+2488) cannot appear in a name")
         // Valid text in a form no browser writes: "bÜcher", an upper-case letter inside the punycode.
         let upper = try #require(throws: DomainName.InvalidError.self) { try systemParser.parse("xn--bcher-2pa.example") }
         #expect(upper.reason.contains("browsers would write as \"xn--bcher-kva\""), "\(upper)")

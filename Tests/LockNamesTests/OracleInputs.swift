@@ -31,17 +31,29 @@ struct OracleInputs {
         ("latin", characters("abcdefghijklmnopqrstuvwxyz0123456789àáâãäåæçèéêëìíîïñòóôõöøùúûüýÿßœšžłđħıİĲǆ"), []),
         ("greek", scalars(0x03B1...0x03C9) + characters("άέήίόύώΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ"), characters("\u{0301}\u{0308}")),
         ("cyrillic", scalars(0x0430...0x044F) + characters("ёіїєґАБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ"), []),
-        ("arabic", characters("ابتثجحخدذرزسشصضطظعغفقكلمنهويىةءپچژگکی") + scalars(0x0660...0x0669, 0x06F0...0x06F9),
-         characters("\u{064E}\u{064F}\u{0650}\u{0651}\u{0652}")),
+        (
+            "arabic", characters("ابتثجحخدذرزسشصضطظعغفقكلمنهويىةءپچژگکی") + scalars(0x0660...0x0669, 0x06F0...0x06F9),
+            characters("\u{064E}\u{064F}\u{0650}\u{0651}\u{0652}")
+        ),
         ("hebrew", scalars(0x05D0...0x05EA) + characters("׳״"), characters("\u{05B7}\u{05B8}\u{05BC}")),
-        ("devanagari", scalars(0x0915...0x0939, 0x0905...0x0914, 0x0966...0x096F),
-         characters("\u{093E}\u{093F}\u{0940}\u{0941}\u{0942}\u{0947}\u{0948}\u{094B}\u{094C}\u{094D}\u{094D}\u{0902}\u{093C}")),
-        ("tamil", characters("அஆஇஈஉஊஎஏஐஒஓஔகஙசஞடணதநபமயரலவழளறனஜஷஸஹ"),
-         characters("\u{0BBE}\u{0BBF}\u{0BC0}\u{0BC1}\u{0BC2}\u{0BC6}\u{0BC7}\u{0BC8}\u{0BCA}\u{0BCB}\u{0BCC}\u{0BCD}\u{0BCD}")),
-        ("thai", scalars(0x0E01...0x0E2E, 0x0E50...0x0E59) + characters("เแโใไ"),
-         characters("\u{0E31}\u{0E34}\u{0E35}\u{0E36}\u{0E37}\u{0E38}\u{0E39}\u{0E47}\u{0E48}\u{0E49}\u{0E4A}\u{0E4B}\u{0E4C}ะาำ")),
-        ("khmer", scalars(0x1780...0x17A2),
-         characters("\u{17B6}\u{17B7}\u{17B8}\u{17B9}\u{17BA}\u{17BB}\u{17BC}\u{17BD}\u{17BE}\u{17BF}\u{17C0}\u{17C1}\u{17C2}\u{17C3}\u{17C4}\u{17C5}\u{17D2}\u{17D2}\u{17C6}\u{17C7}")),
+        (
+            "devanagari", scalars(0x0915...0x0939, 0x0905...0x0914, 0x0966...0x096F),
+            characters("\u{093E}\u{093F}\u{0940}\u{0941}\u{0942}\u{0947}\u{0948}\u{094B}\u{094C}\u{094D}\u{094D}\u{0902}\u{093C}")
+        ),
+        (
+            "tamil", characters("அஆஇஈஉஊஎஏஐஒஓஔகஙசஞடணதநபமயரலவழளறனஜஷஸஹ"),
+            characters("\u{0BBE}\u{0BBF}\u{0BC0}\u{0BC1}\u{0BC2}\u{0BC6}\u{0BC7}\u{0BC8}\u{0BCA}\u{0BCB}\u{0BCC}\u{0BCD}\u{0BCD}")
+        ),
+        (
+            "thai", scalars(0x0E01...0x0E2E, 0x0E50...0x0E59) + characters("เแโใไ"),
+            characters("\u{0E31}\u{0E34}\u{0E35}\u{0E36}\u{0E37}\u{0E38}\u{0E39}\u{0E47}\u{0E48}\u{0E49}\u{0E4A}\u{0E4B}\u{0E4C}ะาำ")
+        ),
+        (
+            "khmer", scalars(0x1780...0x17A2),
+            characters(
+                "\u{17B6}\u{17B7}\u{17B8}\u{17B9}\u{17BA}\u{17BB}\u{17BC}\u{17BD}\u{17BE}\u{17BF}\u{17C0}\u{17C1}\u{17C2}\u{17C3}\u{17C4}\u{17C5}\u{17D2}\u{17D2}\u{17C6}\u{17C7}"
+            )
+        ),
         ("cjk", scalars(0x4E00...0x4FFF, 0x3041...0x3096, 0x30A1...0x30FA, 0xAC00...0xAD00) + ["ー", "々"], []),
         ("fullwidth", scalars(0xFF21...0xFF3A, 0xFF41...0xFF5A, 0xFF10...0xFF19, 0xFF66...0xFF9D) + ["－"], ["\u{FF9E}", "\u{FF9F}"]),
         ("ligatures", characters("ﬀﬁﬂﬃﬄﬅﬆ㎏℡™①㈱ℌ𝐀𝒜ǄǅĲŉſ") + characters("abcdefghij"), []),
@@ -113,9 +125,11 @@ struct OracleInputs {
     }
 
     mutating func ipLiteral() -> String {
-        pick(["1.2.3.4", "0x7f.1", "127.1", "2130706433", "0177.0.0.1", "256.1.1.1", "1.2.3.4.5", "[::1]", "[2001:db8::1]",
-              "[::ffff:1.2.3.4]", "[1:2]", "1.2.3.4.", "0x", "0x.example", "09.1.1.1", "1.0x", "４.３.２.１", "1。2。3。4",
-              "\(Int.random(in: 0...300, using: &random)).\(Int.random(in: 0...300, using: &random)).0.1"])
+        pick([
+            "1.2.3.4", "0x7f.1", "127.1", "2130706433", "0177.0.0.1", "256.1.1.1", "1.2.3.4.5", "[::1]", "[2001:db8::1]",
+            "[::ffff:1.2.3.4]", "[1:2]", "1.2.3.4.", "0x", "0x.example", "09.1.1.1", "1.0x", "４.３.２.１", "1。2。3。4",
+            "\(Int.random(in: 0...300, using: &random)).\(Int.random(in: 0...300, using: &random)).0.1",
+        ])
     }
 
     mutating func percentEncoded(_ host: String) -> String {
@@ -132,8 +146,10 @@ struct OracleInputs {
     }
 
     mutating func url(host: String) -> String {
-        var text = pick(["http://", "https://", "HTTPS://", "ws://", "wss://", "ftp://", "//", "https:", "https:\\\\", "http:/",
-                         "https:///", ""])
+        var text = pick([
+            "http://", "https://", "HTTPS://", "ws://", "wss://", "ftp://", "//", "https:", "https:\\\\", "http:/",
+            "https:///", "",
+        ])
         if chance(20) { text += pick(["user@", "user:pass@", "a@b@", "x%40y@", "@", ":@", "u:p:q@"]) }
         text += chance(10) ? percentEncoded(host) : host
         if chance(20) { text += pick([":80", ":8080", ":", ":65535", ":65536", ":0x50", ":443", ":00080", ":8a"]) }

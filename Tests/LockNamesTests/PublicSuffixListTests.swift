@@ -4,25 +4,26 @@ import Testing
 
 @Suite struct PublicSuffixListTests {
     // The examples of the list's own algorithm description, on a list of its rules.
-    let list = PublicSuffixList(text: """
-        // ===BEGIN ICANN DOMAINS===
-        com
-        *.foo.com
-        *.jp
-        // Hosts in .hokkaido.jp can't set cookies below level 4...
-        *.hokkaido.jp
-        *.tokyo.jp
-        !pref.hokkaido.jp
-        !metro.tokyo.jp
-        ck
-        *.ck
-        !www.ck
-        公司.cn
-        uk trailing text is ignored
-        co.uk
-        // ===BEGIN PRIVATE DOMAINS===
-        github.io
-        """)
+    let list = PublicSuffixList(
+        text: """
+            // ===BEGIN ICANN DOMAINS===
+            com
+            *.foo.com
+            *.jp
+            // Hosts in .hokkaido.jp can't set cookies below level 4...
+            *.hokkaido.jp
+            *.tokyo.jp
+            !pref.hokkaido.jp
+            !metro.tokyo.jp
+            ck
+            *.ck
+            !www.ck
+            公司.cn
+            uk trailing text is ignored
+            co.uk
+            // ===BEGIN PRIVATE DOMAINS===
+            github.io
+            """)
 
     @Test(arguments: [
         ("foo.com", "com"), ("bar.foo.com", "bar.foo.com"), ("example.bar.foo.com", "bar.foo.com"),

@@ -1,8 +1,9 @@
 import Foundation
 import LockCore
-@testable import LockNames
-import Testing
 import TestSupport
+import Testing
+
+@testable import LockNames
 
 /// Node (its WHATWG URL parser is the reference browsers follow), if installed.
 let nodeExecutable: String? = {
@@ -99,7 +100,8 @@ enum PythonIDNA {
         return false
     }
 
-    @Test(.enabled(if: runsOracle, "node or python3-venv is not installed (apt-get install nodejs python3-venv): the references are missing"))
+    @Test(
+        .enabled(if: runsOracle, "node or python3-venv is not installed (apt-get install nodejs python3-venv): the references are missing"))
     func agreesWithNodeOnGeneratedInputs() throws {
         guard let node = nodeExecutable else {
             Issue.record("CI is set but node is not installed: the oracle test cannot run")
@@ -114,8 +116,12 @@ enum PythonIDNA {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try JSONEncoder().encode(inputs).write(to: URL(fileURLWithPath: directory + "/in.json"))
-        let result = try ProcessRunner.run(node, [Self.repository + "/Tests/Scripts/whatwg_hosts.js",
-                                                  directory + "/in.json", directory + "/out.json"], timeout: 120)
+        let result = try ProcessRunner.run(
+            node,
+            [
+                Self.repository + "/Tests/Scripts/whatwg_hosts.js",
+                directory + "/in.json", directory + "/out.json",
+            ], timeout: 120)
         try #require(result.status == 0, "\(result)")
         let answers = try JSONDecoder().decode([Answer].self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/out.json")))
         try #require(answers.count == inputs.count)
@@ -127,11 +133,16 @@ enum PythonIDNA {
             Issue.record("the second reference (Python idna in a venv) is missing: \(failure)")
             return
         }
-        let second = try ProcessRunner.run(python, [Self.repository + "/Tests/Scripts/idna_reference.py",
-                                                    directory + "/in.json", directory + "/second.json"], timeout: 120)
+        let second = try ProcessRunner.run(
+            python,
+            [
+                Self.repository + "/Tests/Scripts/idna_reference.py",
+                directory + "/in.json", directory + "/second.json",
+            ], timeout: 120)
         try #require(second.status == 0, "\(second)")
-        let opinions = try JSONDecoder().decode([SecondOpinion].self,
-                                                from: Data(contentsOf: URL(fileURLWithPath: directory + "/second.json")))
+        let opinions = try JSONDecoder().decode(
+            [SecondOpinion].self,
+            from: Data(contentsOf: URL(fileURLWithPath: directory + "/second.json")))
         try #require(opinions.count == inputs.count)
 
         var referenceHosts = 0, referenceRefusals = 0, sameName = 0, bothRefuse = 0
@@ -155,11 +166,15 @@ enum PythonIDNA {
                 case .failure(let error) where error.reason.contains("bidi") && opinion.bidi == true:
                     note("bidi rule (UTS 46 CheckBidi): Node's ada lets it pass, RFC 5893 check refuses", "\(shown): \(error.reason)")
                 case .failure(let error) where opinion.error.map({ Self.sameRefusal(ours: error.reason, python: $0) }) == true:
-                    note("refused by ICU and Python idna, accepted by Node's ada", "\(shown): \(error.reason) / idna: \(opinion.message ?? "")")
+                    note(
+                        "refused by ICU and Python idna, accepted by Node's ada",
+                        "\(shown): \(error.reason) / idna: \(opinion.message ?? "")")
                 case .success(let name) where opinion.ascii.map({ Self.expectedName(Self.trimmed($0), list: list) }) == name.value:
                     note("accepted by ICU and Python idna, refused by Node's ada", "\(shown): we and idna give \(name)")
                 default:
-                    disagreements.append("\(shown): \(difference) (idna: \(opinion.ascii ?? opinion.message ?? "?"), bidi rule broken: \(opinion.bidi.map(String.init) ?? "?"))")
+                    disagreements.append(
+                        "\(shown): \(difference) (idna: \(opinion.ascii ?? opinion.message ?? "?"), bidi rule broken: \(opinion.bidi.map(String.init) ?? "?"))"
+                    )
                 }
             }
             guard let host = answer.host else {
@@ -173,7 +188,8 @@ enum PythonIDNA {
             referenceHosts += 1
             if let rule = Self.documentedRefusal(of: host, list: list) {
                 switch ours {
-                case .success(let name): disagreements.append("\(shown): reference gives \(host), refused by our rule \"\(rule)\", yet we store \(name)")
+                case .success(let name):
+                    disagreements.append("\(shown): reference gives \(host), refused by our rule \"\(rule)\", yet we store \(name)")
                 case .failure: documented[rule, default: 0] += 1
                 }
                 continue
@@ -185,7 +201,8 @@ enum PythonIDNA {
             case .failure(let error): arbitrate("reference gives \(host), we refuse: \(error.reason)")
             }
         }
-        print("""
+        print(
+            """
             oracle (node \(nodeVersion(node))): \(inputs.count) inputs; reference gave a host for \(referenceHosts), refused \(referenceRefusals)
               agreements with Node: \(sameName + bothRefuse + documented.values.reduce(0, +)) = same name \(sameName) + both refuse \(bothRefuse) \
             + refused by our documented rules \(documented.values.reduce(0, +))

@@ -36,9 +36,10 @@ final class FakeInstallation {
     func path(_ relative: String) -> String { root + "/" + relative }
 
     var roots: AppCatalog.Roots {
-        AppCatalog.Roots(dataDirectories: [path("usr/share"), path("flatpak/exports/share"), path("snapd/desktop")],
-                         flatpakInstallations: [path("flatpak")], snapDirectory: path("snap"),
-                         searchPath: [path("bin"), "/usr/bin", "/bin"], homes: [path("home/alice"), path("home/nobody-here")])
+        AppCatalog.Roots(
+            dataDirectories: [path("usr/share"), path("flatpak/exports/share"), path("snapd/desktop")],
+            flatpakInstallations: [path("flatpak")], snapDirectory: path("snap"),
+            searchPath: [path("bin"), "/usr/bin", "/bin"], homes: [path("home/alice"), path("home/nobody-here")])
     }
 }
 
@@ -52,7 +53,9 @@ final class FakeInstallation {
         let fake = try FakeInstallation()
         try fake.write("opt/steam/steam.sh", "#!/bin/sh\nexec /opt/steam/ubuntu12_32/steam \"$@\"\n", executable: true)
         try fake.link("bin/steam", to: fake.path("opt/steam/steam.sh"))
-        try fake.write("usr/share/applications/steam.desktop", """
+        try fake.write(
+            "usr/share/applications/steam.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Steam
@@ -60,7 +63,9 @@ final class FakeInstallation {
             Categories=Network;FileTransfer;Game;
             """)
         try fake.write("opt/My Game/run", bytes: Self.elf, executable: true)
-        try fake.write("usr/share/applications/games/mygame.desktop", """
+        try fake.write(
+            "usr/share/applications/games/mygame.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=My Game
@@ -68,7 +73,9 @@ final class FakeInstallation {
             Categories=ActionGame;
             """)
         try fake.write("opt/pygame/game.py", "print('game')\n")
-        try fake.write("usr/share/applications/pygame.desktop", """
+        try fake.write(
+            "usr/share/applications/pygame.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Py Game
@@ -77,7 +84,9 @@ final class FakeInstallation {
             Categories=Game;LogicGame;
             """)
         try fake.write("opt/chat/bin/chat", bytes: Self.elf, executable: true)
-        try fake.write("usr/share/applications/chat.desktop", """
+        try fake.write(
+            "usr/share/applications/chat.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Chatter
@@ -91,7 +100,9 @@ final class FakeInstallation {
         try fake.write(deploy + "/metadata", "[Application]\nname=org.telegram.desktop\ncommand=telegram-desktop\n")
         try fake.link("flatpak/app/org.telegram.desktop/x86_64/stable/active", to: "0123abcd")
         try fake.link("flatpak/app/org.telegram.desktop/current", to: "x86_64/stable")
-        try fake.write("flatpak/exports/share/applications/org.telegram.desktop.desktop", """
+        try fake.write(
+            "flatpak/exports/share/applications/org.telegram.desktop.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Telegram Desktop
@@ -101,7 +112,9 @@ final class FakeInstallation {
             """)
         // Snap: /snap/bin/discord is a link to /usr/bin/snap, which must never be blocked.
         try fake.write("snap/discord/153/usr/bin/discord-wrapper", "#!/bin/sh\nexec $SNAP/usr/share/discord/Discord\n", executable: true)
-        try fake.write("snap/discord/153/meta/snap.yaml", """
+        try fake.write(
+            "snap/discord/153/meta/snap.yaml",
+            """
             name: discord
             version: 0.0.30
             apps:
@@ -112,7 +125,9 @@ final class FakeInstallation {
               command: not-an-app
             """)
         try fake.link("snap/discord/current", to: "153")
-        try fake.write("snapd/desktop/applications/discord_discord.desktop", """
+        try fake.write(
+            "snapd/desktop/applications/discord_discord.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Discord
@@ -122,7 +137,9 @@ final class FakeInstallation {
             """)
         // A user's own Steam entry: a second program for the same id.
         try fake.write("home/alice/bin/steam-beta", bytes: Self.elf, executable: true)
-        try fake.write("home/alice/.local/share/applications/steam.desktop", """
+        try fake.write(
+            "home/alice/.local/share/applications/steam.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Steam (beta)
@@ -131,7 +148,9 @@ final class FakeInstallation {
             """)
         // Skipped: hidden, not installed (TryExec), not an application, broken.
         try fake.write("usr/share/applications/hidden.desktop", "[Desktop Entry]\nType=Application\nName=Hidden\nExec=steam\nHidden=true\n")
-        try fake.write("usr/share/applications/absent.desktop", "[Desktop Entry]\nType=Application\nName=Absent\nTryExec=no-such-program\nExec=steam\n")
+        try fake.write(
+            "usr/share/applications/absent.desktop", "[Desktop Entry]\nType=Application\nName=Absent\nTryExec=no-such-program\nExec=steam\n"
+        )
         try fake.write("usr/share/applications/link.desktop", "[Desktop Entry]\nType=Link\nName=Web\nURL=https://example.org\n")
         try fake.write("usr/share/applications/junk.desktop", bytes: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10])
         try fake.write("usr/share/applications/quote.desktop", "[Desktop Entry]\nType=Application\nName=Q\nExec=\"unterminated\n")
@@ -179,7 +198,9 @@ final class FakeInstallation {
     @Test func refusesToBlockAnAppWithNothingToBlock() throws {
         let fake = try makeInstallation()
         // `python3 -m module`: no script file to block, and python3 itself never is.
-        try fake.write("usr/share/applications/module.desktop", """
+        try fake.write(
+            "usr/share/applications/module.desktop",
+            """
             [Desktop Entry]
             Type=Application
             Name=Module App
@@ -258,8 +279,9 @@ final class FakeInstallation {
         let catalog = AppCatalog(roots: fake.roots)
         #expect(catalog.apps(in: try AppCategory(parsing: "game")).map(\.id) == ["games-mygame", "pygame", "steam"])
         #expect(catalog.apps(in: try AppCategory(parsing: "Chat")).map(\.id) == ["chat", "org.telegram.desktop"])
-        #expect(catalog.apps(in: try AppCategory(parsing: "network")).map(\.id)
-            == ["chat", "discord_discord", "org.telegram.desktop", "steam"])
+        #expect(
+            catalog.apps(in: try AppCategory(parsing: "network")).map(\.id)
+                == ["chat", "discord_discord", "org.telegram.desktop", "steam"])
     }
 
     @Test func readsRealUsersFromPasswd() {

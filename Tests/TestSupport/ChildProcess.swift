@@ -1,5 +1,5 @@
-import Foundation
 import CLinux
+import Foundation
 import Glibc
 
 /// A child process started with `posix_spawn` and reaped with `waitpid` on its own pid.
@@ -23,8 +23,10 @@ public final class ChildProcess: @unchecked Sendable {
     private var readers: [(Int32, LockedData, Thread)] = []
     private let finished = DispatchGroup()
 
-    public init(_ executable: String, _ arguments: [String], environment: [String: String], stdout: Output = .null,
-         stderr: Output = .null) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String], stdout: Output = .null,
+        stderr: Output = .null
+    ) throws {
         description = ([executable] + arguments).joined(separator: " ")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -56,8 +58,7 @@ public final class ChildProcess: @unchecked Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv + envp { free(pointer) }
         }
         var child: pid_t = 0
         let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)

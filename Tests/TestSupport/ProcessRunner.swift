@@ -14,16 +14,20 @@ public enum ProcessRunner {
     /// The test process's environment without what a service manager may have set, plus `extra`.
     public static func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for key in ["SIMPLYLOCK_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
-                    "LISTEN_FDNAMES", "JOURNAL_STREAM", "INVOCATION_ID"] {
+        for key in [
+            "SIMPLYLOCK_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
+            "LISTEN_FDNAMES", "JOURNAL_STREAM", "INVOCATION_ID",
+        ] {
             environment.removeValue(forKey: key)
         }
         environment.merge(extra) { _, new in new }
         return environment
     }
 
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: Double = 30) throws -> CommandResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: Double = 30
+    ) throws -> CommandResult {
         let child = try ChildProcess(executable, arguments, environment: Self.environment(environment), stdout: .pipe, stderr: .pipe)
         guard let status = child.wait(timeout: timeout) else {
             child.send(SIGKILL)
@@ -38,8 +42,16 @@ public final class LockedData: @unchecked Sendable {
     private var data = Data()
     private let lock = NSLock()
     public init() {}
-    public func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
-    public func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
+    public func set(_ value: Data) {
+        lock.lock()
+        data = value
+        lock.unlock()
+    }
+    public func get() -> Data {
+        lock.lock()
+        defer { lock.unlock() }
+        return data
+    }
 }
 
 /// Waits for a condition, checking often; fails after `timeout` seconds.

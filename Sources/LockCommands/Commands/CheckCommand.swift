@@ -5,7 +5,8 @@ import LockProtocol
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Tell whether a site or an app is blocked now, by which profile, and which enforcers really stop a site (exit 0 blocked, 1 not).",
+        abstract:
+            "Tell whether a site or an app is blocked now, by which profile, and which enforcers really stop a site (exit 0 blocked, 1 not).",
         discussion: "For a site, exit 0 only when at least one enforcer in force blocks the name; --json gives each enforcer's answer.")
 
     @OptionGroup var global: GlobalOptions
@@ -16,7 +17,10 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: "An app instead of a site: desktop id, flatpak id, snap name or path (e.g. steam).")
     var app: String?
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("Whom to answer for: local (this machine, the default), lan, or a device group from [lan].", valueName: "target"))
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp("Whom to answer for: local (this machine, the default), lan, or a device group from [lan].", valueName: "target")
+    )
     var target: String?
 
     func validate() throws {
@@ -61,7 +65,8 @@ struct CheckCommand: AsyncParsableCommand {
             lines.append("  by \(match.profile) (rule \(match.rule)\(list), \(match.origin), session \(match.session))")
         }
         if !result.enforcers.isEmpty {
-            lines.append(TextFormat.table(result.enforcers.map { ["", $0.name, $0.blocks ? "blocks" : "does not", $0.detail] }, indent: " "))
+            lines.append(
+                TextFormat.table(result.enforcers.map { ["", $0.name, $0.blocks ? "blocks" : "does not", $0.detail] }, indent: " "))
         }
         return lines.joined(separator: "\n")
     }

@@ -22,8 +22,10 @@ struct DoctorCommand: AsyncParsableCommand {
             if status.version == API.softwareVersion {
                 checks.append(DoctorCheck("daemon", .ok, "simplylockd \(status.version) answers on \(global.socketPath)"))
             } else {
-                checks.append(DoctorCheck("daemon", .warning, "simplylockd \(status.version) answers, but lockctl is \(API.softwareVersion)",
-                                          fix: "restart simplylockd after upgrading: systemctl restart simplylockd"))
+                checks.append(
+                    DoctorCheck(
+                        "daemon", .warning, "simplylockd \(status.version) answers, but lockctl is \(API.softwareVersion)",
+                        fix: "restart simplylockd after upgrading: systemctl restart simplylockd"))
             }
             checks += try await global.client.doctor().checks
         } catch {
@@ -31,7 +33,8 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         if !daemonAnswered { checks.append(staleSectionCheck()) }
 
-        if try global.printJSON(DoctorReport(checks: checks)) {} else {
+        if try global.printJSON(DoctorReport(checks: checks)) {
+        } else {
             print(DoctorCommand.render(checks))
         }
         if checks.contains(where: { $0.state == .problem }) { throw ExitCode(ExitCodes.negative) }
@@ -59,8 +62,10 @@ struct DoctorCommand: AsyncParsableCommand {
         } else if info.st_mode & S_IFMT != S_IFSOCK {
             checks.append(DoctorCheck("socket", .problem, "\(path) is not a socket", fix: "remove it and restart simplylockd"))
         } else if access(path, W_OK) != 0 {
-            checks.append(DoctorCheck("socket", .problem, "\(path) exists but you may not connect to it",
-                                      fix: "SocketMode= in simplylockd.socket must let you connect (the default is 0666)"))
+            checks.append(
+                DoctorCheck(
+                    "socket", .problem, "\(path) exists but you may not connect to it",
+                    fix: "SocketMode= in simplylockd.socket must let you connect (the default is 0666)"))
         } else {
             checks.append(DoctorCheck("socket", .ok, path))
         }
@@ -79,11 +84,15 @@ struct DoctorCommand: AsyncParsableCommand {
         if geteuid() == 0 { return DoctorCheck("permissions", .ok, "root: may start and stop blocks") }
         var groups = [gid_t](repeating: 0, count: Int(getgroups(0, nil)))
         let count = getgroups(Int32(groups.count), &groups)
-        let member = getgrnam(API.adminGroup).map { group in groups.prefix(Int(max(0, count))).contains(group.pointee.gr_gid) || getegid() == group.pointee.gr_gid } ?? false
+        let member =
+            getgrnam(API.adminGroup).map { group in
+                groups.prefix(Int(max(0, count))).contains(group.pointee.gr_gid) || getegid() == group.pointee.gr_gid
+            } ?? false
         if member { return DoctorCheck("permissions", .ok, "member of \(API.adminGroup): may start and stop blocks") }
         let user = getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "$USER"
-        return DoctorCheck("permissions", .warning, "you may read the status but not start or stop blocks",
-                           fix: "sudo usermod -aG \(API.adminGroup) \(user), then log in again")
+        return DoctorCheck(
+            "permissions", .warning, "you may read the status but not start or stop blocks",
+            fix: "sudo usermod -aG \(API.adminGroup) \(user), then log in again")
     }
 
     /// Without a daemon, a managed section left in the hosts file is a block nobody will lift.
@@ -94,7 +103,8 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         let document = HostsDocument(bytes: Array(data))
         guard document.hadSection else { return DoctorCheck("hosts file", .ok, "\(path): no managed section") }
-        return DoctorCheck("hosts file", .warning, "\(path) has a managed section (\(document.listedNames.count) names) but simplylockd is not running",
-                           fix: "start simplylockd: it ends blocks whose time ran out and removes the section")
+        return DoctorCheck(
+            "hosts file", .warning, "\(path) has a managed section (\(document.listedNames.count) names) but simplylockd is not running",
+            fix: "start simplylockd: it ends blocks whose time ran out and removes the section")
     }
 }

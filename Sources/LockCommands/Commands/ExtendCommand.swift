@@ -22,6 +22,8 @@ struct ExtendCommand: AsyncParsableCommand {
         let seconds = try DurationArgument.validate(duration, option: "<duration>").seconds
         let session = try await global.call(fields: Self.fields) { try await $0.extend(reference, seconds: seconds) }
         if try global.printJSON(session) { return }
-        print("\(session.profile) blocked until \(TextFormat.clock(session.endsAt)) (\(TextFormat.duration(seconds: session.remainingSeconds)) left)")
+        print(
+            "\(session.profile) blocked until \(TextFormat.clock(session.endsAt)) (\(TextFormat.duration(seconds: session.remainingSeconds)) left)"
+        )
     }
 }

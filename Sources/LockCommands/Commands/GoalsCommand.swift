@@ -43,8 +43,9 @@ struct GoalsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let request = UpdateGoalsRequest(dailySeconds: try daily.map { try GoalsCommand.seconds($0, option: "--daily") },
-                                             weeklySeconds: try weekly.map { try GoalsCommand.seconds($0, option: "--weekly") })
+            let request = UpdateGoalsRequest(
+                dailySeconds: try daily.map { try GoalsCommand.seconds($0, option: "--daily") },
+                weeklySeconds: try weekly.map { try GoalsCommand.seconds($0, option: "--weekly") })
             let goals = try await global.call { try await $0.updateGoals(request) }
             if try global.printJSON(goals) { return }
             print(GoalsCommand.describe(goals))

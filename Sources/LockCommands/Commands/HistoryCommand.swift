@@ -18,8 +18,10 @@ struct HistoryCommand: AsyncParsableCommand {
         var rows = [["STARTED", "PROFILE", "ORIGIN", "PLANNED END", "ENDED", "HOW"]]
         for entry in history.entries {
             let ended: String = entry.endedAt.map { TextFormat.clock($0) } ?? "-"
-            let row: [String] = [TextFormat.clock(entry.startedAt), entry.profile, entry.origin,
-                                 TextFormat.clock(entry.plannedEnd), ended, entry.endReason ?? "active"]
+            let row: [String] = [
+                TextFormat.clock(entry.startedAt), entry.profile, entry.origin,
+                TextFormat.clock(entry.plannedEnd), ended, entry.endReason ?? "active",
+            ]
             rows.append(row)
         }
         print(TextFormat.table(rows, header: true))

@@ -24,10 +24,14 @@ struct ListsCommand: AsyncParsableCommand {
             if try global.printJSON(lists) { return }
             if lists.lists.isEmpty { print("no blocklists imported (lockctl lists import NAME FILE)") }
             if !lists.lists.isEmpty {
-                let rows = [["NAME", "NAMES", "EXCEPTIONS", "SKIPPED", "IMPORTED", "PROFILES"]] + lists.lists.map {
-                    [$0.name, "\($0.names)", "\($0.exceptions)", "\($0.skipped)", TextFormat.clock($0.importedAt),
-                     $0.profiles.isEmpty ? "-" : $0.profiles.joined(separator: " ")]
-                }
+                let rows =
+                    [["NAME", "NAMES", "EXCEPTIONS", "SKIPPED", "IMPORTED", "PROFILES"]]
+                    + lists.lists.map {
+                        [
+                            $0.name, "\($0.names)", "\($0.exceptions)", "\($0.skipped)", TextFormat.clock($0.importedAt),
+                            $0.profiles.isEmpty ? "-" : $0.profiles.joined(separator: " "),
+                        ]
+                    }
                 print(TextFormat.table(rows))
             }
             for problem in lists.problems { print("problem: \(problem)") }
@@ -35,8 +39,9 @@ struct ListsCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show",
-                                                        abstract: "Show a blocklist: counts, skipped lines by reason with examples, source.")
+        static let configuration = CommandConfiguration(
+            commandName: "show",
+            abstract: "Show a blocklist: counts, skipped lines by reason with examples, source.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "List name.") var name: String
 
@@ -52,13 +57,22 @@ struct ListsCommand: AsyncParsableCommand {
                 ["Imported:", TextFormat.clock(list.importedAt)],
                 ["Blocks:", "\(TextFormat.count(list.names, "name")) and every name under them"],
                 ["Exceptions:", "\(list.exceptions)"],
-                ["Read:", "\(TextFormat.count(list.lines, "line")), \(list.comments) comments or blank, \(TextFormat.count(list.skipped, "rule")) skipped"],
+                [
+                    "Read:",
+                    "\(TextFormat.count(list.lines, "line")), \(list.comments) comments or blank, \(TextFormat.count(list.skipped, "rule")) skipped",
+                ],
                 ["Memory:", String(format: "%.1f MiB", Double(list.bytes) / 1_048_576)],
-                ["Profiles:", list.profiles.isEmpty ? "none (lockctl profiles add-list PROFILE \(list.name))" : list.profiles.joined(separator: " ")],
+                [
+                    "Profiles:",
+                    list.profiles.isEmpty ? "none (lockctl profiles add-list PROFILE \(list.name))" : list.profiles.joined(separator: " "),
+                ],
             ]
             if !list.heldBy.isEmpty {
-                rows.append(["Held by:", list.heldBy.map { "\($0.profile) (session \($0.session)\($0.strict ? ", strict" : ""), version \($0.version))" }
-                    .joined(separator: ", ")])
+                rows.append([
+                    "Held by:",
+                    list.heldBy.map { "\($0.profile) (session \($0.session)\($0.strict ? ", strict" : ""), version \($0.version))" }
+                        .joined(separator: ", "),
+                ])
             }
             var lines = [TextFormat.table(rows)]
             if !list.skippedByReason.isEmpty {
@@ -100,8 +114,9 @@ struct ListsCommand: AsyncParsableCommand {
             let result = try await global.call { try await $0.importList(name, from: fd, source: source) }
             if try global.printJSON(result) { return }
             let list = result.list
-            print("list \(list.name) \(result.unchanged ? "unchanged" : "imported"): \(TextFormat.count(list.names, "name")), \(TextFormat.count(list.exceptions, "exception")) "
-                  + "from \(TextFormat.count(list.lines, "line")) (\(TextFormat.count(list.skipped, "rule")) skipped)")
+            print(
+                "list \(list.name) \(result.unchanged ? "unchanged" : "imported"): \(TextFormat.count(list.names, "name")), \(TextFormat.count(list.exceptions, "exception")) "
+                    + "from \(TextFormat.count(list.lines, "line")) (\(TextFormat.count(list.skipped, "rule")) skipped)")
             for group in list.skippedByReason {
                 let examples = group.examples.prefix(2).map { "\"\($0.text)\" (line \($0.line))" }.joined(separator: ", ")
                 print("  \(group.count) skipped: \(group.explanation)" + (examples.isEmpty ? "" : ", e.g. \(examples)"))
@@ -115,8 +130,9 @@ struct ListsCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove",
-                                                        abstract: "Remove a blocklist (refused while a strict block holds it).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Remove a blocklist (refused while a strict block holds it).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "List name.") var name: String
 

@@ -14,10 +14,12 @@ public struct Lockctl: AsyncParsableCommand {
             membership of the `simplylock` group.
             """,
         version: API.softwareVersion,
-        subcommands: [StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, UnlockCommand.self,
-                      CheckCommand.self, ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, ListsCommand.self,
-                      SchedulesCommand.self, PomodoroCommand.self, InsightsCommand.self, GoalsCommand.self, HistoryCommand.self,
-                      EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self, VersionCommand.self])
+        subcommands: [
+            StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, UnlockCommand.self,
+            CheckCommand.self, ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, ListsCommand.self,
+            SchedulesCommand.self, PomodoroCommand.self, InsightsCommand.self, GoalsCommand.self, HistoryCommand.self,
+            EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self, VersionCommand.self,
+        ])
 
     /// Declared here too, though commands read their own copy (global options written first
     /// are moved after the command): so that shell completions and the manual page know them.
@@ -35,7 +37,7 @@ public struct Lockctl: AsyncParsableCommand {
             if argument == "--json" || argument.hasPrefix("--root=") || argument.hasPrefix("--socket=") {
                 leading.append(argument)
                 index += 1
-            } else if (argument == "--root" || argument == "--socket"), index + 1 < arguments.count {
+            } else if argument == "--root" || argument == "--socket", index + 1 < arguments.count {
                 leading += [argument, arguments[index + 1]]
                 index += 2
             } else {

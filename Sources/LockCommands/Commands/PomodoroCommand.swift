@@ -25,22 +25,34 @@ struct PomodoroCommand: AsyncParsableCommand {
                       --long-break 30m --long-every 3 --cycles 6
                 """)
         @OptionGroup var global: GlobalOptions
-        @Option(help: "Profile that focus phases block (see `lockctl profiles list`).", completion: Completions.profiles) var profile: String
+        @Option(help: "Profile that focus phases block (see `lockctl profiles list`).", completion: Completions.profiles) var profile:
+            String
         // Unconditional parsing so that `--focus -5m` reaches validation instead of being
         // taken for an option.
         @Option(parsing: .unconditional, help: "Length of a focus phase (default: simplylockd.toml, else 25m).") var focus: String?
         @Option(parsing: .unconditional, help: "Length of a short break (default: simplylockd.toml, else 5m).") var shortBreak: String?
         @Option(parsing: .unconditional, help: "Length of a long break (default: simplylockd.toml, else 15m).") var longBreak: String?
-        @Option(parsing: .unconditional, help: "A long break follows every Nth focus phase (default: simplylockd.toml, else 4).") var longEvery: Int?
-        @Option(parsing: .unconditional, help: "Number of focus phases, then the Pomodoro finishes (default: simplylockd.toml, else repeat until stopped).")
+        @Option(parsing: .unconditional, help: "A long break follows every Nth focus phase (default: simplylockd.toml, else 4).")
+        var longEvery: Int?
+        @Option(
+            parsing: .unconditional,
+            help: "Number of focus phases, then the Pomodoro finishes (default: simplylockd.toml, else repeat until stopped).")
         var cycles: Int?
-        @Flag(inversion: .prefixedNo, help: "Wait for `lockctl pomodoro next` at the end of each phase (default: simplylockd.toml, else no).") var manual: Bool?
-        @Flag(inversion: .prefixedNo, help: """
-            --strict: focus phases cannot be skipped or stopped, and pausing keeps the block; --no-strict: they can \
-            (default: the profile's setting).
-            """)
+        @Flag(
+            inversion: .prefixedNo, help: "Wait for `lockctl pomodoro next` at the end of each phase (default: simplylockd.toml, else no).")
+        var manual: Bool?
+        @Flag(
+            inversion: .prefixedNo,
+            help: """
+                --strict: focus phases cannot be skipped or stopped, and pausing keeps the block; --no-strict: they can \
+                (default: the profile's setting).
+                """)
         var strict: Bool?
-        @Option(name: .customLong("for"), help: ArgumentHelp("Where focus phases block: device groups from [lan], lan, local (the default); comma-separated or repeated.", valueName: "target"))
+        @Option(
+            name: .customLong("for"),
+            help: ArgumentHelp(
+                "Where focus phases block: device groups from [lan], lan, local (the default); comma-separated or repeated.",
+                valueName: "target"))
         var targets: [String] = []
 
         func validate() throws {
@@ -66,8 +78,10 @@ struct PomodoroCommand: AsyncParsableCommand {
                 longBreakSeconds: try Start.seconds(longBreak, field: "long-break"),
                 longEvery: longEvery, cycles: cycles, manual: manual, strict: strict,
                 target: TargetArgument.names(targets))
-            let fields = FieldNames(["focusSeconds": "--focus", "shortBreakSeconds": "--short-break", "longBreakSeconds": "--long-break",
-                                     "target": "--for"])
+            let fields = FieldNames([
+                "focusSeconds": "--focus", "shortBreakSeconds": "--short-break", "longBreakSeconds": "--long-break",
+                "target": "--for",
+            ])
             let info = try await global.call(fields: fields) { try await $0.startPomodoro(request) }
             if try global.printJSON(info) { return }
             print("Pomodoro started for \(info.profile ?? profile): \(info.summary)")
@@ -130,7 +144,8 @@ struct PomodoroCommand: AsyncParsableCommand {
         static func timing(_ settings: PomodoroSettings) -> String {
             func length(_ seconds: Double) -> String { DurationParser.format(.seconds(seconds)) }
             let every = settings.longEvery == 1 ? "each" : "every \(ordinal(settings.longEvery))"
-            var text = "focus \(length(settings.focusSeconds)), short break \(length(settings.shortBreakSeconds)), "
+            var text =
+                "focus \(length(settings.focusSeconds)), short break \(length(settings.shortBreakSeconds)), "
                 + "long break \(length(settings.longBreakSeconds)) after \(every); "
                 + (settings.cycles.map { TextFormat.count($0, "cycle") } ?? "repeats until stopped")
             if settings.manual { text += ", manual" }
@@ -191,11 +206,15 @@ struct PomodoroCommand: AsyncParsableCommand {
             var rows = [["ENDED", "PROFILE", "CYCLE", "FOCUSED"]]
             for entry in history.entries {
                 let cycle = entry.cycles.map { "\(entry.cycle) of \($0)" } ?? "\(entry.cycle)"
-                rows.append([TextFormat.clock(entry.endedAt), entry.profile, cycle,
-                             DurationParser.format(.seconds(entry.focusedSeconds))])
+                rows.append([
+                    TextFormat.clock(entry.endedAt), entry.profile, cycle,
+                    DurationParser.format(.seconds(entry.focusedSeconds)),
+                ])
             }
             print(TextFormat.table(rows, header: true))
-            print("\(TextFormat.count(history.pomodoros, "pomodoro")), \(DurationParser.format(.seconds(history.focusedSeconds))) of focus in all")
+            print(
+                "\(TextFormat.count(history.pomodoros, "pomodoro")), \(DurationParser.format(.seconds(history.focusedSeconds))) of focus in all"
+            )
         }
     }
 

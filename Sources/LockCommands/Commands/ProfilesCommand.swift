@@ -6,9 +6,11 @@ struct ProfilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "profiles",
         abstract: "List, show, create, change and delete blocking profiles.",
-        subcommands: [List.self, Show.self, Create.self, AddDomain.self, RemoveDomain.self, AddService.self,
-                      RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, AddApp.self,
-                      RemoveApp.self, AddAppCategory.self, RemoveAppCategory.self, AddList.self, RemoveList.self, Edit.self, Delete.self],
+        subcommands: [
+            List.self, Show.self, Create.self, AddDomain.self, RemoveDomain.self, AddService.self,
+            RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, AddApp.self,
+            RemoveApp.self, AddAppCategory.self, RemoveAppCategory.self, AddList.self, RemoveList.self, Edit.self, Delete.self,
+        ],
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
@@ -18,17 +20,22 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let list = try await global.call { try await $0.profiles() }
             if try global.printJSON(list) { return }
-            let rows = [["NAME", "KIND", "DOMAINS", "APPS", "STRICT", "DESCRIPTION"]] + list.profiles.map {
-                [$0.name, $0.kind, "\($0.domainCount)" + ($0.mode == "allowlist" ? " allowed" : ""), "\($0.appCount)",
-                 $0.strict ? "yes" : "no", $0.description ?? ""]
-            }
+            let rows =
+                [["NAME", "KIND", "DOMAINS", "APPS", "STRICT", "DESCRIPTION"]]
+                + list.profiles.map {
+                    [
+                        $0.name, $0.kind, "\($0.domainCount)" + ($0.mode == "allowlist" ? " allowed" : ""), "\($0.appCount)",
+                        $0.strict ? "yes" : "no", $0.description ?? "",
+                    ]
+                }
             print(TextFormat.table(rows, header: true))
             for problem in list.problems { print("problem: \(problem)") }
         }
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one profile and every domain and app it blocks.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show one profile and every domain and app it blocks.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.", completion: Completions.profiles) var name: String
 
@@ -39,8 +46,10 @@ struct ProfilesCommand: AsyncParsableCommand {
         }
 
         static func render(_ profile: ProfileInfo) -> String {
-            var rows: [[String]] = [["Name:", profile.name + (profile.displayName.map { " (\($0))" } ?? "")],
-                                    ["Kind:", profile.kind], ["Strict:", profile.strict ? "yes" : "no"]]
+            var rows: [[String]] = [
+                ["Name:", profile.name + (profile.displayName.map { " (\($0))" } ?? "")],
+                ["Kind:", profile.kind], ["Strict:", profile.strict ? "yes" : "no"],
+            ]
             if let description = profile.description { rows.append(["Description:", description]) }
             if !profile.domains.isEmpty { rows.append(["Domains:", profile.domains.joined(separator: " ")]) }
             if !profile.services.isEmpty { rows.append(["Services:", profile.services.joined(separator: " ")]) }
@@ -60,8 +69,12 @@ struct ProfilesCommand: AsyncParsableCommand {
             if !profile.apps.isEmpty { rows.append(["Apps:", profile.apps.joined(separator: " ")]) }
             if !profile.appCategories.isEmpty { rows.append(["App categories:", profile.appCategories.joined(separator: " ")]) }
             if !profile.apps.isEmpty || !profile.appCategories.isEmpty {
-                rows.append(["Running apps:", profile.running == "freeze" ? "frozen while blocked (terminated without a scope of their own)"
-                                                                            : "terminated when a block starts"])
+                rows.append([
+                    "Running apps:",
+                    profile.running == "freeze"
+                        ? "frozen while blocked (terminated without a scope of their own)"
+                        : "terminated when a block starts",
+                ])
                 let found = profile.expandedApps ?? []
                 rows.append(["Blocks apps:", found.isEmpty ? "none installed" : found.joined(separator: " ")])
                 if let missing = profile.missingApps, !missing.isEmpty {
@@ -88,8 +101,9 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Argument(help: "Profile name: a-z, 0-9 and '-'.") var name: String
         @Option(name: .customLong("domain"), help: "A domain to block with its subdomains (URLs are accepted). Repeatable.")
         var domains: [String] = []
-        @Option(name: .customLong("service"), help: "A catalog service such as youtube (see `lockctl services`). Repeatable.",
-                completion: Completions.services)
+        @Option(
+            name: .customLong("service"), help: "A catalog service such as youtube (see `lockctl services`). Repeatable.",
+            completion: Completions.services)
         var services: [String] = []
         @Option(name: .customLong("category"), help: "A catalog category such as social. Repeatable.", completion: Completions.categories)
         var categories: [String] = []
@@ -99,7 +113,9 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Option(name: .customLong("list"), help: "An imported blocklist (lockctl lists import). Repeatable.") var lists: [String] = []
         @Option(help: "blocklist (default): block what is listed; allowlist: allow only what is listed (firewall enforcer).")
         var mode: String?
-        @Option(name: .customLong("app"), help: "An installed app to block: desktop id, flatpak id, snap name or path (see `lockctl apps list`). Repeatable.")
+        @Option(
+            name: .customLong("app"),
+            help: "An installed app to block: desktop id, flatpak id, snap name or path (see `lockctl apps list`). Repeatable.")
         var apps: [String] = []
         @Option(name: .customLong("app-category"), help: "A freedesktop app category such as Game or Chat. Repeatable.")
         var appCategories: [String] = []
@@ -112,12 +128,13 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Flag(help: "Make sessions of this profile strict by default.") var strict = false
 
         func run() async throws {
-            let request = CreateProfileRequest(name: name, displayName: displayName, description: description, icon: icon,
-                                               color: color, domains: domains, services: services, categories: categories,
-                                               allow: allow, addresses: addresses, mode: mode,
-                                               apps: apps.isEmpty ? nil : apps,
-                                               appCategories: appCategories.isEmpty ? nil : appCategories, running: running,
-                                               strict: strict, lists: lists.isEmpty ? nil : lists)
+            let request = CreateProfileRequest(
+                name: name, displayName: displayName, description: description, icon: icon,
+                color: color, domains: domains, services: services, categories: categories,
+                allow: allow, addresses: addresses, mode: mode,
+                apps: apps.isEmpty ? nil : apps,
+                appCategories: appCategories.isEmpty ? nil : appCategories, running: running,
+                strict: strict, lists: lists.isEmpty ? nil : lists)
             let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
             print("profile \(profile.name) created: \(summary(profile))")
@@ -125,7 +142,8 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct AddDomain: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add-domain", abstract: "Add domains to a custom profile (running blocks pick them up at once).")
+        static let configuration = CommandConfiguration(
+            commandName: "add-domain", abstract: "Add domains to a custom profile (running blocks pick them up at once).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Domains or URLs.") var domains: [String]
@@ -149,7 +167,8 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct RemoveService: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove-service", abstract: "Remove catalog services from a custom profile.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove-service", abstract: "Remove catalog services from a custom profile.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Services.") var services: [String]
@@ -173,7 +192,8 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct AddAddress: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add-address", abstract: "Add addresses or CIDR networks to a custom profile.")
+        static let configuration = CommandConfiguration(
+            commandName: "add-address", abstract: "Add addresses or CIDR networks to a custom profile.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Addresses or networks, e.g. 203.0.113.0/24.") var addresses: [String]
@@ -181,7 +201,8 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct RemoveAddress: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove-address", abstract: "Remove addresses or networks from a custom profile.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove-address", abstract: "Remove addresses or networks from a custom profile.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Argument(help: "Addresses or networks.") var addresses: [String]
@@ -189,8 +210,9 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct AddList: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add-list",
-                                                        abstract: "Block imported blocklists with a custom profile (running blocks pick them up at once).")
+        static let configuration = CommandConfiguration(
+            commandName: "add-list",
+            abstract: "Block imported blocklists with a custom profile (running blocks pick them up at once).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.") var name: String
         @Argument(help: "List names (lockctl lists list).") var lists: [String]
@@ -198,7 +220,8 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct RemoveList: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove-list", abstract: "Stop blocking imported blocklists with a custom profile.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove-list", abstract: "Stop blocking imported blocklists with a custom profile.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.") var name: String
         @Argument(help: "List names.") var lists: [String]
@@ -208,7 +231,8 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct AddApp: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add-app", abstract: "Add installed apps to a custom profile (running blocks pick them up at once).",
-            discussion: "An app is named by its desktop id (steam), flatpak id (org.telegram.desktop), snap name or path; see `lockctl apps list`.")
+            discussion:
+                "An app is named by its desktop id (steam), flatpak id (org.telegram.desktop), snap name or path; see `lockctl apps list`.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.") var name: String
         @Argument(help: "Apps.") var apps: [String]
@@ -224,8 +248,9 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct AddAppCategory: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add-app-category",
-                                                        abstract: "Block every installed app of freedesktop categories (Game, Chat, Video, …).")
+        static let configuration = CommandConfiguration(
+            commandName: "add-app-category",
+            abstract: "Block every installed app of freedesktop categories (Game, Chat, Video, …).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.") var name: String
         @Argument(help: "Categories (any case).") var categories: [String]
@@ -233,7 +258,8 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct RemoveAppCategory: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove-app-category", abstract: "Remove app categories from a custom profile.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove-app-category", abstract: "Remove app categories from a custom profile.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.") var name: String
         @Argument(help: "Categories.") var categories: [String]
@@ -241,13 +267,18 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct Edit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "edit",
-                                                        abstract: "Change a custom profile's description, title, strictness or what happens to running apps.")
+        static let configuration = CommandConfiguration(
+            commandName: "edit",
+            abstract: "Change a custom profile's description, title, strictness or what happens to running apps.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Option(help: "New description (empty to clear).") var description: String?
         @Option(help: "New title (empty to clear).") var displayName: String?
-        @Flag(inversion: .prefixedNo, help: "--strict: blocks of this profile are strict unless started with --no-strict; --no-strict: they are not strict unless started with --strict.")
+        @Flag(
+            inversion: .prefixedNo,
+            help:
+                "--strict: blocks of this profile are strict unless started with --no-strict; --no-strict: they are not strict unless started with --strict."
+        )
         var strict: Bool?
         @Option(help: "What happens to the profile's apps running when a block starts: terminate or freeze.") var running: String?
 
@@ -258,13 +289,17 @@ struct ProfilesCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await update(global, name, UpdateProfileRequest(running: running, displayName: displayName, description: description,
-                                                                strict: strict))
+            try await update(
+                global, name,
+                UpdateProfileRequest(
+                    running: running, displayName: displayName, description: description,
+                    strict: strict))
         }
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a custom profile (system profiles cannot be deleted).")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete a custom profile (system profiles cannot be deleted).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
 
@@ -281,7 +316,8 @@ extension ProfilesCommand {
     static let fields = FieldNames([
         "domains": "--domain", "services": "--service", "categories": "--category", "allow": "--allow", "addresses": "--address",
         "apps": "--app", "app_categories": "--app-category", "appCategories": "--app-category", "running": "--running", "lists": "--list",
-        "addLists": "<lists>", "removeLists": "<lists>", "name": "<name>", "add-domain": "<domains>", "remove-domain": "<domains>", "add-address": "<addresses>",
+        "addLists": "<lists>", "removeLists": "<lists>", "name": "<name>", "add-domain": "<domains>", "remove-domain": "<domains>",
+        "add-address": "<addresses>",
         "remove-address": "<addresses>", "addDomains": "<domains>", "removeDomains": "<domains>", "addServices": "<services>",
         "removeServices": "<services>", "addAllow": "<domains>", "removeAllow": "<domains>", "addApps": "<apps>",
         "removeApps": "<apps>", "addAppCategories": "<categories>", "removeAppCategories": "<categories>",
@@ -291,7 +327,8 @@ extension ProfilesCommand {
 private func update(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
     // A strict block keeps every rule it started with (it can only gain rules), so what is
     // removed from the profile stays blocked by it until it ends: say so.
-    let weakens = !(request.removeDomains ?? []).isEmpty || !(request.removeServices ?? []).isEmpty
+    let weakens =
+        !(request.removeDomains ?? []).isEmpty || !(request.removeServices ?? []).isEmpty
         || !(request.removeAddresses ?? []).isEmpty || !(request.addAllow ?? []).isEmpty
         || !(request.removeApps ?? []).isEmpty || !(request.removeAppCategories ?? []).isEmpty
     let strictBlocks = weakens ? ((try? await global.client.status().sessions) ?? []).filter { $0.profile == name && $0.strict } : []
@@ -299,8 +336,9 @@ private func update(_ global: GlobalOptions, _ name: String, _ request: UpdatePr
     if try global.printJSON(profile) { return }
     print("profile \(profile.name) updated: \(summary(profile))")
     for session in strictBlocks {
-        print("the strict block of \(session.profile) (session \(session.id)) keeps blocking what was removed until it ends at "
-              + "\(TextFormat.clock(session.endsAt)); the change applies to later blocks")
+        print(
+            "the strict block of \(session.profile) (session \(session.id)) keeps blocking what was removed until it ends at "
+                + "\(TextFormat.clock(session.endsAt)); the change applies to later blocks")
     }
 }
 

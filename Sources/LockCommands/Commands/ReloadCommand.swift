@@ -5,7 +5,9 @@ struct ReloadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reload",
         abstract: "Make the daemon read its configuration, profiles and schedules again (exit 1 when a file has a problem).",
-        discussion: "A file with a problem keeps its last good version in force; the problems are listed. `simplylockd --check-config` checks the files without a daemon.")
+        discussion:
+            "A file with a problem keeps its last good version in force; the problems are listed. `simplylockd --check-config` checks the files without a daemon."
+    )
 
     @OptionGroup var global: GlobalOptions
 

@@ -37,14 +37,19 @@ struct SchedulesCommand: AsyncParsableCommand {
         @Option(help: "Profile to block (see `lockctl profiles list`).", completion: Completions.profiles) var profile: String
         @OptionGroup var when: When
         @Option(help: "Time zone such as Europe/Berlin (default: the system's, followed when it changes).") var tz: String?
-        @Flag(inversion: .prefixedNo, help: """
-            --strict: its blocks cannot be stopped early; --no-strict: they can, even for a strict profile \
-            (default: the profile's setting).
-            """)
+        @Flag(
+            inversion: .prefixedNo,
+            help: """
+                --strict: its blocks cannot be stopped early; --no-strict: they can, even for a strict profile \
+                (default: the profile's setting).
+                """)
         var strict: Bool?
         @Option(help: "Warn this long before each start and end (5m, or off; default: schedule_warning, 5m).") var warn: String?
         @Flag(help: "If the schedule is strict and its window is open now, start the strict block at once.") var now = false
-        @Option(help: "Where its blocks apply: device groups from [lan] in simplylockd.toml, lan, local (the default); comma-separated or repeated.")
+        @Option(
+            help:
+                "Where its blocks apply: device groups from [lan] in simplylockd.toml, lan, local (the default); comma-separated or repeated."
+        )
         var target: [String] = []
 
         func run() async throws {
@@ -52,12 +57,14 @@ struct SchedulesCommand: AsyncParsableCommand {
             let length = try when.duration.map { try SchedulesCommand.parse($0, field: "--for") }
             let lead = try warn.map { text in try usage { () throws(FieldError) in try Schedule.parseWarning(text) } }
             _ = try usage { () throws(FieldError) in
-                try Schedule(name: name, profile: profile, days: when.days, from: when.from, to: when.to, on: when.on, cron: when.cron,
-                             duration: length, timeZoneName: tz, strict: strict, warning: lead)
+                try Schedule(
+                    name: name, profile: profile, days: when.days, from: when.from, to: when.to, on: when.on, cron: when.cron,
+                    duration: length, timeZoneName: tz, strict: strict, warning: lead)
             }
-            let request = CreateScheduleRequest(name: name, profile: profile, days: when.days, from: when.from, to: when.to,
-                                                on: when.on, cron: when.cron, seconds: length?.seconds, tz: tz, strict: strict,
-                                                warnSeconds: lead?.seconds, now: now, target: TargetArgument.names(target))
+            let request = CreateScheduleRequest(
+                name: name, profile: profile, days: when.days, from: when.from, to: when.to,
+                on: when.on, cron: when.cron, seconds: length?.seconds, tz: tz, strict: strict,
+                warnSeconds: lead?.seconds, now: now, target: TargetArgument.names(target))
             let schedule = try await global.call(fields: SchedulesCommand.fields) { try await $0.createSchedule(request) }
             if try global.printJSON(schedule) { return }
             print("schedule \(schedule.name) added: \(schedule.profile), \(schedule.summary)")
@@ -101,16 +108,18 @@ struct SchedulesCommand: AsyncParsableCommand {
 
         func validate() throws {
             if when.isEmpty, profile == nil, tz == nil, strict == nil, warn == nil, !now {
-                throw ValidationError("nothing to change: give --days/--from/--to, --on, --cron, --for, --profile, --tz, --strict or --warn")
+                throw ValidationError(
+                    "nothing to change: give --days/--from/--to, --on, --cron, --for, --profile, --tz, --strict or --warn")
             }
         }
 
         func run() async throws {
             let length = try when.duration.map { try SchedulesCommand.parse($0, field: "--for") }
             let lead = try warn.map { text in try usage { () throws(FieldError) in try Schedule.parseWarning(text) } }
-            let request = UpdateScheduleRequest(profile: profile, days: when.days, from: when.from, to: when.to, on: when.on,
-                                                cron: when.cron, seconds: length?.seconds, tz: tz == "system" ? "" : tz, strict: strict,
-                                                warnSeconds: lead?.seconds, now: now)
+            let request = UpdateScheduleRequest(
+                profile: profile, days: when.days, from: when.from, to: when.to, on: when.on,
+                cron: when.cron, seconds: length?.seconds, tz: tz == "system" ? "" : tz, strict: strict,
+                warnSeconds: lead?.seconds, now: now)
             let schedule = try await global.call(fields: SchedulesCommand.fields) { try await $0.updateSchedule(name, request) }
             if try global.printJSON(schedule) { return }
             print("schedule \(schedule.name) changed: \(schedule.profile), \(schedule.summary)")
@@ -125,20 +134,27 @@ struct SchedulesCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List schedules: enabled, active now, next start and end.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List schedules: enabled, active now, next start and end.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let list = try await global.call { try await $0.schedules() }
             if try global.printJSON(list) { return }
-            if list.schedules.isEmpty { print("no schedules (add one with `lockctl schedules add`)") }
-            else {
+            if list.schedules.isEmpty {
+                print("no schedules (add one with `lockctl schedules add`)")
+            } else {
                 let now = Date()
-                let rows = [["NAME", "PROFILE", "WHEN", "STATE", "NEXT START", "NEXT END"]] + list.schedules.map { schedule in
-                    [schedule.name, schedule.profile, SchedulesCommand.when(schedule), SchedulesCommand.stateWord(schedule, now: now),
-                     schedule.next.map { TextFormat.clock($0.start, now: now) } ?? "-",
-                     schedule.next.map { TextFormat.clock($0.end, now: now) } ?? "-"]
-                }
+                let rows =
+                    [["NAME", "PROFILE", "WHEN", "STATE", "NEXT START", "NEXT END"]]
+                    + list.schedules.map { schedule in
+                        [
+                            schedule.name, schedule.profile, SchedulesCommand.when(schedule),
+                            SchedulesCommand.stateWord(schedule, now: now),
+                            schedule.next.map { TextFormat.clock($0.start, now: now) } ?? "-",
+                            schedule.next.map { TextFormat.clock($0.end, now: now) } ?? "-",
+                        ]
+                    }
                 print(TextFormat.table(rows, header: true))
             }
             for problem in list.problems { print("problem: \(problem)") }
@@ -168,7 +184,10 @@ struct SchedulesCommand: AsyncParsableCommand {
                 rows.append(["Next:", "\(TextFormat.clock(next.start, now: now)) → \(TextFormat.clock(next.end, now: now))"])
             }
             rows.append(["Strict:", schedule.strict ? "yes" : "no"])
-            rows.append(["Warn:", schedule.warnSeconds > 0 ? "\(TextFormat.duration(seconds: schedule.warnSeconds)) before each start and end" : "off"])
+            rows.append([
+                "Warn:",
+                schedule.warnSeconds > 0 ? "\(TextFormat.duration(seconds: schedule.warnSeconds)) before each start and end" : "off",
+            ])
             rows.append(["Flags:", schedule.flags + (schedule.tz.map { " --tz \($0)" } ?? "")])
             if let problem = schedule.problem { rows.append(["Problem:", problem]) }
             return "\(dot) \(schedule.name)\n" + TextFormat.table(rows, indent: "    ")
@@ -178,23 +197,29 @@ struct SchedulesCommand: AsyncParsableCommand {
     struct Next: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "next", abstract: "Print a schedule's next intervals (start and end).",
-            discussion: "With --json: an array of objects with `start` and `end` (RFC 3339). The starts agree with `systemd-analyze calendar --base-time`.")
+            discussion:
+                "With --json: an array of objects with `start` and `end` (RFC 3339). The starts agree with `systemd-analyze calendar --base-time`."
+        )
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Schedule name.", completion: Completions.schedules) var name: String
         @Option(help: "How many intervals.") var count: Int = 10
         @Option(help: "Intervals starting after this time (RFC 3339, or 'YYYY-MM-DD HH:MM[:SS]' local); default: now.") var after: String?
 
         func run() async throws {
-            guard (1...10_000).contains(count) else { throw CommandFailure(code: ExitCodes.usage, "--count: \(count) is not between 1 and 10000") }
+            guard (1...10_000).contains(count) else {
+                throw CommandFailure(code: ExitCodes.usage, "--count: \(count) is not between 1 and 10000")
+            }
             let base = try after.map(Next.parseTime)
             let intervals = try await global.call { try await $0.nextIntervals(of: name, count: count, after: base) }
             if try global.printJSON(intervals) { return }
             let zone = (try? await global.call { try await $0.schedule(name) }).flatMap { TimeZone(identifier: $0.timeZone) } ?? .current
             guard !intervals.isEmpty else { return print("\(name) has no further intervals") }
             let now = Date()
-            print(TextFormat.table(intervals.map {
-                [ClockText.time($0.start, now: now, zone: zone), "→", ClockText.time($0.end, now: now, zone: zone)]
-            }))
+            print(
+                TextFormat.table(
+                    intervals.map {
+                        [ClockText.time($0.start, now: now, zone: zone), "→", ClockText.time($0.end, now: now, zone: zone)]
+                    }))
             if zone.identifier != TimeZone.current.identifier { print("(times in \(zone.identifier))") }
         }
 
@@ -212,7 +237,8 @@ struct SchedulesCommand: AsyncParsableCommand {
                 local.dateFormat = format
                 if let date = local.date(from: trimmed) { return date }
             }
-            throw CommandFailure(code: ExitCodes.usage, "--after: \"\(text)\" is not a time (RFC 3339 such as 2027-03-27T12:00:00Z, or 'YYYY-MM-DD HH:MM')")
+            throw CommandFailure(
+                code: ExitCodes.usage, "--after: \"\(text)\" is not a time (RFC 3339 such as 2027-03-27T12:00:00Z, or 'YYYY-MM-DD HH:MM')")
         }
     }
 
@@ -228,7 +254,8 @@ struct SchedulesCommand: AsyncParsableCommand {
     }
 
     struct Disable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Disable a schedule; its block ends (refused while it is strict).")
+        static let configuration = CommandConfiguration(
+            commandName: "disable", abstract: "Disable a schedule; its block ends (refused while it is strict).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Schedule name.", completion: Completions.schedules) var name: String
 
@@ -236,7 +263,8 @@ struct SchedulesCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a schedule; its block ends (refused while it is strict).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Remove a schedule; its block ends (refused while it is strict).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Schedule name.", completion: Completions.schedules) var name: String
 
@@ -257,9 +285,13 @@ struct SchedulesCommand: AsyncParsableCommand {
         if !schedule.enabled { return "disabled" }
         if schedule.stoppedByHand { return "stopped by hand" }
         if schedule.strictDeferred {
-            return schedule.session == nil ? "strict from next interval" : "active until \(TextFormat.clock(schedule.blockEnd ?? now, now: now)), strict from next interval"
+            return schedule.session == nil
+                ? "strict from next interval"
+                : "active until \(TextFormat.clock(schedule.blockEnd ?? now, now: now)), strict from next interval"
         }
-        if schedule.active, let end = schedule.blockEnd { return "active until \(TextFormat.clock(end, now: now))" + (schedule.strict ? ", strict" : "") }
+        if schedule.active, let end = schedule.blockEnd {
+            return "active until \(TextFormat.clock(end, now: now))" + (schedule.strict ? ", strict" : "")
+        }
         return schedule.problem == nil ? "enabled" : "problem"
     }
 
@@ -271,7 +303,8 @@ struct SchedulesCommand: AsyncParsableCommand {
             text += "; next \(TextFormat.clock(next.start, now: now)) → \(TextFormat.clock(next.end, now: now))"
         }
         if schedule.strictDeferred, let next = schedule.next {
-            text += "\n  its window is open, but a strict block starts only at the next interval, "
+            text +=
+                "\n  its window is open, but a strict block starts only at the next interval, "
                 + "\(TextFormat.clock(next.start, now: now)) (--now starts it at once)"
         }
         if let problem = schedule.problem { text += "; problem: \(problem)" }

@@ -18,25 +18,33 @@ struct ServicesCommand: AsyncParsableCommand {
         if let name {
             if let service = catalog.services.first(where: { $0.name == name }) {
                 if try global.printJSON(service) { return }
-                print(TextFormat.table([["Service:", "\(service.name) (\(service.displayName))"],
-                                        ["Categories:", service.categories.joined(separator: ", ")],
-                                        ["Domains:", service.domains.joined(separator: " ")]]))
+                print(
+                    TextFormat.table([
+                        ["Service:", "\(service.name) (\(service.displayName))"],
+                        ["Categories:", service.categories.joined(separator: ", ")],
+                        ["Domains:", service.domains.joined(separator: " ")],
+                    ]))
                 return
             }
             if let category = catalog.categories.first(where: { $0.name == name }) {
                 if try global.printJSON(category) { return }
-                print(TextFormat.table([["Category:", category.name + (category.description.isEmpty ? "" : ": \(category.description)")],
-                                        ["Services:", category.services.joined(separator: " ")]]))
+                print(
+                    TextFormat.table([
+                        ["Category:", category.name + (category.description.isEmpty ? "" : ": \(category.description)")],
+                        ["Services:", category.services.joined(separator: " ")],
+                    ]))
                 return
             }
             let close = CommandTree.suggestions(for: name, among: catalog.services.map(\.name) + catalog.categories.map(\.name))
-            throw CommandFailure(code: ExitCodes.notFound, "no service or category named \"\(name)\"",
-                                 hint: close.isEmpty ? "`lockctl services` lists them" : "did you mean \(close.joined(separator: " or "))?")
+            throw CommandFailure(
+                code: ExitCodes.notFound, "no service or category named \"\(name)\"",
+                hint: close.isEmpty ? "`lockctl services` lists them" : "did you mean \(close.joined(separator: " or "))?")
         }
         if try global.printJSON(catalog) { return }
         var rows = [["SERVICE", "NAME", "CATEGORIES", "DOMAINS"]]
         for service in catalog.services {
-            let domains = service.domains.prefix(3).joined(separator: " ") + (service.domains.count > 3 ? " +\(service.domains.count - 3)" : "")
+            let domains =
+                service.domains.prefix(3).joined(separator: " ") + (service.domains.count > 3 ? " +\(service.domains.count - 3)" : "")
             rows.append([service.name, service.displayName, service.categories.joined(separator: ","), domains])
         }
         print(TextFormat.table(rows, header: true))

@@ -27,16 +27,21 @@ struct StartCommand: AsyncParsableCommand {
     @Option(help: "Block until this time instead: HH:MM today, 'YYYY-MM-DD HH:MM', or RFC 3339.")
     var until: String?
 
-    @Flag(inversion: .prefixedNo, help: """
-        --strict: the block cannot be stopped before it ends; --no-strict: it can, even for a profile \
-        that is strict by default (default: the profile's setting).
-        """)
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            --strict: the block cannot be stopped before it ends; --no-strict: it can, even for a profile \
+            that is strict by default (default: the profile's setting).
+            """)
     var strict: Bool?
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("""
-        Where to block: device groups from [lan] in simplylockd.toml, lan (every device), local (this machine, the \
-        default); comma-separated or repeated.
-        """, valueName: "target"))
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp(
+            """
+            Where to block: device groups from [lan] in simplylockd.toml, lan (every device), local (this machine, the \
+            default); comma-separated or repeated.
+            """, valueName: "target"))
     var targets: [String] = []
 
     static let fields = FieldNames(["duration": "<duration>", "seconds": "<duration>", "profile": "<profile>", "target": "--for"])
@@ -63,9 +68,10 @@ struct StartCommand: AsyncParsableCommand {
             let known = Set(try await global.call { try await $0.profiles() }.profiles.map(\.name))
             if let unknown = names.first(where: { !known.contains($0) }) {
                 let close = CommandTree.suggestions(for: unknown, among: Array(known))
-                throw CommandFailure(code: ExitCodes.notFound, "no profile named \"\(unknown)\"; nothing was started",
-                                     hint: close.isEmpty ? "`lockctl profiles list` lists them" : "did you mean \(close.joined(separator: " or "))?",
-                                     errorCode: "not_found")
+                throw CommandFailure(
+                    code: ExitCodes.notFound, "no profile named \"\(unknown)\"; nothing was started",
+                    hint: close.isEmpty ? "`lockctl profiles list` lists them" : "did you mean \(close.joined(separator: " or "))?",
+                    errorCode: "not_found")
             }
         }
         var started: [SessionInfo] = []
@@ -86,8 +92,9 @@ struct StartCommand: AsyncParsableCommand {
             for session in started {
                 let strictNote = session.strict ? ", strict" : ""
                 let targetNote = session.target == ["local"] ? "" : " for \(session.target.joined(separator: ", "))"
-                print("\(session.profile) blocked\(targetNote) until \(TextFormat.clock(session.endsAt)) "
-                      + "(\(TextFormat.duration(seconds: session.remainingSeconds))\(strictNote)); session \(session.id)")
+                print(
+                    "\(session.profile) blocked\(targetNote) until \(TextFormat.clock(session.endsAt)) "
+                        + "(\(TextFormat.duration(seconds: session.remainingSeconds))\(strictNote)); session \(session.id)")
             }
         }
         if let failure {

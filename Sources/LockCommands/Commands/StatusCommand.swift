@@ -63,9 +63,12 @@ struct StatusCommand: AsyncParsableCommand {
             let aimed = status.sessions.contains { $0.target != ["local"] }
             var rows = [["PROFILE", "ORIGIN"] + (aimed ? ["FOR"] : []) + ["ENDS", "LEFT", "STRICT", "SESSION"]]
             for session in status.sessions {
-                rows.append([session.profile, session.origin] + (aimed ? [session.target.joined(separator: ",")] : [])
-                            + [TextFormat.clock(session.endsAt, now: status.now),
-                               TextFormat.duration(seconds: session.remainingSeconds), session.strict ? "yes" : "no", session.id])
+                rows.append(
+                    [session.profile, session.origin] + (aimed ? [session.target.joined(separator: ",")] : [])
+                        + [
+                            TextFormat.clock(session.endsAt, now: status.now),
+                            TextFormat.duration(seconds: session.remainingSeconds), session.strict ? "yes" : "no", session.id,
+                        ])
             }
             lines.append(TextFormat.table(rows, indent: "  ", header: true))
             for session in status.sessions where !session.apps.isEmpty || !session.missingApps.isEmpty {
@@ -82,8 +85,10 @@ struct StatusCommand: AsyncParsableCommand {
             for report in status.enforcers {
                 let state = Self.state(report)
                 let colour: Terminal.Colour = state == "ok" ? .green : state == "problem" ? .red : .dim
-                rows.append([report.name, Terminal.paint(state, colour, enabled: colours), holds(report, status: status),
-                             details(report)])
+                rows.append([
+                    report.name, Terminal.paint(state, colour, enabled: colours), holds(report, status: status),
+                    details(report),
+                ])
             }
             lines.append(TextFormat.table(rows, indent: "  ", header: true))
         }

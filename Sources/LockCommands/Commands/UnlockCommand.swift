@@ -32,7 +32,9 @@ struct UnlockCommand: AsyncParsableCommand {
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let session = first.session
         print("\(session.profile) is a strict block with \(TextFormat.duration(seconds: session.remainingSeconds)) left.")
-        print("Emergency access: \(first.allowance.used) of \(first.allowance.allowed) early end\(first.allowance.allowed == 1 ? "" : "s") used in the last 7 days.")
+        print(
+            "Emergency access: \(first.allowance.used) of \(first.allowance.allowed) early end\(first.allowance.allowed == 1 ? "" : "s") used in the last 7 days."
+        )
         // From the wait as the daemon counts it (dates on the wire are whole seconds), with a
         // little margin for the way back.
         try await countdown(until: Date().addingTimeInterval(challenge.waitSeconds + 0.2), interactive: interactive)
@@ -42,12 +44,15 @@ struct UnlockCommand: AsyncParsableCommand {
                 throw CommandFailure(code: ExitCodes.refused, "no answer; nothing was changed")
             }
             if typed.contains(Self.pasteStart) {
-                throw CommandFailure(code: ExitCodes.refused, "the text was pasted; type it instead (start again with `lockctl unlock \(reference)`)")
+                throw CommandFailure(
+                    code: ExitCodes.refused, "the text was pasted; type it instead (start again with `lockctl unlock \(reference)`)")
             }
             do {
                 let done = try await global.client.unlock(reference, challenge: challenge.id, answer: typed)
                 if try global.printJSON(done) { return }
-                print("\(done.session.profile) ended early (emergency access); \(done.allowance.used) of \(done.allowance.allowed) used in the last 7 days.")
+                print(
+                    "\(done.session.profile) ended early (emergency access); \(done.allowance.used) of \(done.allowance.allowed) used in the last 7 days."
+                )
                 return
             } catch let error as ClientError {
                 if case .api(let api) = error, api.message.contains("more tr") {
@@ -68,7 +73,8 @@ struct UnlockCommand: AsyncParsableCommand {
             if interactive {
                 let seconds = Int(left.rounded(.up))
                 let text = String(format: "%d:%02d", seconds / 60, seconds % 60)
-                FileHandle.standardOutput.write(Data("\r\u{1B}[2KWait \(text) before typing (Ctrl-C leaves; leaving restarts the wait)".utf8))
+                FileHandle.standardOutput.write(
+                    Data("\r\u{1B}[2KWait \(text) before typing (Ctrl-C leaves; leaving restarts the wait)".utf8))
             }
             try await Task.sleep(for: .milliseconds(Int(min(left, 0.25) * 1000) + 1))
             left = instant.timeIntervalSinceNow

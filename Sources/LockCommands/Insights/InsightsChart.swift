@@ -28,34 +28,40 @@ struct InsightsChart {
             let attempts = day.siteAttempts + day.appAttempts
             if attempts > 0 { extras.append("\(attempts) blocked") }
             if day.unlocks > 0 { extras.append("\(day.unlocks) early end\(day.unlocks == 1 ? "" : "s")") }
-            rows.append([Self.dayLabel(day, zone: zone), bar, Self.hours(day.focusSeconds), day.goalMet == true ? green("✓") : " ",
-                         extras.joined(separator: ", ")])
+            rows.append([
+                Self.dayLabel(day, zone: zone), bar, Self.hours(day.focusSeconds), day.goalMet == true ? green("✓") : " ",
+                extras.joined(separator: ", "),
+            ])
         }
         lines.append(Self.align(rows))
         if let goal {
-            let axis = String(repeating: " ", count: 10) + String(repeating: " ", count: max(0, marker ?? 0)) + "└ daily goal \(Self.hours(goal))"
+            let axis =
+                String(repeating: " ", count: 10) + String(repeating: " ", count: max(0, marker ?? 0)) + "└ daily goal \(Self.hours(goal))"
             lines.append(dim(axis))
         }
         lines.append("")
         let totals = insights.totals
         var summary = ["\(Self.hours(totals.focusSeconds)) of focus"]
         summary.append("\(totals.pomodoros) pomodoro\(totals.pomodoros == 1 ? "" : "s")")
-        summary.append("\(totals.siteAttempts + totals.appAttempts) blocked attempt\(totals.siteAttempts + totals.appAttempts == 1 ? "" : "s")")
+        summary.append(
+            "\(totals.siteAttempts + totals.appAttempts) blocked attempt\(totals.siteAttempts + totals.appAttempts == 1 ? "" : "s")")
         summary.append("\(totals.unlocks) early end\(totals.unlocks == 1 ? "" : "s")")
         lines.append("Total     " + summary.joined(separator: " · "))
         if let goal, let streak = insights.streak {
             let met = insights.days.filter { $0.goalMet == true }.count
-            lines.append("Daily     goal \(Self.hours(goal)): met on \(met) of \(insights.days.count) day\(insights.days.count == 1 ? "" : "s")"
-                         + " · streak \(streak.currentDays) day\(streak.currentDays == 1 ? "" : "s")"
-                         + (streak.todayMet ? "" : " (today not yet)") + " · longest here \(streak.longestDays)")
+            lines.append(
+                "Daily     goal \(Self.hours(goal)): met on \(met) of \(insights.days.count) day\(insights.days.count == 1 ? "" : "s")"
+                    + " · streak \(streak.currentDays) day\(streak.currentDays == 1 ? "" : "s")"
+                    + (streak.todayMet ? "" : " (today not yet)") + " · longest here \(streak.longestDays)")
         } else {
             lines.append(dim("Daily     no goal (set one: lockctl goals set --daily 3h)"))
         }
         if let weekly = insights.goals.weeklySeconds {
             for week in insights.weeks {
                 let percent = Int((week.focusSeconds / weekly * 100).rounded())
-                lines.append("Week      of \(week.start): \(Self.hours(week.focusSeconds)) of \(Self.hours(weekly)) (\(percent)%)"
-                             + (week.goalMet == true ? " " + green("✓") : ""))
+                lines.append(
+                    "Week      of \(week.start): \(Self.hours(week.focusSeconds)) of \(Self.hours(weekly)) (\(percent)%)"
+                        + (week.goalMet == true ? " " + green("✓") : ""))
             }
         }
         if !insights.topSites.isEmpty {
@@ -65,8 +71,11 @@ struct InsightsChart {
             lines.append("Apps      " + insights.topApps.prefix(5).map { "\($0.name) \($0.attempts)" }.joined(separator: ", "))
         }
         let allowance = insights.emergency
-        lines.append("Emergency " + (allowance.allowed == 0 ? "no early ends allowed (strict means strict)"
-                                     : "\(allowance.used) of \(allowance.allowed) early end\(allowance.allowed == 1 ? "" : "s") used in the last 7 days"))
+        lines.append(
+            "Emergency "
+                + (allowance.allowed == 0
+                    ? "no early ends allowed (strict means strict)"
+                    : "\(allowance.used) of \(allowance.allowed) early end\(allowance.allowed == 1 ? "" : "s") used in the last 7 days"))
         return lines.joined(separator: "\n")
     }
 

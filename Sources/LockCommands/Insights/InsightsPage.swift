@@ -22,20 +22,31 @@ struct InsightsPage {
             body += ", longest here \(streak.longestDays).</p>\n"
         }
         if let weekly = insights.goals.weeklySeconds, !insights.weeks.isEmpty {
-            body += "<h2>Weekly goal</h2>\n" + barList(insights.weeks.map { ("week of \($0.start)", $0.focusSeconds, InsightsChart.hours($0.focusSeconds)) },
-                                                       scale: max(weekly, insights.weeks.map(\.focusSeconds).max() ?? 0), goal: weekly)
+            body +=
+                "<h2>Weekly goal</h2>\n"
+                + barList(
+                    insights.weeks.map { ("week of \($0.start)", $0.focusSeconds, InsightsChart.hours($0.focusSeconds)) },
+                    scale: max(weekly, insights.weeks.map(\.focusSeconds).max() ?? 0), goal: weekly)
         }
         if !insights.topSites.isEmpty {
-            body += "<h2>Sites tried most</h2>\n" + barList(insights.topSites.map { ($0.name, Double($0.attempts), "\($0.attempts)") },
-                                                            scale: Double(insights.topSites.map(\.attempts).max() ?? 1), goal: nil)
+            body +=
+                "<h2>Sites tried most</h2>\n"
+                + barList(
+                    insights.topSites.map { ($0.name, Double($0.attempts), "\($0.attempts)") },
+                    scale: Double(insights.topSites.map(\.attempts).max() ?? 1), goal: nil)
         }
         if !insights.topApps.isEmpty {
-            body += "<h2>Apps tried most</h2>\n" + barList(insights.topApps.map { ($0.name, Double($0.attempts), "\($0.attempts)") },
-                                                           scale: Double(insights.topApps.map(\.attempts).max() ?? 1), goal: nil)
+            body +=
+                "<h2>Apps tried most</h2>\n"
+                + barList(
+                    insights.topApps.map { ($0.name, Double($0.attempts), "\($0.attempts)") },
+                    scale: Double(insights.topApps.map(\.attempts).max() ?? 1), goal: nil)
         }
         let allowance = insights.emergency
         body += "<p class=\"zone\">Emergency access: "
-        body += allowance.allowed == 0 ? "no early ends allowed.</p>\n" : "\(allowance.used) of \(allowance.allowed) early ends used in the last 7 days.</p>\n"
+        body +=
+            allowance.allowed == 0
+            ? "no early ends allowed.</p>\n" : "\(allowance.used) of \(allowance.allowed) early ends used in the last 7 days.</p>\n"
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -61,31 +72,40 @@ struct InsightsPage {
         let goal = insights.goals.dailySeconds
         let scale = max(insights.days.map(\.focusSeconds).max() ?? 0, goal ?? 0, 3600) * 1.08
         let rows = insights.days.map { day in
-            (InsightsChart.dayLabel(day, zone: zone), day.focusSeconds, InsightsChart.hours(day.focusSeconds) + (day.goalMet == true ? " ✓" : ""),
-             day.goalMet == true)
+            (
+                InsightsChart.dayLabel(day, zone: zone), day.focusSeconds,
+                InsightsChart.hours(day.focusSeconds) + (day.goalMet == true ? " ✓" : ""),
+                day.goalMet == true
+            )
         }
         return svg(rows: rows, scale: scale, goal: goal, goalLabel: goal.map { "goal \(InsightsChart.hours($0))" })
     }
 
     private func barList(_ items: [(String, Double, String)], scale: Double, goal: Double?) -> String {
-        svg(rows: items.map { item in (item.0, item.1, item.2, goal.map { item.1 >= $0 } ?? false) }, scale: scale * 1.08, goal: goal,
+        svg(
+            rows: items.map { item in (item.0, item.1, item.2, goal.map { item.1 >= $0 } ?? false) }, scale: scale * 1.08, goal: goal,
             goalLabel: goal.map { "goal \(InsightsChart.hours($0))" })
     }
 
     /// Horizontal bars, one row each, with an optional dashed goal line across all rows.
-    private func svg(rows: [(label: String, value: Double, text: String, met: Bool)], scale: Double, goal: Double?, goalLabel: String?) -> String {
+    private func svg(rows: [(label: String, value: Double, text: String, met: Bool)], scale: Double, goal: Double?, goalLabel: String?)
+        -> String
+    {
         let labelWidth = 170.0
         let barWidth = 480.0
         let rowHeight = 24.0
         let top = goal == nil ? 4.0 : 22.0
         let height = top + rowHeight * Double(rows.count) + 6
-        var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + barWidth + 120))\" height=\"\(Int(height))\" role=\"img\">\n"
+        var out =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + barWidth + 120))\" height=\"\(Int(height))\" role=\"img\">\n"
         for (index, row) in rows.enumerated() {
             let y = top + rowHeight * Double(index)
             let width = scale > 0 ? max(0, min(barWidth, row.value / scale * barWidth)) : 0
             out += "<text x=\"0\" y=\"\(format(y + 16))\">\(escape(row.label))</text>"
-            out += "<rect class=\"track\" x=\"\(format(labelWidth))\" y=\"\(format(y + 4))\" width=\"\(format(barWidth))\" height=\"16\" rx=\"2\"/>"
-            out += "<rect class=\"\(row.met ? "met" : "bar")\" x=\"\(format(labelWidth))\" y=\"\(format(y + 4))\" width=\"\(format(width))\" height=\"16\" rx=\"2\"/>"
+            out +=
+                "<rect class=\"track\" x=\"\(format(labelWidth))\" y=\"\(format(y + 4))\" width=\"\(format(barWidth))\" height=\"16\" rx=\"2\"/>"
+            out +=
+                "<rect class=\"\(row.met ? "met" : "bar")\" x=\"\(format(labelWidth))\" y=\"\(format(y + 4))\" width=\"\(format(width))\" height=\"16\" rx=\"2\"/>"
             out += "<text x=\"\(format(labelWidth + barWidth + 8))\" y=\"\(format(y + 16))\">\(escape(row.text))</text>\n"
         }
         if let goal, scale > 0 {

@@ -28,7 +28,8 @@ struct InsightsWindow: Equatable {
             return InsightsWindow(from: calendar.startOfDay(for: start), to: nil, title: days == 1 ? "today" : "the last \(days) days")
         }
         if from != nil || to != nil {
-            let start = try from.map { try parse($0, option: "--from", calendar: calendar, endOfDay: false) }
+            let start =
+                try from.map { try parse($0, option: "--from", calendar: calendar, endOfDay: false) }
                 ?? calendar.date(byAdding: .day, value: -6, to: calendar.startOfDay(for: now))!
             let end = try to.map { try parse($0, option: "--to", calendar: calendar, endOfDay: true) }
             if let end, end <= start { throw InsightsWindowError("--to must be after --from") }
@@ -42,7 +43,8 @@ struct InsightsWindow: Equatable {
     static func parse(_ text: String, option: String, calendar: Calendar, endOfDay: Bool) throws -> Date {
         let parts = text.split(separator: "-")
         if parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-           let date = calendar.date(from: DateComponents(year: year, month: month, day: day)) {
+            let date = calendar.date(from: DateComponents(year: year, month: month, day: day))
+        {
             let start = calendar.startOfDay(for: date)
             return endOfDay ? calendar.startOfDay(for: calendar.date(byAdding: .day, value: 1, to: start) ?? start) : start
         }

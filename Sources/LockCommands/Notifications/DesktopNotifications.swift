@@ -29,13 +29,19 @@ final class DesktopNotifications {
     }
 
     private typealias OpenUser = @convention(c) (UnsafeMutablePointer<OpaquePointer?>?) -> Int32
-    private typealias NewMethodCall = @convention(c) (OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<CChar>?,
-                                                      UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
+    private typealias NewMethodCall =
+        @convention(c) (
+            OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?, UnsafePointer<CChar>?,
+            UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?
+        ) -> Int32
     private typealias AppendBasic = @convention(c) (OpaquePointer?, CChar, UnsafeRawPointer?) -> Int32
     private typealias OpenContainer = @convention(c) (OpaquePointer?, CChar, UnsafePointer<CChar>?) -> Int32
     private typealias CloseContainer = @convention(c) (OpaquePointer?) -> Int32
-    private typealias Call = @convention(c) (OpaquePointer?, OpaquePointer?, UInt64, UnsafeMutableRawPointer?,
-                                             UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    private typealias Call =
+        @convention(c) (
+            OpaquePointer?, OpaquePointer?, UInt64, UnsafeMutableRawPointer?,
+            UnsafeMutablePointer<OpaquePointer?>?
+        ) -> Int32
     private typealias ReadBasic = @convention(c) (OpaquePointer?, CChar, UnsafeMutableRawPointer?) -> Int32
     private typealias Unref = @convention(c) (OpaquePointer?) -> OpaquePointer?
     private typealias ErrorFree = @convention(c) (UnsafeMutableRawPointer?) -> Void
@@ -94,8 +100,10 @@ final class DesktopNotifications {
             bus = opened
         }
         var message: OpaquePointer?
-        try check(newMethodCall(bus, &message, "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-                                "org.freedesktop.Notifications", "Notify"), "build the call")
+        try check(
+            newMethodCall(
+                bus, &message, "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                "org.freedesktop.Notifications", "Notify"), "build the call")
         defer { _ = messageUnref(message) }
         // Notify(app_name s, replaces_id u, app_icon s, summary s, body s, actions as, hints a{sv}, expire_timeout i)
         try append(message, string: appName)

@@ -15,8 +15,10 @@ struct LooseEvent: Decodable {
 
     private enum CodingKeys: String, CodingKey { case type, at, message, profile, session, reason, details }
 
-    init(type: String, at: Date, message: String, profile: String? = nil, session: SessionInfo? = nil, reason: String? = nil,
-         details: [String: EnforcerReport.Value] = [:]) {
+    init(
+        type: String, at: Date, message: String, profile: String? = nil, session: SessionInfo? = nil, reason: String? = nil,
+        details: [String: EnforcerReport.Value] = [:]
+    ) {
         self.type = type
         self.at = at
         self.message = message

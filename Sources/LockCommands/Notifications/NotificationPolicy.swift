@@ -37,43 +37,55 @@ struct NotificationPolicy {
             var body = "Blocked until \(until), \(left) from now."
             if session.origin != "manual" { body += " Started by \(session.origin == "pomodoro" ? "the Pomodoro timer" : session.origin)." }
             if session.strict { body += " Strict: it cannot be stopped early." }
-            return Decision(notification: .init(summary: started ? "\(session.profile) is blocked" : "\(session.profile) block extended",
-                                                body: body, category: "presence"),
-                            key: "session:\(session.profile)", throttled: false)
+            return Decision(
+                notification: .init(
+                    summary: started ? "\(session.profile) is blocked" : "\(session.profile) block extended",
+                    body: body, category: "presence"),
+                key: "session:\(session.profile)", throttled: false)
         case Event.Kind.sessionEnded.rawValue:
             if let id = event.session?.id { sessions[id] = nil }
             guard let profile else { return nil }
             let how = event.reason == "stopped" ? "was stopped" : event.reason == "expired" ? "is over" : "ended"
             let still = end(of: profile).map { " \(profile) stays blocked by another block until \(TextFormat.clock($0, now: now))." } ?? ""
-            return Decision(notification: .init(summary: "\(profile) block \(how)", body: "The sites of \(profile) are reachable again." + still,
-                                                urgency: 0, category: "presence"),
-                            key: "session:\(profile)", throttled: false)
+            return Decision(
+                notification: .init(
+                    summary: "\(profile) block \(how)", body: "The sites of \(profile) are reachable again." + still,
+                    urgency: 0, category: "presence"),
+                key: "session:\(profile)", throttled: false)
         case Event.Kind.scheduleWarning.rawValue:
             let schedule = event.detail("schedule") ?? "a schedule"
             var body = ""
             if let at = event.detail("at").flatMap(Timestamp.parse), let profile {
-                body = event.detail("edge") == "end" ? "The block of \(profile) ends at \(TextFormat.clock(at, now: now))."
+                body =
+                    event.detail("edge") == "end"
+                    ? "The block of \(profile) ends at \(TextFormat.clock(at, now: now))."
                     : "\(profile) will be blocked from \(TextFormat.clock(at, now: now))."
             }
             return Decision(notification: .init(summary: event.message, body: body), key: "schedule:\(schedule)", throttled: false)
         case Event.Kind.pomodoroPhase.rawValue:
             let summary = event.message.lowercased().hasPrefix("pomodoro") ? event.message : "Pomodoro: \(event.message)"
-            return Decision(notification: .init(summary: summary, body: profile.map { "Profile \($0)." } ?? ""),
-                            key: "pomodoro", throttled: false)
+            return Decision(
+                notification: .init(summary: summary, body: profile.map { "Profile \($0)." } ?? ""),
+                key: "pomodoro", throttled: false)
         case "site.blocked", "app.blocked":
             // A shield: what was stopped, by which block, for how much longer.
             let name = event.detail("name") ?? event.detail("domain") ?? event.detail("app") ?? event.message
             var summary = "\(name) is blocked"
             if let profile {
                 summary += " by \(profile)"
-                if let end = end(of: profile), end > now { summary += " — \(TextFormat.duration(seconds: end.timeIntervalSince(now))) left" }
+                if let end = end(of: profile), end > now {
+                    summary += " — \(TextFormat.duration(seconds: end.timeIntervalSince(now))) left"
+                }
             }
-            return Decision(notification: .init(summary: summary, body: event.type == "app.blocked" ? "The program was not started." : "",
-                                                urgency: 1, category: "presence", timeout: 5_000),
-                            key: "shield:\(event.type):\(name)", throttled: true)
+            return Decision(
+                notification: .init(
+                    summary: summary, body: event.type == "app.blocked" ? "The program was not started." : "",
+                    urgency: 1, category: "presence", timeout: 5_000),
+                key: "shield:\(event.type):\(name)", throttled: true)
         case Event.Kind.enforcementFailed.rawValue:
-            return Decision(notification: .init(summary: "Blocking failed", body: event.message, urgency: 2),
-                            key: "failure:\(event.detail("enforcer") ?? "")", throttled: true)
+            return Decision(
+                notification: .init(summary: "Blocking failed", body: event.message, urgency: 2),
+                key: "failure:\(event.detail("enforcer") ?? "")", throttled: true)
         default:
             return nil
         }

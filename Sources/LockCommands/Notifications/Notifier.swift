@@ -15,8 +15,10 @@ struct Notifier {
     /// Whether a stream was ever open: blocks found at the first connection are not news.
     var everConnected = false
 
-    init(client: LockClient, throttle: NotificationThrottle,
-         show: @escaping (DesktopNotifications.Notification, UInt32) throws -> UInt32) {
+    init(
+        client: LockClient, throttle: NotificationThrottle,
+        show: @escaping (DesktopNotifications.Notification, UInt32) throws -> UInt32
+    ) {
         self.client = client
         self.throttle = throttle
         self.show = show
@@ -82,8 +84,9 @@ struct Notifier {
         defer { everConnected = true }
         guard everConnected else { return }
         for session in sessions where known[session.id] == nil {
-            handle(LooseEvent(type: Event.Kind.sessionStarted.rawValue, at: now, message: "", profile: session.profile, session: session),
-                   now: now)
+            handle(
+                LooseEvent(type: Event.Kind.sessionStarted.rawValue, at: now, message: "", profile: session.profile, session: session),
+                now: now)
         }
         let current = Set(sessions.map(\.id))
         for (id, ended) in known where !current.contains(id) {

@@ -14,11 +14,12 @@ enum ArgumentCheck {
 
     static func check(_ arguments: [String], tree: CommandTree) throws {
         if let (word, group) = tree.unknownCommand(in: arguments) {
-            let where_ = CommandTree.commandLine(group)
+            let parent = CommandTree.commandLine(group)
             let suggestions = CommandTree.suggestions(for: word, among: group.last?.children.map(\.name) ?? [])
-            let hint = suggestions.isEmpty
-                ? "`\(where_) --help` lists the commands"
-                : "did you mean " + list(suggestions.map { "`\(where_) \($0)`" }, or: true) + "?"
+            let hint =
+                suggestions.isEmpty
+                ? "`\(parent) --help` lists the commands"
+                : "did you mean " + list(suggestions.map { "`\(parent) \($0)`" }, or: true) + "?"
             let noun = group.count == 1 ? "command" : "\(group.last?.name ?? "") command"
             throw CommandFailure(code: ExitCodes.usage, "unknown \(noun) \"\(word)\"", hint: hint)
         }
@@ -68,7 +69,8 @@ enum ArgumentCheck {
             let parts = synopsis.split(separator: " ", maxSplits: 1)
             text = "\(parts[0]) needs a value" + (parts.count > 1 ? " \(parts[1])" : "")
         } else if let (value, rest) = quoted(after: "The value "), rest.hasPrefix(" is invalid for '"),
-                  let close = rest.dropFirst(17).firstIndex(of: "'") {
+            let close = rest.dropFirst(17).firstIndex(of: "'")
+        {
             let target = String(rest.dropFirst(17)[..<close])
             text = "\(optionName(target)): \"\(value)\" is not valid" + rest[rest.index(after: close)...]
         }
@@ -82,7 +84,8 @@ enum ArgumentCheck {
     /// `lockctl extend [<options>] <reference> <duration>`: the usage of the deepest command named.
     static func usageLine(_ path: [CommandTree]) -> String? {
         guard let leaf = path.last, path.count > 1 else { return nil }
-        let usage = Lockctl.usageString(for: leaf.type).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let usage = Lockctl.usageString(for: leaf.type).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+            separator: " ")
         return HelpText.compactUsage(usage)
     }
 

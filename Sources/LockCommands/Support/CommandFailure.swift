@@ -39,7 +39,8 @@ public struct CommandFailure: Error, CustomStringConvertible {
             errorCode = "protocol_error"
         case .api(let apiError):
             // Only refused values are named by their field.
-            message = [.invalidArgument, .notFound, .badRequest].contains(apiError.code) ? fields.rename(apiError.message) : apiError.message
+            message =
+                [.invalidArgument, .notFound, .badRequest].contains(apiError.code) ? fields.rename(apiError.message) : apiError.message
             hint = apiError.hint
             errorCode = apiError.code.rawValue
         }

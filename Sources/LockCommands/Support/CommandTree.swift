@@ -14,8 +14,10 @@ struct CommandTree {
     func child(_ name: String) -> CommandTree? { children.first { $0.name == name } }
 
     /// Flags that take no value, everywhere in lockctl; any other option takes one.
-    static let flags: Set<String> = ["--json", "--strict", "--no-strict", "--manual", "--no-manual", "--all", "--watch", "--now",
-                                     "--help", "-h", "--version", "--no-wait"]
+    static let flags: Set<String> = [
+        "--json", "--strict", "--no-strict", "--manual", "--no-manual", "--all", "--watch", "--now",
+        "--help", "-h", "--version", "--no-wait",
+    ]
 
     /// The commands named at the start of `arguments` (options skipped), the root first.
     func path(of arguments: [String]) -> [CommandTree] {

@@ -57,7 +57,9 @@ enum Completions {
     /// Shells pass words as typed, quotes included.
     private static func unquote(_ word: String) -> String {
         var text = word
-        if text.count >= 2, let first = text.first, first == "'" || first == "\"", text.last == first { text = String(text.dropFirst().dropLast()) }
+        if text.count >= 2, let first = text.first, first == "'" || first == "\"", text.last == first {
+            text = String(text.dropFirst().dropLast())
+        }
         return text.replacingOccurrences(of: "\\ ", with: " ")
     }
 }

@@ -26,7 +26,8 @@ public struct FieldNames: Sendable {
         guard let colon = message.firstIndex(of: ":") else { return message }
         let field = message[..<colon]
         guard !field.isEmpty, field.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }),
-              field.first?.isLetter == true else { return message }
+            field.first?.isLetter == true
+        else { return message }
         let rest = message[message.index(after: colon)...]
         // `for: is required with --on` reads `--for is required with --on`.
         if rest.hasPrefix(" is ") || rest.hasPrefix(" applies ") { return name(of: String(field)) + rest }

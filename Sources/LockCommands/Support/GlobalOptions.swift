@@ -9,8 +9,10 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Prefix of every default path, as given to `simplylockd --root`.", valueName: "dir"))
     var root: String = "/"
 
-    @Option(help: ArgumentHelp("Control socket (default: $SIMPLYLOCK_SOCKET, else ROOT/run/simplylock/lockctl.sock).",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Control socket (default: $SIMPLYLOCK_SOCKET, else ROOT/run/simplylock/lockctl.sock).",
+            valueName: "path"))
     var socket: String?
 
     @Flag(help: "Print machine-readable JSON instead of text (errors too, on stderr).")

@@ -24,7 +24,8 @@ enum JSONText {
                 var ahead = lines
                 while let next = ahead.first, next.trimmingCharacters(in: .whitespaces).isEmpty { ahead = ahead.dropFirst() }
                 if let closing = ahead.first, let close = closing.trimmingCharacters(in: .whitespaces).first,
-                   close == (opener == "[" ? "]" : "}") {
+                    close == (opener == "[" ? "]" : "}")
+                {
                     let rest = closing.trimmingCharacters(in: .whitespaces).dropFirst()
                     result += line + String(close) + rest + "\n"
                     lines = ahead.dropFirst()

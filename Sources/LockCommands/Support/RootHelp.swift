@@ -4,14 +4,15 @@ import LockProtocol
 /// status table right after the usage, and examples — with rows and commands never wrapped in
 /// the middle (only the prose of long descriptions wraps, at word boundaries).
 enum RootHelp {
-    static let examples = [
-        ("lockctl start deep-work 45m", "block a profile for 45 minutes"),
-        ("lockctl start social,news 1h --strict", "two profiles, not stoppable early"),
-        ("lockctl status --watch", "follow the blocks as they change"),
-        ("lockctl stop --all", "end every block that may be ended"),
-        ("lockctl schedules add am --profile news --days mon-fri --from 08:00 --to 12:00", "weekday mornings"),
-        ("lockctl profiles create focus --domain reddit.com --service youtube", "a profile of your own"),
-    ] as [(String, String?)]
+    static let examples =
+        [
+            ("lockctl start deep-work 45m", "block a profile for 45 minutes"),
+            ("lockctl start social,news 1h --strict", "two profiles, not stoppable early"),
+            ("lockctl status --watch", "follow the blocks as they change"),
+            ("lockctl stop --all", "end every block that may be ended"),
+            ("lockctl schedules add am --profile news --days mon-fri --from 08:00 --to 12:00", "weekday mornings"),
+            ("lockctl profiles create focus --domain reddit.com --service youtube", "a profile of your own"),
+        ] as [(String, String?)]
 
     static let globalOptions = [
         ("--root <dir>", "Prefix of every default path, as given to `simplylockd --root`."),

@@ -16,7 +16,9 @@ enum TimeArgument {
                 throw CommandFailure(code: ExitCodes.usage, "--until: \(text) does not exist today")
             }
             guard date > now else {
-                throw CommandFailure(code: ExitCodes.usage, "--until: \(text) has already passed today; give a date too, like --until '\(tomorrow(now, calendar)) \(text)'")
+                throw CommandFailure(
+                    code: ExitCodes.usage,
+                    "--until: \(text) has already passed today; give a date too, like --until '\(tomorrow(now, calendar)) \(text)'")
             }
             return date
         }

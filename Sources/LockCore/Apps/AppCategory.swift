@@ -71,7 +71,8 @@ public struct AppCategory: Sendable, Hashable, Codable, Comparable, CustomString
             return
         }
         if trimmed.count > 2, trimmed.prefix(2).uppercased() == "X-",
-           trimmed.dropFirst(2).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+            trimmed.dropFirst(2).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        {
             name = "X-" + trimmed.dropFirst(2)
             return
         }

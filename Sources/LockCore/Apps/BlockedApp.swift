@@ -24,8 +24,10 @@ public struct BlockedApp: Sendable, Hashable, Codable, Comparable {
     public var running: RunningPolicy
 
     /// Creates an entry; executables are sorted and de-duplicated.
-    public init(id: String, name: String? = nil, executables: some Sequence<String>, strict: Bool = false,
-                running: RunningPolicy = .terminate) {
+    public init(
+        id: String, name: String? = nil, executables: some Sequence<String>, strict: Bool = false,
+        running: RunningPolicy = .terminate
+    ) {
         self.id = id
         self.name = name ?? id
         self.executables = Array(Set(executables)).sorted()
@@ -38,8 +40,9 @@ public struct BlockedApp: Sendable, Hashable, Codable, Comparable {
     /// The same app blocked by several sessions: executables united, strict if any session is,
     /// and terminating wins over freezing (the stronger request is honoured).
     public func merged(with other: BlockedApp) -> BlockedApp {
-        BlockedApp(id: id, name: name, executables: executables + other.executables, strict: strict || other.strict,
-                   running: running == .terminate || other.running == .terminate ? .terminate : .freeze)
+        BlockedApp(
+            id: id, name: name, executables: executables + other.executables, strict: strict || other.strict,
+            running: running == .terminate || other.running == .terminate ? .terminate : .freeze)
     }
 
     /// One entry per id, merged, sorted by id.
@@ -53,10 +56,11 @@ public struct BlockedApp: Sendable, Hashable, Codable, Comparable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try container.decode(String.self, forKey: .id),
-                  name: try container.decodeIfPresent(String.self, forKey: .name),
-                  executables: try container.decode([String].self, forKey: .executables),
-                  strict: try container.decodeIfPresent(Bool.self, forKey: .strict) ?? false,
-                  running: try container.decodeIfPresent(RunningPolicy.self, forKey: .running) ?? .terminate)
+        self.init(
+            id: try container.decode(String.self, forKey: .id),
+            name: try container.decodeIfPresent(String.self, forKey: .name),
+            executables: try container.decode([String].self, forKey: .executables),
+            strict: try container.decodeIfPresent(Bool.self, forKey: .strict) ?? false,
+            running: try container.decodeIfPresent(RunningPolicy.self, forKey: .running) ?? .terminate)
     }
 }

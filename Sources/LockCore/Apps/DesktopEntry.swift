@@ -66,7 +66,8 @@ public struct DesktopEntry: Sendable, Equatable {
                 guard header.last == "]", header.count >= 3 else { throw .malformedGroupHeader(line: lineNumber) }
                 let name = String(header.dropFirst().dropLast())
                 guard !name.contains("["), !name.contains("]"),
-                      !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                    !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+                else {
                     throw .malformedGroupHeader(line: lineNumber)
                 }
                 guard seenGroups.insert(name).inserted else { throw .duplicateGroup(line: lineNumber, name: name) }
@@ -170,15 +171,23 @@ public struct DesktopEntry: Sendable, Equatable {
         var result = ""
         var iterator = raw.makeIterator()
         while let character = iterator.next() {
-            guard character == "\\" else { result.append(character); continue }
-            guard let next = iterator.next() else { result.append("\\"); break }
+            guard character == "\\" else {
+                result.append(character)
+                continue
+            }
+            guard let next = iterator.next() else {
+                result.append("\\")
+                break
+            }
             switch next {
             case "s": result.append(" ")
             case "n": result.append("\n")
             case "t": result.append("\t")
             case "r": result.append("\r")
             case "\\": result.append("\\")
-            default: result.append("\\"); result.append(next)
+            default:
+                result.append("\\")
+                result.append(next)
             }
         }
         return result
@@ -193,7 +202,12 @@ public struct DesktopEntry: Sendable, Equatable {
             let character = characters[index]
             if character == "\\", index + 1 < characters.count {
                 // `\;` is a semicolon inside an item; other escapes are resolved by `unescape`.
-                if characters[index + 1] == ";" { current.append(";") } else { current.append(character); current.append(characters[index + 1]) }
+                if characters[index + 1] == ";" {
+                    current.append(";")
+                } else {
+                    current.append(character)
+                    current.append(characters[index + 1])
+                }
                 index += 2
                 continue
             }

@@ -40,7 +40,8 @@ public struct DesktopExec: Sendable, Equatable {
                 if character == open {
                     quote = nil
                 } else if open == "\"", character == "\\", index < characters.count,
-                          "\"`$\\".contains(characters[index]) {
+                    "\"`$\\".contains(characters[index])
+                {
                     current.append(characters[index])
                     index += 1
                 } else if character == "%" {
@@ -91,8 +92,10 @@ public struct DesktopExec: Sendable, Equatable {
 
     /// Consumes the letter after `%`: `%%` appends `%` (and makes the argument real), a field
     /// code appends nothing.
-    private static func fieldCode(_ characters: [Character], _ index: inout Int, _ value: String,
-                                  into current: inout String, fieldOnly: inout Bool) throws(DesktopEntryError) {
+    private static func fieldCode(
+        _ characters: [Character], _ index: inout Int, _ value: String,
+        into current: inout String, fieldOnly: inout Bool
+    ) throws(DesktopEntryError) {
         guard index < characters.count else { throw .unknownFieldCode(exec: value, code: "%") }
         let code = characters[index]
         index += 1

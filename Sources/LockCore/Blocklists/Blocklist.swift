@@ -71,8 +71,10 @@ public struct BlocklistInfo: Sendable, Equatable, Codable {
     public var sequence: Int = 0
 
     /// Creates the facts of an import.
-    public init(name: String, version: String, source: String, importedAt: Date, names: Int, exceptions: Int,
-                report: BlocklistReport) {
+    public init(
+        name: String, version: String, source: String, importedAt: Date, names: Int, exceptions: Int,
+        report: BlocklistReport
+    ) {
         self.name = name
         self.version = version
         self.source = source
@@ -86,11 +88,12 @@ public struct BlocklistInfo: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(name: try container.decode(String.self, forKey: .name), version: try container.decode(String.self, forKey: .version),
-                  source: try container.decode(String.self, forKey: .source),
-                  importedAt: try container.decode(Date.self, forKey: .importedAt), names: try container.decode(Int.self, forKey: .names),
-                  exceptions: try container.decode(Int.self, forKey: .exceptions),
-                  report: try container.decode(BlocklistReport.self, forKey: .report))
+        self.init(
+            name: try container.decode(String.self, forKey: .name), version: try container.decode(String.self, forKey: .version),
+            source: try container.decode(String.self, forKey: .source),
+            importedAt: try container.decode(Date.self, forKey: .importedAt), names: try container.decode(Int.self, forKey: .names),
+            exceptions: try container.decode(Int.self, forKey: .exceptions),
+            report: try container.decode(BlocklistReport.self, forKey: .report))
         sequence = try container.decodeIfPresent(Int.self, forKey: .sequence) ?? 0
     }
 

@@ -28,8 +28,10 @@ public struct BlocklistParser {
     ///     valid domain name. Plain lowercase ASCII names skip it (they are their own normal form).
     ///   - refuse: asked about every normalised name; a reason skips it (the daemon refuses
     ///     public suffixes, which would block every site under them).
-    public init(maximumLineLength: Int = 4096, examplesPerReason: Int = 3, normalize: @escaping (String) -> String?,
-                refuse: ((String) -> BlocklistSkipReason?)? = nil) {
+    public init(
+        maximumLineLength: Int = 4096, examplesPerReason: Int = 3, normalize: @escaping (String) -> String?,
+        refuse: ((String) -> BlocklistSkipReason?)? = nil
+    ) {
         self.normalize = normalize
         self.refuse = refuse
         self.maximumLineLength = max(16, maximumLineLength)
@@ -80,7 +82,8 @@ public struct BlocklistParser {
 
     /// Parses a whole list at once: the entries in order, and the report.
     public static func parse(_ bytes: some Collection<UInt8>, normalize: @escaping (String) -> String?)
-        -> (entries: [BlocklistEntry], report: BlocklistReport) {
+        -> (entries: [BlocklistEntry], report: BlocklistReport)
+    {
         var parser = BlocklistParser(normalize: normalize)
         var entries: [BlocklistEntry] = []
         parser.parse(bytes) { entries.append($0) }
@@ -222,7 +225,8 @@ public struct BlocklistParser {
         let text = UnsafeRawBufferPointer(rebasing: field[0..<end])
         let localhost = localhostBytes
         if end >= localhost.count + 1, text[end - localhost.count - 1] == UInt8(ascii: "."),
-           text[(end - localhost.count)...].elementsEqual(localhost, by: { ($0 &- 0x41 < 26 ? $0 | 0x20 : $0) == $1 }) {
+            text[(end - localhost.count)...].elementsEqual(localhost, by: { ($0 &- 0x41 < 26 ? $0 | 0x20 : $0) == $1 })
+        {
             return false
         }
         for local in localNamesWithDots where local.count == end {
@@ -235,8 +239,14 @@ public struct BlocklistParser {
     private static let localNamesWithDots = localNames.map { Array($0.utf8) }.filter { $0.contains(UInt8(ascii: ".")) }
 
     private mutating func parseLine(_ text: Substring, _ emit: (BlocklistEntry) -> Void) {
-        guard let first = text.first else { report.comments += 1; return }
-        if first == "!" || (first == "[" && text.last == "]") { report.comments += 1; return }
+        guard let first = text.first else {
+            report.comments += 1
+            return
+        }
+        if first == "!" || (first == "[" && text.last == "]") {
+            report.comments += 1
+            return
+        }
         if first == "#" {
             if Self.startsCosmetic(text) { return skip(.elementHiding, text) }
             report.comments += 1
@@ -257,7 +267,10 @@ public struct BlocklistParser {
             content = text[..<hash]
         }
         let fields = content.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard let head = fields.first else { report.comments += 1; return }
+        guard let head = fields.first else {
+            report.comments += 1
+            return
+        }
         if let address = Self.address(head) {
             guard fields.count > 1 else { return skip(.address, text) }
             guard Self.isSinkhole(address) else {
@@ -278,8 +291,10 @@ public struct BlocklistParser {
 
     /// `||domain^`, `||domain^|`, `||domain` (the `||` still in `rule` unless it is an exception
     /// whose `@@` was cut off).
-    private mutating func parseNetworkRule(_ rule: Substring, whole: Substring, exception: Bool,
-                                           _ emit: (BlocklistEntry) -> Void) {
+    private mutating func parseNetworkRule(
+        _ rule: Substring, whole: Substring, exception: Bool,
+        _ emit: (BlocklistEntry) -> Void
+    ) {
         guard rule.hasPrefix("||") else { return skip(exception && rule.hasPrefix("|") ? .path : .unsupportedSyntax, whole) }
         var body = rule.dropFirst(2)
         if body.contains("$") { return skip(.options, whole) }
@@ -414,7 +429,9 @@ public struct BlocklistParser {
     private static func printable(_ bytes: some Sequence<UInt8>) -> String {
         var text = ""
         for byte in bytes.prefix(BlocklistReport.exampleLength) {
-            if byte >= 0x20 && byte < 0x7f { text.unicodeScalars.append(Unicode.Scalar(byte)) } else {
+            if byte >= 0x20 && byte < 0x7f {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
                 text += "\\x" + String(byte, radix: 16, uppercase: false).leftPadded(to: 2)
             }
         }

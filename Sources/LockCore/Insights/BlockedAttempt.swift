@@ -36,8 +36,10 @@ public struct BlockedAttempt: Sendable, Equatable {
     public var count: Int
 
     /// Creates an attempt.
-    public init(kind: Kind, name: String, detail: String = "", profile: String? = nil, source: Source, client: String = "",
-                at: Date, count: Int = 1) {
+    public init(
+        kind: Kind, name: String, detail: String = "", profile: String? = nil, source: Source, client: String = "",
+        at: Date, count: Int = 1
+    ) {
         self.kind = kind
         self.name = name
         self.detail = detail

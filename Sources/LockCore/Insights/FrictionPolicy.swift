@@ -10,8 +10,10 @@ public struct FrictionPolicy: Sendable, Equatable, Codable {
     public var perWeek: Int
 
     /// Creates a policy.
-    public init(delay: Duration = FrictionPolicy.defaultDelay, typing: Int = FrictionPolicy.defaultTyping,
-                perWeek: Int = FrictionPolicy.defaultPerWeek) {
+    public init(
+        delay: Duration = FrictionPolicy.defaultDelay, typing: Int = FrictionPolicy.defaultTyping,
+        perWeek: Int = FrictionPolicy.defaultPerWeek
+    ) {
         self.delay = delay
         self.typing = typing
         self.perWeek = perWeek
@@ -59,8 +61,9 @@ public struct FrictionSettings: Sendable, Equatable, Codable {
     /// configuration's, else its default. With no `[friction]` anywhere, strict means strict.
     public static func resolve(profile: FrictionSettings?, configuration: FrictionSettings?) -> FrictionPolicy {
         guard profile != nil || configuration != nil else { return .strict }
-        return FrictionPolicy(delay: profile?.delay ?? configuration?.delay ?? FrictionPolicy.defaultDelay,
-                              typing: profile?.typing ?? configuration?.typing ?? FrictionPolicy.defaultTyping,
-                              perWeek: profile?.perWeek ?? configuration?.perWeek ?? FrictionPolicy.defaultPerWeek)
+        return FrictionPolicy(
+            delay: profile?.delay ?? configuration?.delay ?? FrictionPolicy.defaultDelay,
+            typing: profile?.typing ?? configuration?.typing ?? FrictionPolicy.defaultTyping,
+            perWeek: profile?.perWeek ?? configuration?.perWeek ?? FrictionPolicy.defaultPerWeek)
     }
 }

@@ -31,8 +31,10 @@ public struct UnlockChallenge: Sendable, Equatable {
     public static let tries = 3
 
     /// A new challenge for `session` under `policy` at `now`.
-    public init(id: String, session: String, policy: FrictionPolicy, now: ClockReading,
-                using generator: inout some RandomNumberGenerator) {
+    public init(
+        id: String, session: String, policy: FrictionPolicy, now: ClockReading,
+        using generator: inout some RandomNumberGenerator
+    ) {
         self.id = id
         self.session = session
         text = String((0..<max(policy.typing, 0)).map { _ in UnlockChallenge.alphabet.randomElement(using: &generator)! })

@@ -45,8 +45,10 @@ public struct DomainSuffixSet: Sendable {
         return text.withUTF8 { bytes -> String? in
             guard let length = matchLength(UnsafeRawBufferPointer(bytes)) else { return nil }
             let trimmed = bytes.count > 0 && bytes[bytes.count - 1] == dot ? bytes.count - 1 : bytes.count
-            return String(decoding: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[(trimmed - length)..<trimmed]),
-                          as: UTF8.self).asciiLowercased()
+            return String(
+                decoding: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[(trimmed - length)..<trimmed]),
+                as: UTF8.self
+            ).asciiLowercased()
         }
     }
 

@@ -150,7 +150,8 @@ public struct HostsDocument: Sendable, Equatable {
 
         // The section is rebuilt where the first intact one stood, else where the first line of
         // ours did.
-        let anchor = (0..<markers.count).first { k in !stray[k] && kinds[markers[k]] == .begin }.map { markers[$0] }
+        let anchor =
+            (0..<markers.count).first { k in !stray[k] && kinds[markers[k]] == .begin }.map { markers[$0] }
             ?? owned.firstIndex(of: true)
         var kept: [UInt8] = []
         kept.reserveCapacity(bytes.count)
@@ -187,7 +188,8 @@ public struct HostsDocument: Sendable, Equatable {
     public init(userBytes: [UInt8], sectionOffset: Int? = nil) {
         self.userBytes = userBytes
         if let offset = sectionOffset, offset >= 0, offset <= userBytes.count,
-           offset == 0 || userBytes[offset - 1] == UInt8(ascii: "\n") {
+            offset == 0 || userBytes[offset - 1] == UInt8(ascii: "\n")
+        {
             self.sectionOffset = offset
         } else {
             self.sectionOffset = userBytes.count
@@ -262,8 +264,9 @@ public struct HostsDocument: Sendable, Equatable {
             let name = raw.hasSuffix(".") ? String(raw.dropLast()) : raw
             let utf8 = name.utf8
             guard !utf8.isEmpty, utf8.count <= maxNameLength,
-                  utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "#") }),
-                  seen.insert(name).inserted else { continue }
+                utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "#") }),
+                seen.insert(name).inserted
+            else { continue }
             result.append(name)
         }
         return result
@@ -322,7 +325,8 @@ public struct HostsDocument: Sendable, Equatable {
         // Every line of ours ends with a dotted name, or is a long name alone; most lines of a
         // big hosts file are neither, and are turned away before anything is split.
         guard line.last == UInt8(ascii: ".") || line.count > 250,
-              line.first == UInt8(ascii: "0") || line.first == UInt8(ascii: ":") else { return false }
+            line.first == UInt8(ascii: "0") || line.first == UInt8(ascii: ":")
+        else { return false }
         let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard fields.count >= 2, fields[0].elementsEqual("0.0.0.0".utf8) || fields[0].elementsEqual("::".utf8) else { return false }
         if fields.count == 2 {
@@ -335,8 +339,9 @@ public struct HostsDocument: Sendable, Equatable {
         while index < fields.count {
             let name = fields[index], dotted = fields[index + 1]
             guard !name.isEmpty, name.last != UInt8(ascii: "."), dotted.count == name.count + 1,
-                  dotted.last == UInt8(ascii: "."), dotted.dropLast().elementsEqual(name),
-                  !name.contains(where: { $0 == 0x09 || $0 == 0x0D || $0 == UInt8(ascii: "#") }) else { return false }
+                dotted.last == UInt8(ascii: "."), dotted.dropLast().elementsEqual(name),
+                !name.contains(where: { $0 == 0x09 || $0 == 0x0D || $0 == UInt8(ascii: "#") })
+            else { return false }
             index += 2
         }
         return true

@@ -71,7 +71,8 @@ public struct IPNetwork: Sendable, Hashable, Comparable, Codable, CustomStringCo
         if parts.count == 2 {
             let lengthText = parts[1]
             guard !lengthText.isEmpty, lengthText.count <= 3, lengthText.allSatisfy(\.isASCII),
-                  lengthText.allSatisfy(\.isNumber), let value = Int(lengthText) else {
+                lengthText.allSatisfy(\.isNumber), let value = Int(lengthText)
+            else {
                 throw fail("prefix length \"\(lengthText)\" is not a number")
             }
             guard value <= family.bitWidth else {
@@ -140,7 +141,10 @@ public struct IPNetwork: Sendable, Hashable, Comparable, Codable, CustomStringCo
                 if i < 8, groups[i] == 0 {
                     if runStart < 0 { runStart = i }
                 } else if runStart >= 0 {
-                    if i - runStart > bestLength { bestStart = runStart; bestLength = i - runStart }
+                    if i - runStart > bestLength {
+                        bestStart = runStart
+                        bestLength = i - runStart
+                    }
                     runStart = -1
                 }
             }
@@ -170,8 +174,9 @@ public struct IPNetwork: Sendable, Hashable, Comparable, Codable, CustomStringCo
         var value: UInt32 = 0
         for part in parts {
             guard !part.isEmpty, part.count <= 3, part.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  !(part.count > 1 && part.first == "0"),
-                  let octet = UInt32(part), octet <= 255 else { return nil }
+                !(part.count > 1 && part.first == "0"),
+                let octet = UInt32(part), octet <= 255
+            else { return nil }
             value = value << 8 | octet
         }
         return value
@@ -194,7 +199,8 @@ public struct IPNetwork: Sendable, Hashable, Comparable, Codable, CustomStringCo
                     result.append(UInt16(v4 & 0xffff))
                 } else {
                     guard !item.isEmpty, item.count <= 4, item.allSatisfy(\.isHexDigit),
-                          let group = UInt16(item, radix: 16) else { return nil }
+                        let group = UInt16(item, radix: 16)
+                    else { return nil }
                     result.append(group)
                 }
             }
@@ -204,8 +210,9 @@ public struct IPNetwork: Sendable, Hashable, Comparable, Codable, CustomStringCo
         var all: [UInt16]
         if halves.count == 2 {
             guard let head = groups(halves[0], allowIPv4Tail: false),
-                  let tail = groups(halves[1], allowIPv4Tail: true),
-                  head.count + tail.count <= 7 else { return nil }
+                let tail = groups(halves[1], allowIPv4Tail: true),
+                head.count + tail.count <= 7
+            else { return nil }
             all = head + Array(repeating: 0, count: 8 - head.count - tail.count) + tail
         } else {
             guard let only = groups(halves[0], allowIPv4Tail: true), only.count == 8 else { return nil }

@@ -32,8 +32,8 @@ public enum PomodoroEvent: Sendable, Equatable, Codable {
     public var at: Date {
         switch self {
         case .phaseStarted(_, _, _, _, let at, _), .phaseEnded(_, _, _, _, _, let at),
-             .focusCompleted(_, _, _, _, let at), .paused(_, _, _, _, let at),
-             .resumed(_, _, _, _, let at), .waiting(_, _, _, let at), .runFinished(_, _, let at):
+            .focusCompleted(_, _, _, _, let at), .paused(_, _, _, _, let at),
+            .resumed(_, _, _, _, let at), .waiting(_, _, _, let at), .runFinished(_, _, let at):
             at
         }
     }

@@ -190,9 +190,10 @@ public struct PomodoroMachine: Sendable, Equatable {
         case .paused(let phase, let remaining):
             let deadline = now.boot + remaining
             m.state = .running(phase, deadline: deadline)
-            events.append(.resumed(
-                phase: phase, cycle: m.cycle, cycles: m.config.cycles,
-                endsAt: Self.wallTime(of: deadline, at: now), at: now.wall))
+            events.append(
+                .resumed(
+                    phase: phase, cycle: m.cycle, cycles: m.config.cycles,
+                    endsAt: Self.wallTime(of: deadline, at: now), at: now.wall))
         case .running(let phase, _):
             throw .notPaused(phase)
         case .waiting(let next):
@@ -332,9 +333,10 @@ public struct PomodoroMachine: Sendable, Equatable {
         state = .running(phase, deadline: deadline)
         let startWall = Self.wallTime(of: start, at: now)
         phaseStartedAt = startWall
-        events.append(.phaseStarted(
-            phase: phase, cycle: cycle, cycles: config.cycles, duration: duration,
-            at: startWall, endsAt: Self.wallTime(of: deadline, at: now)))
+        events.append(
+            .phaseStarted(
+                phase: phase, cycle: cycle, cycles: config.cycles, duration: duration,
+                at: startWall, endsAt: Self.wallTime(of: deadline, at: now)))
     }
 
     private mutating func end(
@@ -348,9 +350,10 @@ public struct PomodoroMachine: Sendable, Equatable {
         events.append(.phaseEnded(phase: phase, cycle: cycle, cycles: config.cycles, reason: reason, elapsed: elapsed, at: endWall))
         if phase.isFocus && reason == .completed {
             completedFocusPhases += 1
-            events.append(.focusCompleted(
-                cycle: cycle, cycles: config.cycles, focused: elapsed,
-                startedAt: phaseStartedAt ?? endWall.addingTimeInterval(-elapsed.seconds), at: endWall))
+            events.append(
+                .focusCompleted(
+                    cycle: cycle, cycles: config.cycles, focused: elapsed,
+                    startedAt: phaseStartedAt ?? endWall.addingTimeInterval(-elapsed.seconds), at: endWall))
         }
         phaseStartedAt = nil
         unwatched = .zero
@@ -367,8 +370,9 @@ public struct PomodoroMachine: Sendable, Equatable {
         }
         if wait {
             state = .waiting(next: following)
-            events.append(.waiting(
-                next: following, cycle: following.isFocus ? cycle + 1 : cycle, cycles: config.cycles, at: boundaryWall))
+            events.append(
+                .waiting(
+                    next: following, cycle: following.isFocus ? cycle + 1 : cycle, cycles: config.cycles, at: boundaryWall))
         } else {
             begin(following, at: boundary, now: now, events: &events)
         }

@@ -50,7 +50,8 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let version = try c.decode(Int.self, forKey: .version)
         guard version == Self.currentVersion else {
-            throw DecodingError.dataCorruptedError(forKey: .version, in: c, debugDescription: "unsupported pomodoro snapshot version \(version)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: c, debugDescription: "unsupported pomodoro snapshot version \(version)")
         }
         config = try c.decode(PomodoroConfig.self, forKey: .config)
         cycle = try c.decode(Int.self, forKey: .cycle)
@@ -75,7 +76,8 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
             throw DecodingError.dataCorruptedError(forKey: .state, in: c, debugDescription: "unknown pomodoro state \(stateName)")
         }
         if let problem = inconsistency {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "inconsistent pomodoro snapshot: \(problem)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "inconsistent pomodoro snapshot: \(problem)"))
         }
     }
 
@@ -113,7 +115,8 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
         if let cycles = config.cycles, cycle > cycles { return "cycle \(cycle) of \(cycles)" }
         if unwatched < .zero { return "negative unwatched time" }
         if let phase = state.phase, unwatched > config.duration(of: phase) {
-            return "\(DurationParser.formatExact(unwatched)) unwatched in a \(DurationParser.formatExact(config.duration(of: phase))) \(phase)"
+            return
+                "\(DurationParser.formatExact(unwatched)) unwatched in a \(DurationParser.formatExact(config.duration(of: phase))) \(phase)"
         }
         // Which phase may come up is fully determined by the cycle and the configuration.
         func allowed(_ phase: PomodoroPhase, waiting: Bool) -> Bool {
@@ -130,12 +133,14 @@ public struct PomodoroSnapshot: Sendable, Equatable, Codable {
             if !allowed(phase, waiting: false) { return "a \(phase) in cycle \(cycle)" }
             // After a reboot this is all the time the phase gets, so it must not exceed the phase.
             if checkpoint.remaining > config.duration(of: phase) {
-                return "\(DurationParser.formatExact(checkpoint.remaining)) left of a \(DurationParser.formatExact(config.duration(of: phase))) \(phase)"
+                return
+                    "\(DurationParser.formatExact(checkpoint.remaining)) left of a \(DurationParser.formatExact(config.duration(of: phase))) \(phase)"
             }
         case .paused(let phase, let remaining):
             if !allowed(phase, waiting: false) { return "a \(phase) in cycle \(cycle)" }
             if remaining <= .zero || remaining > config.duration(of: phase) {
-                return "paused with \(DurationParser.formatExact(remaining)) left of a \(DurationParser.formatExact(config.duration(of: phase))) \(phase)"
+                return
+                    "paused with \(DurationParser.formatExact(remaining)) left of a \(DurationParser.formatExact(config.duration(of: phase))) \(phase)"
             }
         case .waiting(let next):
             if !allowed(next, waiting: true) { return "waiting for a \(next) after cycle \(cycle)" }

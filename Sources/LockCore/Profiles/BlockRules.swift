@@ -30,8 +30,10 @@ public struct BlockRules: Sendable, Equatable, Codable {
     public static let notAllowed = "(not on the allowlist)"
 
     /// Creates rules.
-    public init(block: DomainSet, allow: DomainSet = DomainSet([]), addresses: [IPNetwork] = [], mode: ProfileMode = .blocklist,
-                apps: [BlockedApp] = [], missingApps: [String] = [], lists: [BlocklistReference] = []) {
+    public init(
+        block: DomainSet, allow: DomainSet = DomainSet([]), addresses: [IPNetwork] = [], mode: ProfileMode = .blocklist,
+        apps: [BlockedApp] = [], missingApps: [String] = [], lists: [BlocklistReference] = []
+    ) {
         self.block = block
         self.allow = allow
         self.addresses = Array(Set(addresses)).sorted()
@@ -91,13 +93,14 @@ public struct BlockRules: Sendable, Equatable, Codable {
     // Sessions saved before addresses, modes and apps existed must still load after an upgrade.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(block: try container.decode(DomainSet.self, forKey: .block),
-                  allow: try container.decodeIfPresent(DomainSet.self, forKey: .allow) ?? DomainSet([]),
-                  addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
-                  mode: try container.decodeIfPresent(ProfileMode.self, forKey: .mode) ?? .blocklist,
-                  apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [],
-                  missingApps: try container.decodeIfPresent([String].self, forKey: .missingApps) ?? [],
-                  lists: try container.decodeIfPresent([BlocklistReference].self, forKey: .lists) ?? [])
+        self.init(
+            block: try container.decode(DomainSet.self, forKey: .block),
+            allow: try container.decodeIfPresent(DomainSet.self, forKey: .allow) ?? DomainSet([]),
+            addresses: try container.decodeIfPresent([IPNetwork].self, forKey: .addresses) ?? [],
+            mode: try container.decodeIfPresent(ProfileMode.self, forKey: .mode) ?? .blocklist,
+            apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [],
+            missingApps: try container.decodeIfPresent([String].self, forKey: .missingApps) ?? [],
+            lists: try container.decodeIfPresent([BlocklistReference].self, forKey: .lists) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -202,21 +205,25 @@ public struct BlockRules: Sendable, Equatable, Codable {
         let missing = other.missingApps.filter { name in !apps.contains { $0.id == name } }
         switch (mode, other.mode) {
         case (.blocklist, .blocklist):
-            let keptAllow = allow.sorted.filter { other.blockingRule(for: $0, lists: resolve) == nil }
+            let keptAllow =
+                allow.sorted.filter { other.blockingRule(for: $0, lists: resolve) == nil }
                 + other.allow.sorted.filter { blockingRule(for: $0, lists: resolve) == nil }
             // Every list version either side holds stays: a strict block never loses a name when
             // a list is imported again (whoever knows the versions may drop one the newer
             // covers, `droppingLists`).
-            return BlockRules(block: DomainSet(block.sorted + other.block.sorted), allow: DomainSet(keptAllow),
-                              addresses: addresses + other.addresses, apps: apps, missingApps: missing, lists: lists + other.lists)
+            return BlockRules(
+                block: DomainSet(block.sorted + other.block.sorted), allow: DomainSet(keptAllow),
+                addresses: addresses + other.addresses, apps: apps, missingApps: missing, lists: lists + other.lists)
         case (.allowlist, .allowlist):
             let otherAddresses = Set(other.addresses)
-            return BlockRules(block: DomainSet(block.sorted.filter { other.block.containsExactly($0) }),
-                              addresses: addresses.filter { otherAddresses.contains($0) }, mode: .allowlist, apps: apps,
-                              missingApps: missing)
+            return BlockRules(
+                block: DomainSet(block.sorted.filter { other.block.containsExactly($0) }),
+                addresses: addresses.filter { otherAddresses.contains($0) }, mode: .allowlist, apps: apps,
+                missingApps: missing)
         default:
-            return BlockRules(block: block, allow: allow, addresses: addresses, mode: mode, apps: apps, missingApps: missingApps,
-                              lists: lists)
+            return BlockRules(
+                block: block, allow: allow, addresses: addresses, mode: mode, apps: apps, missingApps: missingApps,
+                lists: lists)
         }
     }
 

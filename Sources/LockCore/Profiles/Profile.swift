@@ -49,11 +49,13 @@ public struct Profile: Sendable, Equatable, Codable {
     public var friction: FrictionSettings? = nil
 
     /// Creates a profile; lists are de-duplicated keeping their first order.
-    public init(name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
-                color: String? = nil, domains: [DomainName] = [], services: [String] = [],
-                categories: [String] = [], allow: [DomainName] = [], addresses: [IPNetwork] = [],
-                mode: ProfileMode = .blocklist, apps: [String] = [], appCategories: [AppCategory] = [],
-                running: BlockedApp.RunningPolicy = .terminate, strict: Bool = false, kind: Kind = .custom, lists: [String] = []) {
+    public init(
+        name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
+        color: String? = nil, domains: [DomainName] = [], services: [String] = [],
+        categories: [String] = [], allow: [DomainName] = [], addresses: [IPNetwork] = [],
+        mode: ProfileMode = .blocklist, apps: [String] = [], appCategories: [AppCategory] = [],
+        running: BlockedApp.RunningPolicy = .terminate, strict: Bool = false, kind: Kind = .custom, lists: [String] = []
+    ) {
         self.name = name
         self.displayName = displayName
         self.description = description
@@ -84,12 +86,14 @@ public struct Profile: Sendable, Equatable, Codable {
     public func validate(against catalog: ServiceCatalog) throws(FieldError) {
         try Profile.validateName(name)
         for service in services where catalog.services[service] == nil {
-            throw FieldError(field: "services", value: service,
-                             reason: "unknown service \"\(service)\" (known: \(catalog.services.keys.sorted().joined(separator: ", ")))")
+            throw FieldError(
+                field: "services", value: service,
+                reason: "unknown service \"\(service)\" (known: \(catalog.services.keys.sorted().joined(separator: ", ")))")
         }
         for category in categories where catalog.categories[category] == nil {
-            throw FieldError(field: "categories", value: category,
-                             reason: "unknown category \"\(category)\" (known: \(catalog.categories.keys.sorted().joined(separator: ", ")))")
+            throw FieldError(
+                field: "categories", value: category,
+                reason: "unknown category \"\(category)\" (known: \(catalog.categories.keys.sorted().joined(separator: ", ")))")
         }
         for list in lists {
             do throws(FieldError) { try NameRule.validate(list, kind: "list") } catch {
@@ -97,21 +101,27 @@ public struct Profile: Sendable, Equatable, Codable {
             }
         }
         if mode == .allowlist, let list = lists.first {
-            throw FieldError(field: "lists", value: list,
-                             reason: "an allowlist profile already blocks everything it does not list; blocklists do not apply")
+            throw FieldError(
+                field: "lists", value: list,
+                reason: "an allowlist profile already blocks everything it does not list; blocklists do not apply")
         }
         for app in apps { try AppName.validate(app) }
         if mode == .allowlist, !allow.isEmpty {
-            throw FieldError(field: "allow", value: allow[0].value,
-                             reason: "an allowlist profile lists what is allowed in domains; exceptions do not apply")
+            throw FieldError(
+                field: "allow", value: allow[0].value,
+                reason: "an allowlist profile lists what is allowed in domains; exceptions do not apply")
         }
         let blocked = Set(domains)
         if let both = allow.first(where: blocked.contains) {
-            throw FieldError(field: "allow", value: both.value,
-                             reason: "\(both) is both blocked and allowed; keep it in one list")
+            throw FieldError(
+                field: "allow", value: both.value,
+                reason: "\(both) is both blocked and allowed; keep it in one list")
         }
-        if let color, !color.isEmpty, !(color.hasPrefix("#") ? color.count == 7 && color.dropFirst().allSatisfy(\.isHexDigit)
-                                                             : color.allSatisfy(\.isLetter)) {
+        if let color, !color.isEmpty,
+            !(color.hasPrefix("#")
+                ? color.count == 7 && color.dropFirst().allSatisfy(\.isHexDigit)
+                : color.allSatisfy(\.isLetter))
+        {
             throw FieldError(field: "color", value: color, reason: "\"\(color)\" is not a colour (#RRGGBB or a name)")
         }
     }

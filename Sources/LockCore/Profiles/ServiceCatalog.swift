@@ -44,7 +44,8 @@ public struct ServiceCatalog: Sendable, Equatable {
             serviceNames += services.values.filter { $0.categories.contains(category) }.map(\.name).sorted()
         }
         for name in serviceNames { names += services[name]?.domains.map(\.value) ?? [] }
-        return BlockRules(block: DomainSet(names), allow: DomainSet(profile.allow.map(\.value)), addresses: profile.addresses,
-                          mode: profile.mode, lists: profile.lists.compactMap(lists))
+        return BlockRules(
+            block: DomainSet(names), allow: DomainSet(profile.allow.map(\.value)), addresses: profile.addresses,
+            mode: profile.mode, lists: profile.lists.compactMap(lists))
     }
 }

@@ -38,7 +38,8 @@ struct CalendarSpecParser: Sendable {
             } else if LocalTimeResolver.timeZone(named: last) != nil {
                 zoneName = last
             } else if looksLikeZoneName(last) {
-                throw ScheduleError(field: .on, value: last, reason: "\(last) in '\(expression)' is not a known time zone (e.g. Europe/Berlin, UTC)")
+                throw ScheduleError(
+                    field: .on, value: last, reason: "\(last) in '\(expression)' is not a known time zone (e.g. Europe/Berlin, UTC)")
             }
             if zoneName != nil { body = body[..<space] }
         }
@@ -94,7 +95,7 @@ struct CalendarSpecParser: Sendable {
     private func parseTimestamp() throws(ScheduleError) -> CalendarPattern {
         let digits = String(characters.dropFirst())
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int64(digits),
-              seconds < 7_258_118_400 // 2200-01-01
+            seconds < 7_258_118_400  // 2200-01-01
         else {
             throw ScheduleError(field: .on, value: expression, reason: "\(expression) is not a valid @SECONDS timestamp")
         }
@@ -112,16 +113,22 @@ struct CalendarSpecParser: Sendable {
         while true {
             guard let (day, length) = weekdayName(at: position) else {
                 if first { return }
-                throw ScheduleError(field: .on, value: expression, reason: "\(expression): expected a weekday after '\(String(characters[..<position]))'")
+                throw ScheduleError(
+                    field: .on, value: expression, reason: "\(expression): expected a weekday after '\(String(characters[..<position]))'")
             }
             let after = position + length
             if after < characters.count, !["-", ".", ",", " "].contains(characters[after]) {
-                throw ScheduleError(field: .on, value: expression, reason: "\(expression): '\(String(characters[position...after]))…' is not a weekday")
+                throw ScheduleError(
+                    field: .on, value: expression, reason: "\(expression): '\(String(characters[position...after]))…' is not a weekday")
             }
             bits.insert(WeekdaySet(day))
             if let start = rangeStart {
                 guard start <= day else {
-                    throw ScheduleError(field: .on, value: expression, reason: "\(expression): weekday range \(start.systemdName)..\(day.systemdName) runs backwards (write e.g. Mon,Fri..Sun)")
+                    throw ScheduleError(
+                        field: .on, value: expression,
+                        reason:
+                            "\(expression): weekday range \(start.systemdName)..\(day.systemdName) runs backwards (write e.g. Mon,Fri..Sun)"
+                    )
                 }
                 for member in Weekday.allCases where member > start && member < day { bits.insert(WeekdaySet(member)) }
             }
@@ -149,7 +156,8 @@ struct CalendarSpecParser: Sendable {
             // A trailing comma is tolerated (as systemd does), an open range is not.
             if peek() == nil || peek() == " " {
                 guard rangeStart == nil else {
-                    throw ScheduleError(field: .on, value: expression, reason: "\(expression): weekday range after \(day.systemdName) has no end")
+                    throw ScheduleError(
+                        field: .on, value: expression, reason: "\(expression): weekday range after \(day.systemdName) has no end")
                 }
                 skipSpaces()
                 pattern.weekdays = bits
@@ -226,7 +234,9 @@ struct CalendarSpecParser: Sendable {
         if peek() == "*" {
             position += 1
             if peek() == "/" {
-                throw ScheduleError(field: .on, value: expression, reason: "\(expression): '*/N' is cron syntax; systemd writes a repetition from the start value, e.g. 0/15")
+                throw ScheduleError(
+                    field: .on, value: expression,
+                    reason: "\(expression): '*/N' is cron syntax; systemd writes a repetition from the start value, e.g. 0/15")
             }
             return seconds ? [CalendarPattern.Component(0, step: 1)] : nil
         }
@@ -259,7 +269,9 @@ struct CalendarSpecParser: Sendable {
             throw incomplete()
         }
         guard let value = Int(String(characters[start..<position])), value <= Int(Int32.max) else {
-            throw ScheduleError(field: .on, value: String(characters[start..<position]), reason: "\(expression): \(String(characters[start..<position])) is too large")
+            throw ScheduleError(
+                field: .on, value: String(characters[start..<position]),
+                reason: "\(expression): \(String(characters[start..<position])) is too large")
         }
         if seconds, peek() == ".", peek(1) != "." {
             throw ScheduleError(field: .on, value: expression, reason: "\(expression): fractional seconds are not supported")
@@ -317,8 +329,12 @@ struct CalendarSpecParser: Sendable {
             func fail(_ why: String) -> ScheduleError {
                 ScheduleError(field: .on, value: text, reason: "\(expression): \(field) \(why)")
             }
-            guard (range.lowerBound...upper).contains(component.start) else { throw fail("\(prefix)\(component.start) out of range \(bounds)") }
-            guard component.step <= upper - range.lowerBound else { throw fail("\(text): repetition /\(component.step) is longer than the range \(bounds)") }
+            guard (range.lowerBound...upper).contains(component.start) else {
+                throw fail("\(prefix)\(component.start) out of range \(bounds)")
+            }
+            guard component.step <= upper - range.lowerBound else {
+                throw fail("\(text): repetition /\(component.step) is longer than the range \(bounds)")
+            }
             if let stop = component.stop {
                 // systemd checks the stop after trimming it to a value the repetition reaches.
                 let reached = stop > component.start && component.step > 0 ? stop - (stop - component.start) % component.step : stop
@@ -358,7 +374,8 @@ struct CalendarSpecParser: Sendable {
     private func unexpected(_ character: Character) -> ScheduleError {
         let before = String(characters[..<position])
         let context = before.isEmpty ? "at the start" : "after '\(before)'"
-        return ScheduleError(field: .on, value: expression, reason: "\(expression) is not a calendar expression: unexpected '\(character)' \(context)")
+        return ScheduleError(
+            field: .on, value: expression, reason: "\(expression) is not a calendar expression: unexpected '\(character)' \(context)")
     }
 
     private func incomplete() -> ScheduleError {

@@ -29,12 +29,18 @@ public struct CronExpression: TextCodable, Sendable, Hashable, CustomStringConve
             case "@monthly": expanded = "0 0 1 * *"
             case "@yearly", "@annually": expanded = "0 0 1 1 *"
             default:
-                throw ScheduleError(field: .cron, value: fields[0], reason: "\(fields[0]) is not a cron shorthand (@hourly, @daily, @weekly, @monthly, @yearly)")
+                throw ScheduleError(
+                    field: .cron, value: fields[0],
+                    reason: "\(fields[0]) is not a cron shorthand (@hourly, @daily, @weekly, @monthly, @yearly)")
             }
             pattern = try Self.pattern(fields: expanded.split(separator: " ").map(String.init))
         } else {
             guard fields.count == 5 else {
-                throw ScheduleError(field: .cron, value: self.text, reason: "'\(self.text)' has \(fields.count) field\(fields.count == 1 ? "" : "s"); cron needs 5: minute hour day-of-month month day-of-week")
+                throw ScheduleError(
+                    field: .cron, value: self.text,
+                    reason:
+                        "'\(self.text)' has \(fields.count) field\(fields.count == 1 ? "" : "s"); cron needs 5: minute hour day-of-month month day-of-week"
+                )
             }
             pattern = try Self.pattern(fields: fields)
         }
@@ -91,7 +97,8 @@ public struct CronExpression: TextCodable, Sendable, Hashable, CustomStringConve
                 throw ScheduleError(field: .cron, value: token, reason: "\(name) '\(token)' is not a number\(hint)")
             }
             guard range.contains(number) else {
-                throw ScheduleError(field: .cron, value: token, reason: "\(name) \(number) out of range \(range.lowerBound)–\(range.upperBound)")
+                throw ScheduleError(
+                    field: .cron, value: token, reason: "\(name) \(number) out of range \(range.lowerBound)–\(range.upperBound)")
             }
             return number
         }

@@ -29,8 +29,10 @@ public struct Schedule: Sendable, Equatable, Codable {
     public static let maximumWarning = Duration.seconds(86_400)
 
     /// Creates a schedule from values that are already valid.
-    public init(name: String, profile: String, rule: ScheduleRule, timeZoneName: String? = nil, strict: Bool? = nil,
-                warning: Duration? = nil, enabled: Bool = true, target: BlockTarget = .thisMachine) {
+    public init(
+        name: String, profile: String, rule: ScheduleRule, timeZoneName: String? = nil, strict: Bool? = nil,
+        warning: Duration? = nil, enabled: Bool = true, target: BlockTarget = .thisMachine
+    ) {
         self.target = target
         self.name = name
         self.profile = profile
@@ -45,16 +47,20 @@ public struct Schedule: Sendable, Equatable, Codable {
     /// options, the keys of a schedule file, the API request), refusing the first bad value with
     /// its field: one of the three ways to say when (`days`+`from`+`to`, `on`+`for`,
     /// `cron`+`for`), an optional zone and warning lead.
-    public init(name: String, profile: String, days: String? = nil, from: String? = nil, to: String? = nil,
-                on: String? = nil, cron: String? = nil, duration: Duration? = nil, timeZoneName: String? = nil,
-                strict: Bool? = nil, warning: Duration? = nil, enabled: Bool = true,
-                target: BlockTarget = .thisMachine) throws(FieldError) {
+    public init(
+        name: String, profile: String, days: String? = nil, from: String? = nil, to: String? = nil,
+        on: String? = nil, cron: String? = nil, duration: Duration? = nil, timeZoneName: String? = nil,
+        strict: Bool? = nil, warning: Duration? = nil, enabled: Bool = true,
+        target: BlockTarget = .thisMachine
+    ) throws(FieldError) {
         try Schedule.validateName(name)
         guard !profile.isEmpty else { throw FieldError(field: "profile", reason: "a schedule needs a profile to block") }
         let weekly = days != nil || from != nil || to != nil
         let ways = [weekly ? "--days/--from/--to" : nil, on.map { _ in "--on" }, cron.map { _ in "--cron" }].compactMap { $0 }
         guard !ways.isEmpty else {
-            throw FieldError(field: "days", reason: "say when: --days D --from HH:MM --to HH:MM, --on EXPR --for DURATION, or --cron EXPR --for DURATION")
+            throw FieldError(
+                field: "days", reason: "say when: --days D --from HH:MM --to HH:MM, --on EXPR --for DURATION, or --cron EXPR --for DURATION"
+            )
         }
         guard ways.count == 1 else {
             throw FieldError(field: cron != nil ? "cron" : "on", reason: "give one way to say when, not \(ways.joined(separator: " and "))")
@@ -65,13 +71,15 @@ public struct Schedule: Sendable, Equatable, Codable {
                 guard let from else { throw FieldError(field: "from", reason: "is required with --days (e.g. 09:00)") }
                 guard let to else { throw FieldError(field: "to", reason: "is required with --days (e.g. 12:30)") }
                 if let duration {
-                    throw FieldError(field: "for", value: DurationParser.formatExact(duration),
-                                     reason: "applies to --on and --cron only; a weekly window ends at --to")
+                    throw FieldError(
+                        field: "for", value: DurationParser.formatExact(duration),
+                        reason: "applies to --on and --cron only; a weekly window ends at --to")
                 }
                 rule = try ScheduleRule(days: days, from: from, to: to)
             } else {
                 guard let duration else {
-                    throw FieldError(field: "for", reason: "is required with \(on != nil ? "--on" : "--cron"): how long each block lasts (e.g. 45m)")
+                    throw FieldError(
+                        field: "for", reason: "is required with \(on != nil ? "--on" : "--cron"): how long each block lasts (e.g. 45m)")
                 }
                 let (_, attoseconds) = duration.components
                 guard attoseconds == 0 else {
@@ -86,8 +94,9 @@ public struct Schedule: Sendable, Equatable, Codable {
             if let timeZoneName {
                 _ = try ScheduleRule.timeZone(named: timeZoneName)
                 if case .calendar(let spec, _) = rule, let own = spec.timeZoneName, own != timeZoneName {
-                    throw FieldError(field: "tz", value: timeZoneName,
-                                     reason: "\(timeZoneName) conflicts with the zone \(own) named at the end of --on; give one of them")
+                    throw FieldError(
+                        field: "tz", value: timeZoneName,
+                        reason: "\(timeZoneName) conflicts with the zone \(own) named at the end of --on; give one of them")
                 }
             }
         } catch let error as ScheduleError {
@@ -99,8 +108,9 @@ public struct Schedule: Sendable, Equatable, Codable {
         }
         if let warning {
             guard warning >= .zero, warning <= Schedule.maximumWarning else {
-                throw FieldError(field: "warn", value: DurationParser.formatExact(warning),
-                                 reason: "\(DurationParser.formatExact(warning)) is not between 0 (no warnings) and 1d")
+                throw FieldError(
+                    field: "warn", value: DurationParser.formatExact(warning),
+                    reason: "\(DurationParser.formatExact(warning)) is not between 0 (no warnings) and 1d")
             }
         }
         self.name = name

@@ -34,8 +34,10 @@ public struct SchedulePlanner: Sendable {
 
     /// The plan for `now`, given the schedules, the sessions they own (by schedule name) and
     /// what was recorded about them.
-    public func plan(_ schedules: [Schedule], at now: Date, sessions: [String: OwnedSession],
-                     records: [String: ScheduleRecord]) -> SchedulePlan {
+    public func plan(
+        _ schedules: [Schedule], at now: Date, sessions: [String: OwnedSession],
+        records: [String: ScheduleRecord]
+    ) -> SchedulePlan {
         var decisions: [ScheduleDecision] = []
         var wake: Date?
         for schedule in schedules.sorted(by: { $0.name < $1.name }) {
@@ -53,18 +55,23 @@ public struct SchedulePlanner: Sendable {
     /// When `schedule` is enabled and one of its intervals contains `now`: the start of that
     /// interval (what a record is keyed by), whether it is strict, and when its block ends.
     public func openInterval(of schedule: Schedule, at now: Date) -> (start: Date, strict: Bool, end: Date)? {
-        guard schedule.enabled, let block = Self.block(of: schedule.rule, at: now, in: schedule.zone(system: systemZone)) else { return nil }
+        guard schedule.enabled, let block = Self.block(of: schedule.rule, at: now, in: schedule.zone(system: systemZone)) else {
+            return nil
+        }
         return (block.latestStart, schedule.strict ?? profileStrict[schedule.profile] ?? false, block.end)
     }
 
-    private func decide(_ schedule: Schedule, at now: Date, session: OwnedSession?,
-                        record: ScheduleRecord?) -> (ScheduleDecision, [Date]) {
+    private func decide(
+        _ schedule: Schedule, at now: Date, session: OwnedSession?,
+        record: ScheduleRecord?
+    ) -> (ScheduleDecision, [Date]) {
         let zone = schedule.zone(system: systemZone)
         let strict = schedule.strict ?? profileStrict[schedule.profile] ?? false
         let lead = schedule.warning ?? defaultWarning
         guard schedule.enabled else {
-            let status = ScheduleStatus(zone: zone, strict: strict, warning: lead, active: false, stoppedByHand: false,
-                                        blockEnd: nil, next: nil)
+            let status = ScheduleStatus(
+                zone: zone, strict: strict, warning: lead, active: false, stoppedByHand: false,
+                blockEnd: nil, next: nil)
             return (ScheduleDecision(name: schedule.name, action: Self.ending(session), record: nil, status: status), [])
         }
         let rule = schedule.rule
@@ -111,8 +118,9 @@ public struct SchedulePlanner: Sendable {
             }
         }
         let next = rule.nextIntervals(after: block?.end ?? now, count: 1, in: zone).first
-        let status = ScheduleStatus(zone: zone, strict: strict, warning: lead, active: block != nil, stoppedByHand: stoppedByHand,
-                                    blockEnd: block?.end, next: next, strictDeferred: deferred)
+        let status = ScheduleStatus(
+            zone: zone, strict: strict, warning: lead, active: block != nil, stoppedByHand: stoppedByHand,
+            blockEnd: block?.end, next: next, strictDeferred: deferred)
         return (ScheduleDecision(name: schedule.name, action: action, record: newRecord, status: status, warnings: warnings), wakes)
     }
 

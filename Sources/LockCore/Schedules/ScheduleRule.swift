@@ -40,17 +40,23 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The zone a `--tz` value names (an IANA name such as `Europe/Berlin`, or `UTC`).
     public static func timeZone(named name: String) throws(ScheduleError) -> TimeZone {
         guard let zone = LocalTimeResolver.timeZone(named: name) else {
-            throw ScheduleError(field: .tz, value: name, reason: "\(name.isEmpty ? "''" : name) is not a known time zone (e.g. Europe/Berlin, America/New_York, UTC)")
+            throw ScheduleError(
+                field: .tz, value: name,
+                reason: "\(name.isEmpty ? "''" : name) is not a known time zone (e.g. Europe/Berlin, America/New_York, UTC)")
         }
         return zone
     }
 
     private static func validated(_ duration: Duration) throws(ScheduleError) -> Duration {
         guard duration > .zero else {
-            throw ScheduleError(field: .for, value: DurationParser.formatExact(duration), reason: "\(DurationParser.formatExact(duration)) is not a positive duration")
+            throw ScheduleError(
+                field: .for, value: DurationParser.formatExact(duration),
+                reason: "\(DurationParser.formatExact(duration)) is not a positive duration")
         }
         guard duration <= maximumDuration else {
-            throw ScheduleError(field: .for, value: DurationParser.formatExact(duration), reason: "\(DurationParser.formatExact(duration)) is longer than the maximum of 366d")
+            throw ScheduleError(
+                field: .for, value: DurationParser.formatExact(duration),
+                reason: "\(DurationParser.formatExact(duration)) is longer than the maximum of 366d")
         }
         return duration
     }
@@ -184,17 +190,21 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
         do {
             switch kind {
             case "weekly":
-                self = try ScheduleRule(days: container.decode(String.self, forKey: .days),
-                                        from: container.decode(String.self, forKey: .from),
-                                        to: container.decode(String.self, forKey: .to))
+                self = try ScheduleRule(
+                    days: container.decode(String.self, forKey: .days),
+                    from: container.decode(String.self, forKey: .from),
+                    to: container.decode(String.self, forKey: .to))
             case "calendar":
-                self = try ScheduleRule(on: container.decode(String.self, forKey: .on),
-                                        for: .seconds(container.decode(Double.self, forKey: .seconds)))
+                self = try ScheduleRule(
+                    on: container.decode(String.self, forKey: .on),
+                    for: .seconds(container.decode(Double.self, forKey: .seconds)))
             case "cron":
-                self = try ScheduleRule(cron: container.decode(String.self, forKey: .cron),
-                                        for: .seconds(container.decode(Double.self, forKey: .seconds)))
+                self = try ScheduleRule(
+                    cron: container.decode(String.self, forKey: .cron),
+                    for: .seconds(container.decode(Double.self, forKey: .seconds)))
             default:
-                throw DecodingError.dataCorruptedError(forKey: .kind, in: container, debugDescription: "unknown schedule kind '\(kind)' (weekly, calendar, cron)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .kind, in: container, debugDescription: "unknown schedule kind '\(kind)' (weekly, calendar, cron)")
             }
         } catch let error as ScheduleError {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))

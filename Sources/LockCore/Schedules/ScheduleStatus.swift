@@ -21,8 +21,10 @@ public struct ScheduleStatus: Sendable, Equatable {
     public var strictDeferred: Bool
 
     /// Creates a status.
-    public init(zone: TimeZone, strict: Bool, warning: Duration, active: Bool, stoppedByHand: Bool,
-                blockEnd: Date?, next: DateInterval?, strictDeferred: Bool = false) {
+    public init(
+        zone: TimeZone, strict: Bool, warning: Duration, active: Bool, stoppedByHand: Bool,
+        blockEnd: Date?, next: DateInterval?, strictDeferred: Bool = false
+    ) {
         self.strictDeferred = strictDeferred
         self.zone = zone
         self.strict = strict

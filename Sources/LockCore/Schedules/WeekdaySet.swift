@@ -51,7 +51,11 @@ public struct WeekdaySet: TextCodable, OptionSet, Sendable, Hashable, CustomStri
                 }
                 let days = try bounds.map { (name: String) throws(ScheduleError) -> Weekday in
                     guard let day = Weekday(name: name) else {
-                        throw ScheduleError(field: .days, value: name, reason: "\(name.isEmpty ? "''" : name) is not a weekday (mon, tue, wed, thu, fri, sat, sun, all, weekdays, weekends)")
+                        throw ScheduleError(
+                            field: .days, value: name,
+                            reason:
+                                "\(name.isEmpty ? "''" : name) is not a weekday (mon, tue, wed, thu, fri, sat, sun, all, weekdays, weekends)"
+                        )
                     }
                     return day
                 }
@@ -101,7 +105,10 @@ public struct WeekdaySet: TextCodable, OptionSet, Sendable, Hashable, CustomStri
         var index = 0
         let days = Weekday.allCases
         while index < days.count {
-            guard contains(days[index]) else { index += 1; continue }
+            guard contains(days[index]) else {
+                index += 1
+                continue
+            }
             var end = index
             while end + 1 < days.count && contains(days[end + 1]) { end += 1 }
             switch end - index {

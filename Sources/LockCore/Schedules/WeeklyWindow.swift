@@ -23,11 +23,14 @@ public struct WeeklyWindow: Sendable, Hashable, Codable, CustomStringConvertible
             throw ScheduleError(field: .days, value: "", reason: "no weekdays given (e.g. mon-fri, sat,sun, all)")
         }
         guard from != to else {
-            throw ScheduleError(field: .to, value: to.description, reason: "\(to) is the same as --from; a window needs an end different from its start")
+            throw ScheduleError(
+                field: .to, value: to.description, reason: "\(to) is the same as --from; a window needs an end different from its start")
         }
         let length = (to.secondsSinceMidnight - from.secondsSinceMidnight + 86_400) % 86_400
         guard length >= 60 else {
-            throw ScheduleError(field: .to, value: to.description, reason: "\(to) is less than a minute after --from \(from); a window lasts at least one minute")
+            throw ScheduleError(
+                field: .to, value: to.description,
+                reason: "\(to) is less than a minute after --from \(from); a window lasts at least one minute")
         }
         self.days = days
         self.from = from

@@ -92,10 +92,15 @@ extension Duration {
 extension Int64 {
     /// `value` rounded to the nearest integer, clamped to the range of `Int64`; NaN is zero.
     public init(saturating value: Double) {
-        if value.isNaN { self = 0 }
-        else if value >= 9.223372036854775e18 { self = .max }
-        else if value <= -9.223372036854775e18 { self = .min }
-        else { self = Int64(value.rounded()) }
+        if value.isNaN {
+            self = 0
+        } else if value >= 9.223372036854775e18 {
+            self = .max
+        } else if value <= -9.223372036854775e18 {
+            self = .min
+        } else {
+            self = Int64(value.rounded())
+        }
     }
 
     /// `self + other`, clamped to the range of `Int64`.

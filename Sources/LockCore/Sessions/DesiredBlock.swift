@@ -40,9 +40,11 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
 
     /// Creates a desired state; domains and addresses are sorted and de-duplicated, apps merged
     /// by id.
-    public init(domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
-                allowOnly: AllowList? = nil, rules: [BlockRules] = [], apps: some Sequence<BlockedApp> = [BlockedApp](),
-                lan: LANBlock = .empty) {
+    public init(
+        domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
+        allowOnly: AllowList? = nil, rules: [BlockRules] = [], apps: some Sequence<BlockedApp> = [BlockedApp](),
+        lan: LANBlock = .empty
+    ) {
         self.domains = Self.sortedUnique(Array(domains))
         self.addresses = Array(Set(addresses)).sorted()
         self.allowOnly = allowOnly

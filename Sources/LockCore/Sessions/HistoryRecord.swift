@@ -20,8 +20,10 @@ public struct HistoryRecord: Sendable, Equatable {
     public var endReason: EndReason?
 
     /// Creates a record.
-    public init(session: String, profile: String, origin: String, strict: Bool, startedAt: Date, plannedEnd: Date,
-                endedAt: Date?, endReason: EndReason?) {
+    public init(
+        session: String, profile: String, origin: String, strict: Bool, startedAt: Date, plannedEnd: Date,
+        endedAt: Date?, endReason: EndReason?
+    ) {
         self.session = session
         self.profile = profile
         self.origin = origin

@@ -53,8 +53,10 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
     }
 
     /// Starts a session of `duration` at `now`.
-    public init(id: String, profile: String, origin: SessionOrigin, strict: Bool, rules: BlockRules,
-                duration: Duration, now: ClockReading, target: BlockTarget = .thisMachine) {
+    public init(
+        id: String, profile: String, origin: SessionOrigin, strict: Bool, rules: BlockRules,
+        duration: Duration, now: ClockReading, target: BlockTarget = .thisMachine
+    ) {
         self.id = id
         self.profile = profile
         self.origin = origin

@@ -76,9 +76,10 @@ public struct SessionSet: Sendable, Equatable {
         for session in sessions {
             for target in session.target.lanTargets { targets[target, default: []].append(session.rules) }
         }
-        return DesiredBlock(domains: blocking.flatMap(\.rules.exactNames), addresses: blocking.flatMap(\.rules.addresses),
-                            allowOnly: allowOnly, rules: local.map(\.rules), apps: apps,
-                            lan: LANBlock(groups: groups, targets: targets))
+        return DesiredBlock(
+            domains: blocking.flatMap(\.rules.exactNames), addresses: blocking.flatMap(\.rules.addresses),
+            allowOnly: allowOnly, rules: local.map(\.rules), apps: apps,
+            lan: LANBlock(groups: groups, targets: targets))
     }
 
     /// `desiredBlock(groups:)` without configured device groups.
@@ -95,7 +96,8 @@ public struct SessionSet: Sendable, Equatable {
     /// finds them. With `target`, only the sessions that target it (`local`, `lan` or a device
     /// group; a group's clients are also refused what `lan` sessions block).
     public func blockers(of name: String, target: String? = nil, lists resolve: (BlocklistReference) -> Blocklist? = { _ in nil })
-        -> [(session: Session, rule: String, list: String?)] {
+        -> [(session: Session, rule: String, list: String?)]
+    {
         sessions.compactMap { session in
             if let target {
                 let names = session.target.names

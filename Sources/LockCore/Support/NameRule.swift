@@ -9,8 +9,9 @@ public enum NameRule {
         }
         let ok = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
         guard ok, name.first != "-" else {
-            throw FieldError(field: "name", value: name,
-                             reason: "\"\(name)\" may only contain a-z, 0-9 and '-', and must not start with '-'")
+            throw FieldError(
+                field: "name", value: name,
+                reason: "\"\(name)\" may only contain a-z, 0-9 and '-', and must not start with '-'")
         }
     }
 }

@@ -30,7 +30,10 @@ public enum DurationParser {
         var index = trimmed.startIndex
         var seenUnits = Set<Int64>()
         while index < trimmed.endIndex {
-            if trimmed[index] == " " { index = trimmed.index(after: index); continue }
+            if trimmed[index] == " " {
+                index = trimmed.index(after: index)
+                continue
+            }
             let numberStart = index
             while index < trimmed.endIndex, trimmed[index].isASCII, trimmed[index].isNumber {
                 index = trimmed.index(after: index)

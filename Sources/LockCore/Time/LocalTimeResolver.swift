@@ -25,7 +25,8 @@ struct LocalTimeResolver: Sendable {
     /// which systemd rejects, so those are refused here.
     static func timeZone(named name: String) -> TimeZone? {
         if name.uppercased() == "UTC" { return TimeZone(identifier: "UTC") }
-        let customOffset = (name.hasPrefix("GMT") || name.hasPrefix("UTC")) && name.count > 3
+        let customOffset =
+            (name.hasPrefix("GMT") || name.hasPrefix("UTC")) && name.count > 3
             && (name.dropFirst(3).first == "+" || name.dropFirst(3).first == "-")
             && !["GMT+0", "GMT-0"].contains(name)
         guard !customOffset, !name.isEmpty else { return nil }

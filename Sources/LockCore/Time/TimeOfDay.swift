@@ -23,9 +23,10 @@ public struct TimeOfDay: Sendable, Hashable, Comparable, Codable, CustomStringCo
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         let digitsOnly = parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
         guard (2...3).contains(parts.count), digitsOnly, parts[0].count <= 2,
-              parts.dropFirst().allSatisfy({ $0.count == 2 })
+            parts.dropFirst().allSatisfy({ $0.count == 2 })
         else {
-            throw ScheduleError(field: field, value: text, reason: "\(text.isEmpty ? "''" : text) is not a time of day (expected HH:MM, e.g. 09:00)")
+            throw ScheduleError(
+                field: field, value: text, reason: "\(text.isEmpty ? "''" : text) is not a time of day (expected HH:MM, e.g. 09:00)")
         }
         let numbers = parts.map { Int($0)! }
         let (hour, minute, second) = (numbers[0], numbers[1], numbers.count == 3 ? numbers[2] : 0)

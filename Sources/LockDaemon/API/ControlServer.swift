@@ -30,8 +30,10 @@ final class ControlServer: Service {
     private let logger: Logger
     private let ready: @Sendable () async -> Void
 
-    init(listener: Listener, router: Router, events: EventBus, limits: ConnectionLimits, logger: Logger,
-         ready: @escaping @Sendable () async -> Void = {}) {
+    init(
+        listener: Listener, router: Router, events: EventBus, limits: ConnectionLimits, logger: Logger,
+        ready: @escaping @Sendable () async -> Void = {}
+    ) {
         self.listener = listener
         self.router = router
         self.events = events
@@ -78,8 +80,12 @@ final class ControlServer: Service {
             server = try await bootstrap.bind(NIOBSDSocket.Handle(fd), childChannelInitializer: initializer)
             logger.info("listening on the socket passed by systemd", metadata: ["fd": "\(fd)"])
         }
-        logger.info("connection limits", metadata: ["total": "\(limits.total)", "perUser": "\(limits.perUser)",
-                                                    "requestTimeout": "\(limits.requestTimeout)"])
+        logger.info(
+            "connection limits",
+            metadata: [
+                "total": "\(limits.total)", "perUser": "\(limits.perUser)",
+                "requestTimeout": "\(limits.requestTimeout)",
+            ])
         await ready()
         defer { if case .path(let path) = listener { unlink(path) } }
         do {
@@ -137,10 +143,15 @@ final class ControlServer: Service {
                                 (try? channel.pipeline.syncOperations.handler(type: RequestDeadlineHandler.self))?.extendWhileUploading()
                             }
                             let stream = RequestBodyStream(limit: maxBody) { try await parts.nextBody() }
-                            let request = APIRequest(methodName: requestHead.method.rawValue, uri: requestHead.uri, peer: peer,
-                                                     bodyStream: stream)
-                            logger.debug("streamed request", metadata: ["method": "\(requestHead.method)", "uri": "\(requestHead.uri)",
-                                                                        "peer": "\(peer)"])
+                            let request = APIRequest(
+                                methodName: requestHead.method.rawValue, uri: requestHead.uri, peer: peer,
+                                bodyStream: stream)
+                            logger.debug(
+                                "streamed request",
+                                metadata: [
+                                    "method": "\(requestHead.method)", "uri": "\(requestHead.uri)",
+                                    "peer": "\(peer)",
+                                ])
                             let response = await router.handle(request)
                             // What the handler left unread is not wanted: answer, then drop the
                             // rest until the client hangs up.
@@ -165,7 +176,8 @@ final class ControlServer: Service {
                         head = nil
                         let request = APIRequest(methodName: requestHead.method.rawValue, uri: requestHead.uri, body: body, peer: peer)
                         body = []
-                        logger.debug("request", metadata: ["method": "\(requestHead.method)", "uri": "\(requestHead.uri)", "peer": "\(peer)"])
+                        logger.debug(
+                            "request", metadata: ["method": "\(requestHead.method)", "uri": "\(requestHead.uri)", "peer": "\(peer)"])
                         let response = await router.handle(request)
                         if case .events(let stream) = response {
                             try await streamEvents(stream, for: requestHead, peerGone: connection.peerGone, to: outbound)
@@ -195,8 +207,10 @@ final class ControlServer: Service {
         }
     }
 
-    private func write(_ response: APIResponse, for request: HTTPRequestHead, keepAlive: Bool,
-                       to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
+    private func write(
+        _ response: APIResponse, for request: HTTPRequestHead, keepAlive: Bool,
+        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
         guard case .json(let status, let body, let extra) = response else { return }
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
@@ -212,8 +226,10 @@ final class ControlServer: Service {
 
     /// Streams events until the client goes away or the daemon stops (the bus then sends a
     /// last event and ends every stream).
-    private func streamEvents(_ stream: AsyncStream<DaemonEvent>, for request: HTTPRequestHead, peerGone: AsyncStream<Void>,
-                              to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
+    private func streamEvents(
+        _ stream: AsyncStream<DaemonEvent>, for request: HTTPRequestHead, peerGone: AsyncStream<Void>,
+        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/x-ndjson")
         headers.add(name: "Cache-Control", value: "no-cache")

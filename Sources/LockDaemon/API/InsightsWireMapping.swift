@@ -9,17 +9,22 @@ extension InsightsResponse {
         let daily = report.goals.dailySeconds
         let weekly = report.goals.weeklySeconds
         let days = report.days.map { day in
-            Day(date: day.day.date, start: day.day.start, end: day.day.end, focusSeconds: day.focus.rounded(), pomodoros: day.pomodoros,
+            Day(
+                date: day.day.date, start: day.day.start, end: day.day.end, focusSeconds: day.focus.rounded(), pomodoros: day.pomodoros,
                 siteAttempts: day.siteAttempts, appAttempts: day.appAttempts, unlocks: day.unlocks,
                 goalMet: daily.map { day.focus >= $0 })
         }
         self.init(
             from: report.window.start, to: report.window.end, zone: report.zone.identifier, goals: GoalsInfo(report.goals), days: days,
-            weeks: report.weeks.map { week in Week(start: week.start, focusSeconds: week.focus.rounded(), goalMet: weekly.map { week.focus >= $0 }) },
-            totals: Totals(focusSeconds: report.days.reduce(0) { $0 + $1.focus }.rounded(), pomodoros: report.days.reduce(0) { $0 + $1.pomodoros },
-                           siteAttempts: report.days.reduce(0) { $0 + $1.siteAttempts },
-                           appAttempts: report.days.reduce(0) { $0 + $1.appAttempts }, unlocks: report.days.reduce(0) { $0 + $1.unlocks }),
-            streak: daily == nil ? nil : StreakInfo(currentDays: report.currentStreak, longestDays: report.longestStreak, todayMet: report.todayMet),
+            weeks: report.weeks.map { week in
+                Week(start: week.start, focusSeconds: week.focus.rounded(), goalMet: weekly.map { week.focus >= $0 })
+            },
+            totals: Totals(
+                focusSeconds: report.days.reduce(0) { $0 + $1.focus }.rounded(), pomodoros: report.days.reduce(0) { $0 + $1.pomodoros },
+                siteAttempts: report.days.reduce(0) { $0 + $1.siteAttempts },
+                appAttempts: report.days.reduce(0) { $0 + $1.appAttempts }, unlocks: report.days.reduce(0) { $0 + $1.unlocks }),
+            streak: daily == nil
+                ? nil : StreakInfo(currentDays: report.currentStreak, longestDays: report.longestStreak, todayMet: report.todayMet),
             topSites: report.topSites.map { Count(name: $0.name, attempts: $0.count) },
             topApps: report.topApps.map { Count(name: $0.name, attempts: $0.count) },
             emergency: AllowanceInfo(report.allowance))
@@ -42,8 +47,9 @@ extension UnlockResponse.Challenge {
     init(_ challenge: UnlockChallenge, at now: ClockReading) {
         let wait = challenge.wait(at: now).seconds
         let expires = now.wall.addingTimeInterval(max(0, (challenge.expires - now.boot).seconds))
-        self.init(id: challenge.id, text: challenge.display, characters: challenge.text.count,
-                  notBefore: now.wall.addingTimeInterval(wait), waitSeconds: (wait * 1000).rounded(.up) / 1000, expiresAt: expires)
+        self.init(
+            id: challenge.id, text: challenge.display, characters: challenge.text.count,
+            notBefore: now.wall.addingTimeInterval(wait), waitSeconds: (wait * 1000).rounded(.up) / 1000, expiresAt: expires)
     }
 }
 
@@ -60,7 +66,8 @@ extension Event {
             details["timeLeftSeconds"] = "\(Int(timeLeft.seconds.rounded(.up)))"
             message += " (\(DurationParser.format(timeLeft)) left)"
         }
-        self.init(type: attempt.kind == .site ? .siteBlocked : .appBlocked, at: attempt.at, message: message, profile: attempt.profile,
-                  details: details)
+        self.init(
+            type: attempt.kind == .site ? .siteBlocked : .appBlocked, at: attempt.at, message: message, profile: attempt.profile,
+            details: details)
     }
 }

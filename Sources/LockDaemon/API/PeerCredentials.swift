@@ -30,12 +30,14 @@ public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
     /// Reads the peer credentials of a connected Unix-socket channel.
     static func read(from channel: any Channel) async -> PeerCredentials {
         guard let provider = channel as? any SocketOptionProvider,
-              let raw: RawCredentials = try? await fetch(provider, SO_PEERCRED).get() else { return .unknown }
+            let raw: RawCredentials = try? await fetch(provider, SO_PEERCRED).get()
+        else { return .unknown }
         // NIO zeroes the buffer and does not report the length; gid 0 is never the admin group,
         // so the zeroes after the real groups change no decision.
         let groups: RawGroups? = try? await fetch(provider, SO_PEERGROUPS).get()
-        return PeerCredentials(pid: raw.pid, uid: raw.uid, gid: raw.gid,
-                               groups: groups.map { buffer in withUnsafeBytes(of: buffer) { Array($0.bindMemory(to: UInt32.self)) }.filter { $0 != 0 } })
+        return PeerCredentials(
+            pid: raw.pid, uid: raw.uid, gid: raw.gid,
+            groups: groups.map { buffer in withUnsafeBytes(of: buffer) { Array($0.bindMemory(to: UInt32.self)) }.filter { $0 != 0 } })
     }
 
     // Mirrors `struct ucred`, which Swift's Glibc module does not export.
@@ -47,10 +49,13 @@ public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
 
     // Room for 64 groups (NGROUPS is larger, but people in more groups fall back to the database).
     private struct RawGroups: Sendable {
-        var ids: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                  UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                  UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
-                  UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+        var ids:
+            (
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+                UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
+            )
     }
 
     // Kept private and non-inlinable: NIO requires that for `unsafeGetSocketOption`.

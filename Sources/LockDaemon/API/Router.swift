@@ -31,34 +31,45 @@ struct Router: Sendable {
 
     /// Registers the handler of an endpoint with a JSON answer.
     mutating func add<Body: Decodable & Sendable, Answer: Encodable & Sendable>(
-        _ endpoint: Endpoint<Body, Answer>, _ handler: @escaping @Sendable (RouteContext<Body>) async throws(APIError) -> Answer) {
+        _ endpoint: Endpoint<Body, Answer>, _ handler: @escaping @Sendable (RouteContext<Body>) async throws(APIError) -> Answer
+    ) {
         let descriptor = endpoint.descriptor
-        precondition(!entries.contains { $0.endpoint.method == descriptor.method && $0.endpoint.template == descriptor.template },
-                     "\(descriptor.method) \(descriptor.template) registered twice")
-        entries.append(Entry(endpoint: descriptor) { request, parameters, query, errors throws(APIError) in
-            let body: Body = try Router.decode(Body.self, request.body, hasBody: descriptor.hasBody)
-            let answer = try await handler(RouteContext(body: body, parameters: parameters, query: query, peer: request.peer,
-                                                        errors: errors))
-            return try Router.json(answer, status: descriptor.successStatus)
-        })
+        precondition(
+            !entries.contains { $0.endpoint.method == descriptor.method && $0.endpoint.template == descriptor.template },
+            "\(descriptor.method) \(descriptor.template) registered twice")
+        entries.append(
+            Entry(endpoint: descriptor) { request, parameters, query, errors throws(APIError) in
+                let body: Body = try Router.decode(Body.self, request.body, hasBody: descriptor.hasBody)
+                let answer = try await handler(
+                    RouteContext(
+                        body: body, parameters: parameters, query: query, peer: request.peer,
+                        errors: errors))
+                return try Router.json(answer, status: descriptor.successStatus)
+            })
     }
 
     /// Registers the handler of an endpoint whose body is read as it arrives.
     mutating func addStreaming<Answer: Encodable & Sendable>(
         _ endpoint: Endpoint<TextStream, Answer>,
-        _ handler: @escaping @Sendable (RouteContext<RequestBodyStream>) async throws(APIError) -> Answer) {
+        _ handler: @escaping @Sendable (RouteContext<RequestBodyStream>) async throws(APIError) -> Answer
+    ) {
         let descriptor = endpoint.descriptor
-        entries.append(Entry(endpoint: descriptor) { request, parameters, query, errors throws(APIError) in
-            let body = request.bodyStream ?? .buffered(request.body)
-            let answer = try await handler(RouteContext(body: body, parameters: parameters, query: query, peer: request.peer,
-                                                        errors: errors))
-            return try Router.json(answer, status: descriptor.successStatus)
-        })
+        entries.append(
+            Entry(endpoint: descriptor) { request, parameters, query, errors throws(APIError) in
+                let body = request.bodyStream ?? .buffered(request.body)
+                let answer = try await handler(
+                    RouteContext(
+                        body: body, parameters: parameters, query: query, peer: request.peer,
+                        errors: errors))
+                return try Router.json(answer, status: descriptor.successStatus)
+            })
     }
 
     /// Registers the handler of the event stream.
-    mutating func addStream(_ endpoint: Endpoint<NoBody, EventStream>,
-                            _ handler: @escaping @Sendable () -> AsyncStream<DaemonEvent>) {
+    mutating func addStream(
+        _ endpoint: Endpoint<NoBody, EventStream>,
+        _ handler: @escaping @Sendable () -> AsyncStream<DaemonEvent>
+    ) {
         entries.append(Entry(endpoint: endpoint.descriptor) { _, _, _, _ in .events(handler()) })
     }
 
@@ -125,7 +136,10 @@ struct Router: Sendable {
             throw APIError(.methodNotAllowed, "\(request.methodName) is not allowed on \(request.path) (allowed: \(allow))", allow: allow)
         }
         if !entry.endpoint.method.isRead, !authorizer.mayChange(request.peer) {
-            throw APIError(.forbidden, "permission denied: changes need root or membership of the '\(authorizer.groupName)' group (you are uid \(request.peer.uid))")
+            throw APIError(
+                .forbidden,
+                "permission denied: changes need root or membership of the '\(authorizer.groupName)' group (you are uid \(request.peer.uid))"
+            )
         }
         return (entry, parameters)
     }
@@ -141,19 +155,23 @@ struct Router: Sendable {
         for pair in (raw ?? "").split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = PathTemplate.unescape(parts[0], plusIsSpace: true),
-                  let value = PathTemplate.unescape(parts.count > 1 ? parts[1] : "", plusIsSpace: true) else {
+                let value = PathTemplate.unescape(parts.count > 1 ? parts[1] : "", plusIsSpace: true)
+            else {
                 throw APIError(.badRequest, "the query has an invalid %-escape")
             }
             guard !name.isEmpty else { throw APIError(.badRequest, "the query has a parameter without a name") }
             guard let parameter = declared.first(where: { $0.name == name }) else {
                 let known = declared.map(\.name)
-                throw APIError(.invalidArgument, "\(name): unknown query parameter" + (known.isEmpty ? "" : " (known: \(known.joined(separator: ", ")))"))
+                throw APIError(
+                    .invalidArgument,
+                    "\(name): unknown query parameter" + (known.isEmpty ? "" : " (known: \(known.joined(separator: ", ")))"))
             }
             guard values[name] == nil else { throw APIError(.invalidArgument, "\(name): given more than once") }
             switch parameter.kind {
             case .integer(let range):
                 guard let number = Int(value), range.contains(number) else {
-                    throw APIError(.invalidArgument, "\(name): \"\(value)\" is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+                    throw APIError(
+                        .invalidArgument, "\(name): \"\(value)\" is not a whole number from \(range.lowerBound) to \(range.upperBound)")
                 }
             case .text(let maxBytes):
                 guard value.utf8.count <= maxBytes else { throw APIError(.invalidArgument, "\(name): longer than \(maxBytes) bytes") }
@@ -190,7 +208,8 @@ struct Router: Sendable {
         } catch let DecodingError.keyNotFound(key, _) {
             throw APIError(.badRequest, "invalid request body: missing field \"\(key.stringValue)\"")
         } catch let DecodingError.typeMismatch(_, context) {
-            throw APIError(.badRequest, "invalid request body: wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            throw APIError(
+                .badRequest, "invalid request body: wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
         } catch let DecodingError.valueNotFound(_, context) {
             throw APIError(.badRequest, "invalid request body: null at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
         } catch let DecodingError.dataCorrupted(context) {

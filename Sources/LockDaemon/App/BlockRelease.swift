@@ -30,8 +30,10 @@ enum BlockRelease {
         }
         let settings = DaemonConfiguration.load(paths.configFile).configuration
         // Lifting blocks records no attempts: nothing reads this inbox.
-        let built = EnforcerFactory(paths: paths, configuration: settings, logger: logger, attempts: AttemptInbox(clock: { SystemClock.now() }))
-            .build(override: enforcersOverride)
+        let built = EnforcerFactory(
+            paths: paths, configuration: settings, logger: logger, attempts: AttemptInbox(clock: { SystemClock.now() })
+        )
+        .build(override: enforcersOverride)
         var status: Int32 = 0
         for enforcer in built.enforcers.reversed() {
             do { try await enforcer.apply(.empty) } catch {

@@ -40,14 +40,16 @@ struct Daemon {
         defer { withExtendedLifetime(lock) {} }
         // Only now, holding the lock: another daemon's writes in flight are never taken for a crash's.
         for leftover in [paths.profilesDirectory, paths.schedulesDirectory, paths.stateDirectory, paths.listsDirectory]
-            .flatMap({ AtomicFile.removeLeftovers(in: $0) }) {
+            .flatMap({ AtomicFile.removeLeftovers(in: $0) })
+        {
             logger.notice("removed a temporary file left by a crash", metadata: ["path": "\(leftover)"])
         }
 
         let store = try StateStore(path: paths.stateDatabase)
         if let reason = store.readOnlyReason {
-            logger.critical("the state database can only be read: saved blocks are enforced, but no change can be saved",
-                            metadata: ["database": "\(paths.stateDatabase)", "reason": "\(reason)"])
+            logger.critical(
+                "the state database can only be read: saved blocks are enforced, but no change can be saved",
+                metadata: ["database": "\(paths.stateDatabase)", "reason": "\(reason)"])
         }
         // One parser for the daemon's life: loading the public suffix list costs more than a request.
         let names = DomainNameParser.system()
@@ -56,10 +58,14 @@ struct Daemon {
         for problem in profiles.reload() {
             logger.warning("profile problem; the file is ignored", metadata: ["problem": "\(problem)"])
         }
-        logger.info("starting", metadata: ["version": "\(API.softwareVersion)", "root": "\(paths.root)",
-                                           "hosts": "\(paths.hostsFile)", "profiles": "\(profiles.profiles.count)",
-                                           "log": "\(destination.rawValue)", "systemd": "\(notifier.isConnected)",
-                                           "openFiles": "\(openFiles)"])
+        logger.info(
+            "starting",
+            metadata: [
+                "version": "\(API.softwareVersion)", "root": "\(paths.root)",
+                "hosts": "\(paths.hostsFile)", "profiles": "\(profiles.profiles.count)",
+                "log": "\(destination.rawValue)", "systemd": "\(notifier.isConnected)",
+                "openFiles": "\(openFiles)",
+            ])
 
         // Before the enforcers: the dns enforcer reads the same loaded lists the sessions hold.
         let (library, listProblems) = ListService.load(BlocklistStore(directory: paths.listsDirectory), logger: logger)
@@ -94,27 +100,35 @@ struct Daemon {
         let reporter = core.reporter
         let coordinator = core.coordinator
         // READY=1 once sessions are restored, enforced, and the API answers.
-        let server = ControlServer(listener: listener, router: core.router(), events: core.events,
-                                   limits: .fitting(openFiles: openFiles > 0 ? openFiles : 1024), logger: logger) {
+        let server = ControlServer(
+            listener: listener, router: core.router(), events: core.events,
+            limits: .fitting(openFiles: openFiles > 0 ? openFiles : 1024), logger: logger
+        ) {
             notifier.ready(status: await reporter.serviceStatusText())
         }
         let interval = settings.checkpointInterval
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: EnforcerWatchService(enforcers: built.enforcers)),
-            .init(service: SessionClockService(sessions: core.sessions, deadlines: sessionTimer, interval: interval,
-                                               afterward: { [coordinator = core.coordinator] in await coordinator.collectUnusedLists() })),
+            .init(
+                service: SessionClockService(
+                    sessions: core.sessions, deadlines: sessionTimer, interval: interval,
+                    afterward: { [coordinator = core.coordinator] in await coordinator.collectUnusedLists() })),
             .init(service: PomodoroClockService(engine: core.pomodoro, deadlines: pomodoroTimer, interval: interval)),
             .init(service: ReloadSignalService(coordinator: core.coordinator, reporter: reporter, notifier: notifier, logger: logger)),
             .init(service: ScheduleService(scheduler: core.scheduler, edges: scheduleTimer, zone: zoneWatch)),
             .init(service: core.attempts),
-            .init(service: AttemptRetentionService(store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
-                                                   clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
+            .init(
+                service: AttemptRetentionService(
+                    store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
+                    clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
             .init(service: server),
             // Shut down in reverse order: event streams end first, so no client holds the server up.
             .init(service: EventStreamCloser(events: core.events)),
             // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
-            .init(service: SystemdService(notifier: notifier, sessions: core.sessions, reporter: reporter, events: core.events,
-                                          execGuardAnswers: { [apps = built.apps] in apps?.isAnswering(within: SystemdService.execGuardSilence) ?? true })),
+            .init(
+                service: SystemdService(
+                    notifier: notifier, sessions: core.sessions, reporter: reporter, events: core.events,
+                    execGuardAnswers: { [apps = built.apps] in apps?.isAnswering(within: SystemdService.execGuardSilence) ?? true })),
         ]
         if let firewall = built.firewall {
             // Before the server in the list, so it saves the addresses after the server stopped.

@@ -67,55 +67,70 @@ public struct DaemonCore: Sendable {
 
     /// Builds every service and brings it to the saved state: sessions restored and enforced,
     /// the Pomodoro run caught up, schedules evaluated. Nothing is served yet.
-    public static func start(paths: Paths, configuration: DaemonConfiguration.Loaded, profiles profileStore: ProfileStore,
-                             enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
-                             clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
-                             makeID: (@Sendable () -> String)? = nil, apps: AppCatalogService? = nil,
-                             firewallUnavailable: @escaping @Sendable () -> String? = { nil },
-                             library: BlocklistLibrary = BlocklistLibrary(), listProblems: [FileProblem] = [],
-                             caches: ResolverCacheFlusher? = nil, launch: DaemonLaunch = DaemonLaunch(),
-                             attemptInbox: AttemptInbox? = nil,
-                             randomness: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) async throws -> DaemonCore {
+    public static func start(
+        paths: Paths, configuration: DaemonConfiguration.Loaded, profiles profileStore: ProfileStore,
+        enforcers: [any Enforcer], store: StateStore, timers: Timers, logger: Logger,
+        clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
+        makeID: (@Sendable () -> String)? = nil, apps: AppCatalogService? = nil,
+        firewallUnavailable: @escaping @Sendable () -> String? = { nil },
+        library: BlocklistLibrary = BlocklistLibrary(), listProblems: [FileProblem] = [],
+        caches: ResolverCacheFlusher? = nil, launch: DaemonLaunch = DaemonLaunch(),
+        attemptInbox: AttemptInbox? = nil,
+        randomness: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) async throws -> DaemonCore {
         let settings = configuration.configuration
         let events = EventBus()
         let enforcement = Enforcement(enforcers: enforcers, caches: caches, logger: logger)
-        let apps = apps ?? AppCatalogService(roots: AppCatalogService.roots(paths: paths,
-                                                                           extraDataDirectories: settings.apps.dataDirectories))
-        let lists = ListService(store: BlocklistStore(directory: paths.listsDirectory), library: library, problems: listProblems,
-                                names: profileStore.names, logger: logger, clock: clock)
+        let apps =
+            apps
+            ?? AppCatalogService(
+                roots: AppCatalogService.roots(
+                    paths: paths,
+                    extraDataDirectories: settings.apps.dataDirectories))
+        let lists = ListService(
+            store: BlocklistStore(directory: paths.listsDirectory), library: library, problems: listProblems,
+            names: profileStore.names, logger: logger, clock: clock)
         let profiles = ProfileService(store: profileStore, apps: apps, logger: logger, lists: library.currentResolver)
         let makeID = makeID ?? { SessionService.randomID() }
-        let sessions = SessionService(profiles: profiles, store: store, enforcement: enforcement, events: events,
-                                      timer: timers.sessions, maxSession: settings.maxSession, logger: logger, clock: clock,
-                                      targets: TargetPolicy(configuration: settings, enforcers: enforcers.map(\.name),
-                                                            configFile: paths.configFile),
-                                      makeID: makeID, lists: library.resolver)
+        let sessions = SessionService(
+            profiles: profiles, store: store, enforcement: enforcement, events: events,
+            timer: timers.sessions, maxSession: settings.maxSession, logger: logger, clock: clock,
+            targets: TargetPolicy(
+                configuration: settings, enforcers: enforcers.map(\.name),
+                configFile: paths.configFile),
+            makeID: makeID, lists: library.resolver)
         try await sessions.restore()
-        let pomodoro = PomodoroEngine(sessions: sessions, profiles: profiles, store: store, events: events, timer: timers.pomodoro,
-                                      defaults: settings.pomodoro, logger: logger, clock: clock, makeID: makeID)
+        let pomodoro = PomodoroEngine(
+            sessions: sessions, profiles: profiles, store: store, events: events, timer: timers.pomodoro,
+            defaults: settings.pomodoro, logger: logger, clock: clock, makeID: makeID)
         await pomodoro.restore()
-        let scheduler = Scheduler(store: ScheduleStore(directory: paths.schedulesDirectory), sessions: sessions, profiles: profiles,
-                                  state: store, events: events, timer: timers.schedules, logger: logger, clock: clock,
-                                  systemZone: zone, defaultWarning: settings.scheduleWarning)
+        let scheduler = Scheduler(
+            store: ScheduleStore(directory: paths.schedulesDirectory), sessions: sessions, profiles: profiles,
+            state: store, events: events, timer: timers.schedules, logger: logger, clock: clock,
+            systemZone: zone, defaultWarning: settings.scheduleWarning)
         await scheduler.start()
-        let coordinator = Coordinator(profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, lists: lists,
-                                      events: events, apps: apps, configuration: configuration, paths: paths, logger: logger, clock: clock)
+        let coordinator = Coordinator(
+            profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, lists: lists,
+            events: events, apps: apps, configuration: configuration, paths: paths, logger: logger, clock: clock)
         // Versions only blocks that ended while the daemon was down still held.
         await coordinator.collectUnusedLists()
-        let reporter = Reporter(sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
-                                profiles: profiles, apps: apps, coordinator: coordinator, lists: lists, store: store, paths: paths,
-                                firewallUnavailable: firewallUnavailable, clock: clock, launch: launch, zone: zone)
+        let reporter = Reporter(
+            sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
+            profiles: profiles, apps: apps, coordinator: coordinator, lists: lists, store: store, paths: paths,
+            firewallUnavailable: firewallUnavailable, clock: clock, launch: launch, zone: zone)
         let currentConfiguration: @Sendable () async -> DaemonConfiguration = { await coordinator.currentConfiguration }
         let insights = InsightsService(store: store, configuration: currentConfiguration, clock: clock, zone: zone)
-        let emergency = EmergencyAccess(sessions: sessions, profiles: profiles, store: store, configuration: currentConfiguration,
-                                        clock: clock, logger: logger, generator: randomness)
+        let emergency = EmergencyAccess(
+            sessions: sessions, profiles: profiles, store: store, configuration: currentConfiguration,
+            clock: clock, logger: logger, generator: randomness)
         let inbox = attemptInbox ?? AttemptInbox(clock: clock)
         let attempts = AttemptRecorder(inbox: inbox, sessions: sessions, store: store, events: events, logger: logger, clock: clock)
-        return DaemonCore(paths: paths, names: profileStore.names, profiles: profiles, lists: lists, apps: apps, sessions: sessions,
-                          scheduler: scheduler, pomodoro: pomodoro,
-                          coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
-                          insights: insights, emergency: emergency, attemptInbox: inbox, attempts: attempts,
-                          clock: clock, zone: zone)
+        return DaemonCore(
+            paths: paths, names: profileStore.names, profiles: profiles, lists: lists, apps: apps, sessions: sessions,
+            scheduler: scheduler, pomodoro: pomodoro,
+            coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
+            insights: insights, emergency: emergency, attemptInbox: inbox, attempts: attempts,
+            clock: clock, zone: zone)
     }
 
     /// The control API's route table over these services.

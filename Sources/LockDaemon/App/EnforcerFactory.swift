@@ -53,7 +53,8 @@ struct EnforcerFactory {
             names = []
             for name in configured {
                 if scratchRoot, Self.machineWide.contains(name) {
-                    decisions.append((name, false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
+                    decisions.append(
+                        (name, false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
                 } else {
                     names.append(name)
                     decisions.append((name, true, "enforcers in \(paths.configFile)"))
@@ -65,7 +66,8 @@ struct EnforcerFactory {
             // The firewall, and the DNS filter the firewall sends the machine's DNS to.
             for name in ["nftables", "dns"] {
                 if scratchRoot {
-                    decisions.append((name, false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
+                    decisions.append(
+                        (name, false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
                 } else if let reason = EnforcerFactory.firewallUnavailable() {
                     decisions.append((name, false, "nftables is not usable here: \(reason)"))
                 } else {
@@ -74,7 +76,8 @@ struct EnforcerFactory {
                 }
             }
             if scratchRoot {
-                decisions.append(("apps", false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
+                decisions.append(
+                    ("apps", false, "acts on the whole machine; under --root \(paths.root) it runs only when named with --enforcers"))
             } else {
                 let (used, reason) = EnforcerFactory.appsDecision(configuration.apps)
                 if used { names.append("apps") }
@@ -88,22 +91,27 @@ struct EnforcerFactory {
         if configuration.resolvers.isEmpty {
             servers = .resolvConf(path: paths.resolvConf)
         } else {
-            servers = .configured(ResolverConfiguration(
-                servers: configuration.resolvers.compactMap { try? ResolverConfiguration.Server(parsing: $0) }))
+            servers = .configured(
+                ResolverConfiguration(
+                    servers: configuration.resolvers.compactMap { try? ResolverConfiguration.Server(parsing: $0) }))
         }
         // The DNS filter applies before nftables, so that its forwarder listens by the time the
         // firewall's first commit asks where to redirect DNS.
         let attempts = self.attempts
-        let dns = names.contains("dns")
-            ? DNSFilterEnforcer(settings: DNSForwarder.Settings(port: configuration.dnsPort), servers: servers,
-                                onBlocked: { attempts.dnsBlocked($0) }, lists: library.resolver, redirected: names.contains("nftables"),
-                                logger: logger) : nil
+        let dns =
+            names.contains("dns")
+            ? DNSFilterEnforcer(
+                settings: DNSForwarder.Settings(port: configuration.dnsPort), servers: servers,
+                onBlocked: { attempts.dnsBlocked($0) }, lists: library.resolver, redirected: names.contains("nftables"),
+                logger: logger) : nil
         for name in names {
             switch name {
             case "hosts":
-                enforcers.append(HostsFileEnforcer(path: paths.hostsFile, alwaysWithBlock: [EnforcerFactory.dohCanary],
-                                                   userCopyPath: paths.stateDirectory + "/hosts.user",
-                                                   maxNames: configuration.hostsMaxNames, logger: logger))
+                enforcers.append(
+                    HostsFileEnforcer(
+                        path: paths.hostsFile, alwaysWithBlock: [EnforcerFactory.dohCanary],
+                        userCopyPath: paths.stateDirectory + "/hosts.user",
+                        maxNames: configuration.hostsMaxNames, logger: logger))
             case "nftables":
                 let doh: DoHList
                 let listPath = configuration.dohList ?? paths.dataDirectory + "/doh.txt"
@@ -115,8 +123,9 @@ struct EnforcerFactory {
                 if let dns { redirect = { dns.redirect } }
                 // Its queries carry the filter's mark, so that they reach the real servers.
                 let resolver = DNSResolver(servers: servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, logger: logger)
-                let enforcer = NFTablesEnforcer(resolver: resolver, doh: doh, dnsRedirect: redirect,
-                                                onBlocked: { attempts.firewallBlocked($0) }, logger: logger)
+                let enforcer = NFTablesEnforcer(
+                    resolver: resolver, doh: doh, dnsRedirect: redirect,
+                    onBlocked: { attempts.firewallBlocked($0) }, logger: logger)
                 if let dns { enforcers.append(dns) }
                 enforcers.append(enforcer)
                 firewall = enforcer
@@ -136,10 +145,13 @@ struct EnforcerFactory {
                 apps = enforcer
             case "unbound":
                 let lan = configuration.lan.unbound
-                enforcers.append(UnboundEnforcer(settings: .init(controlPath: lan.control, includePath: lan.include,
-                                                                 answerNull: lan.answerNull, bulkThreshold: lan.bulkThreshold,
-                                                                 logPath: lan.log),
-                                                 logger: logger))
+                enforcers.append(
+                    UnboundEnforcer(
+                        settings: .init(
+                            controlPath: lan.control, includePath: lan.include,
+                            answerNull: lan.answerNull, bulkThreshold: lan.bulkThreshold,
+                            logPath: lan.log),
+                        logger: logger))
             case "dnsmasq":
                 let lan = configuration.lan.dnsmasq
                 enforcers.append(DnsmasqEnforcer(settings: .init(serversFile: lan.serversFile, pidFile: lan.pidFile), logger: logger))

@@ -1,5 +1,5 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import LockCore
 import LockProtocol
 import LockStore
@@ -45,11 +45,16 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")
     var logLevel: String?
 
-    @Flag(help: ArgumentHelp("Check every configuration, profile and schedule file, print every problem, and exit (1 when any).",
-                             discussion: "PATH is the configuration file to check (default: --config, else ROOT/etc/simplylock/simplylockd.toml)."))
+    @Flag(
+        help: ArgumentHelp(
+            "Check every configuration, profile and schedule file, print every problem, and exit (1 when any).",
+            discussion: "PATH is the configuration file to check (default: --config, else ROOT/etc/simplylock/simplylockd.toml)."))
     var checkConfig = false
 
-    @Flag(help: "End every saved block, strict ones too, remove the hosts section and the firewall table, and exit (for uninstalling; refused while simplylockd runs).")
+    @Flag(
+        help:
+            "End every saved block, strict ones too, remove the hosts section and the firewall table, and exit (for uninstalling; refused while simplylockd runs)."
+    )
     var release = false
 
     @Argument(help: ArgumentHelp("With --check-config: the configuration file to check.", valueName: "path"))
@@ -64,7 +69,8 @@ public struct SimplylockdCommand: AsyncParsableCommand {
         if let enforcers {
             let names = enforcers.split(separator: ",").map(String.init)
             if let unknown = names.first(where: { !DaemonConfiguration.knownEnforcers.contains($0) }) {
-                throw ValidationError("--enforcers: unknown enforcer \"\(unknown)\" (\(DaemonConfiguration.knownEnforcers.sorted().joined(separator: ", ")))")
+                throw ValidationError(
+                    "--enforcers: unknown enforcer \"\(unknown)\" (\(DaemonConfiguration.knownEnforcers.sorted().joined(separator: ", ")))")
             }
             guard names.contains("hosts") else { throw ValidationError("--enforcers: \"hosts\" is required") }
         }
@@ -90,7 +96,8 @@ public struct SimplylockdCommand: AsyncParsableCommand {
         if release {
             if let hosts { paths.hostsFile = hosts }
             if let stateDir { paths.stateDirectory = stateDir }
-            throw ExitCode(try await BlockRelease.run(paths: paths, enforcersOverride: enforcers.map { $0.split(separator: ",").map(String.init) }))
+            throw ExitCode(
+                try await BlockRelease.run(paths: paths, enforcersOverride: enforcers.map { $0.split(separator: ",").map(String.init) }))
         }
         if let hosts { paths.hostsFile = hosts }
         if let socket { paths.socket = socket }
@@ -98,8 +105,10 @@ public struct SimplylockdCommand: AsyncParsableCommand {
         if let profilesDir { paths.profilesDirectory = profilesDir }
         if let schedulesDir { paths.schedulesDirectory = schedulesDir }
         do {
-            try await Daemon(paths: paths, logLevelOverride: logLevel, inheritedSockets: inherited,
-                             enforcersOverride: enforcers.map { $0.split(separator: ",").map(String.init) }).run()
+            try await Daemon(
+                paths: paths, logLevelOverride: logLevel, inheritedSockets: inherited,
+                enforcersOverride: enforcers.map { $0.split(separator: ",").map(String.init) }
+            ).run()
         } catch let error as DaemonStartError {
             throw DaemonFailure(message: error.description)
         } catch let error as ControlSocket.Failure {

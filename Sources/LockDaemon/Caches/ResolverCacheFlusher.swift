@@ -44,8 +44,9 @@ public final class ResolverCacheFlusher: Sendable {
             case .notRunning: report.notRunning.append(cache.name)
             case .failed(let why):
                 report.failures.append("\(cache.name): \(why)")
-                logger.warning("cannot flush a resolver cache; it may answer blocked names from before the change until their TTL runs out",
-                               metadata: ["cache": "\(cache.name)", "error": "\(why)"])
+                logger.warning(
+                    "cannot flush a resolver cache; it may answer blocked names from before the change until their TTL runs out",
+                    metadata: ["cache": "\(cache.name)", "error": "\(why)"])
             }
         }
         if !report.flushed.isEmpty { logger.debug("resolver caches flushed", metadata: ["caches": "\(report.flushed)"]) }

@@ -29,8 +29,9 @@ struct SystemdResolvedCache: ResolverCache {
             return .failed("cannot connect to D-Bus: \(String(cString: strerror(-result)))")
         }
         var message: OpaquePointer?
-        result = sd_bus_message_new_method_call(bus, &message, "org.freedesktop.resolve1", "/org/freedesktop/resolve1",
-                                                "org.freedesktop.resolve1.Manager", "FlushCaches")
+        result = sd_bus_message_new_method_call(
+            bus, &message, "org.freedesktop.resolve1", "/org/freedesktop/resolve1",
+            "org.freedesktop.resolve1.Manager", "FlushCaches")
         defer { sd_bus_message_unref(message) }
         guard result >= 0, let call = message else {
             return .failed("cannot build the D-Bus call: \(String(cString: strerror(-result)))")

@@ -23,9 +23,11 @@ public actor Coordinator {
     private var configurationProblems: [FileProblem]
 
     /// Creates the coordinator over services built with `configuration`.
-    public init(profiles: ProfileService, sessions: SessionService, scheduler: Scheduler, pomodoro: PomodoroEngine,
-                lists: ListService, events: EventBus, apps: AppCatalogService, configuration: DaemonConfiguration.Loaded, paths: Paths,
-                logger: Logger, clock: @escaping @Sendable () -> ClockReading) {
+    public init(
+        profiles: ProfileService, sessions: SessionService, scheduler: Scheduler, pomodoro: PomodoroEngine,
+        lists: ListService, events: EventBus, apps: AppCatalogService, configuration: DaemonConfiguration.Loaded, paths: Paths,
+        logger: Logger, clock: @escaping @Sendable () -> ClockReading
+    ) {
         self.lists = lists
         self.profiles = profiles
         self.sessions = sessions
@@ -69,8 +71,9 @@ public actor Coordinator {
                 let preview = try await profiles.preview(name, edit)
                 let changes = preview.old.profile.weakenings(to: preview.new.profile, rules: preview.old.rules, newRules: preview.new.rules)
                 if !changes.isEmpty {
-                    logger.notice("refused an edit that would weaken a strict block",
-                                  metadata: ["profile": "\(name)", "session": "\(strict.id)", "changes": "\(changes)"])
+                    logger.notice(
+                        "refused an edit that would weaken a strict block",
+                        metadata: ["profile": "\(name)", "session": "\(strict.id)", "changes": "\(changes)"])
                     throw .weakensStrictBlock(strict.resumed(at: clock()), changes: changes)
                 }
             }
@@ -104,8 +107,10 @@ public actor Coordinator {
                 throw .invalid(FieldError(field: "lists", value: name, reason: error.reason))
             }
             guard lists.library.current(name) != nil else {
-                throw .invalid(FieldError(field: "lists", value: name,
-                                          reason: "no list named \"\(name)\" has been imported (lockctl lists import \(name) FILE)"))
+                throw .invalid(
+                    FieldError(
+                        field: "lists", value: name,
+                        reason: "no list named \"\(name)\" has been imported (lockctl lists import \(name) FILE)"))
             }
         }
     }

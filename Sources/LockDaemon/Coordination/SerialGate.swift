@@ -8,8 +8,10 @@ final class SerialGate: @unchecked Sendable {
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    func run<T, Failure: Error>(isolation: isolated (any Actor)? = #isolation,
-                                _ body: () async throws(Failure) -> T) async throws(Failure) -> T {
+    func run<T, Failure: Error>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws(Failure) -> T
+    ) async throws(Failure) -> T {
         if busy {
             await withCheckedContinuation { waiters.append($0) }
         }

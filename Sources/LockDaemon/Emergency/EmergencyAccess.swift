@@ -23,9 +23,11 @@ public actor EmergencyAccess {
     private var generator: any RandomNumberGenerator & Sendable
 
     /// Creates the service; `generator` makes the texts (the system's in the daemon).
-    public init(sessions: SessionService, profiles: ProfileService, store: StateStore,
-                configuration: @escaping @Sendable () async -> DaemonConfiguration, clock: @escaping @Sendable () -> ClockReading,
-                logger: Logger, generator: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+    public init(
+        sessions: SessionService, profiles: ProfileService, store: StateStore,
+        configuration: @escaping @Sendable () async -> DaemonConfiguration, clock: @escaping @Sendable () -> ClockReading,
+        logger: Logger, generator: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
         self.sessions = sessions
         self.profiles = profiles
         self.store = store
@@ -47,8 +49,12 @@ public actor EmergencyAccess {
             let challenge = UnlockChallenge(id: SessionService.randomID(), session: session.id, policy: policy, now: now, using: &random)
             generator = random
             challenges[session.id] = challenge
-            logger.notice("emergency access asked for", metadata: ["session": "\(session.id)", "profile": "\(session.profile)",
-                                                                  "delay": "\(DurationParser.format(policy.delay))"])
+            logger.notice(
+                "emergency access asked for",
+                metadata: [
+                    "session": "\(session.id)", "profile": "\(session.profile)",
+                    "delay": "\(DurationParser.format(policy.delay))",
+                ])
             return (session, challenge, allowance)
         }
     }
@@ -56,7 +62,8 @@ public actor EmergencyAccess {
     /// Answers the challenge of the session `reference` names; on success the session ends
     /// (as `unlocked`) and the allowance is returned as it stands after it.
     public func answer(_ reference: String, challenge id: String?, text: String?) async throws(EmergencyError)
-        -> (Session, EmergencyAllowance.Status) {
+        -> (Session, EmergencyAllowance.Status)
+    {
         try await gate.run { () async throws(EmergencyError) -> (Session, EmergencyAllowance.Status) in
             guard let id, let text else { throw .incompleteAnswer }
             let now = clock()
@@ -116,7 +123,8 @@ public actor EmergencyAccess {
     /// The policy for `session`'s profile and the allowance it counts against: the profile's
     /// own early ends when it sets `emergency_per_week`, every early end otherwise.
     private func standing(of session: Session, at now: ClockReading) async throws(EmergencyError)
-        -> (FrictionPolicy, EmergencyAllowance.Status) {
+        -> (FrictionPolicy, EmergencyAllowance.Status)
+    {
         let own = await profiles.profile(session.profile)?.friction
         let policy = FrictionSettings.resolve(profile: own, configuration: await configuration().friction)
         let records = try records(scope: own?.perWeek != nil ? session.profile : nil)

@@ -24,8 +24,10 @@ actor AttemptRecorder: ServiceLifecycle.Service {
     /// Attempts saved since the start, for status.
     private(set) var recorded = 0
 
-    init(inbox: AttemptInbox, sessions: SessionService, store: StateStore, events: EventBus, logger: Logger,
-         clock: @escaping @Sendable () -> ClockReading) {
+    init(
+        inbox: AttemptInbox, sessions: SessionService, store: StateStore, events: EventBus, logger: Logger,
+        clock: @escaping @Sendable () -> ClockReading
+    ) {
         self.inbox = inbox
         self.sessions = sessions
         self.store = store
@@ -48,8 +50,9 @@ actor AttemptRecorder: ServiceLifecycle.Service {
         let batch = inbox.drain()
         let dropped = inbox.dropped
         if dropped > lastDropped {
-            logger.warning("blocked attempts arrived faster than they could be saved; some were not counted",
-                           metadata: ["dropped": "\(dropped - lastDropped)"])
+            logger.warning(
+                "blocked attempts arrived faster than they could be saved; some were not counted",
+                metadata: ["dropped": "\(dropped - lastDropped)"])
             lastDropped = dropped
         }
         guard !batch.isEmpty else { return }
@@ -84,11 +87,13 @@ actor AttemptRecorder: ServiceLifecycle.Service {
         case .dns(let query):
             return BlockedAttempt(kind: .site, name: query.name, detail: query.rule, source: .dns, client: query.client, at: stamped.wall)
         case .app(let denial):
-            return BlockedAttempt(kind: .app, name: denial.appID, detail: denial.path, source: .apps, client: "pid \(denial.pid)",
-                                  at: stamped.wall)
+            return BlockedAttempt(
+                kind: .app, name: denial.appID, detail: denial.path, source: .apps, client: "pid \(denial.pid)",
+                at: stamped.wall)
         case .firewall(let connection):
-            return BlockedAttempt(kind: .site, name: connection.name, detail: connection.address, source: .firewall,
-                                  client: connection.realTime ? "" : "counter", at: stamped.wall, count: max(1, connection.count))
+            return BlockedAttempt(
+                kind: .site, name: connection.name, detail: connection.address, source: .firewall,
+                client: connection.realTime ? "" : "counter", at: stamped.wall, count: max(1, connection.count))
         }
     }
 

@@ -31,7 +31,11 @@ public struct InsightsService: Sendable {
             guard let value else { return .none }
             guard value.isFinite, value >= 0 else { throw .invalidGoal(field: field, reason: "\(value) is not a number of seconds") }
             guard value <= limit else {
-                throw .invalidGoal(field: field, reason: "\(DurationParser.format(.seconds(Int64(min(value, 1e12))))) is longer than \(DurationParser.format(.seconds(Int64(limit))))")
+                throw .invalidGoal(
+                    field: field,
+                    reason:
+                        "\(DurationParser.format(.seconds(Int64(min(value, 1e12))))) is longer than \(DurationParser.format(.seconds(Int64(limit))))"
+                )
             }
             return .some(value == 0 ? nil : value.rounded())
         }
@@ -61,7 +65,8 @@ public struct InsightsService: Sendable {
         let start = from ?? Self.weekStart(containing: now.wall, calendar: calendar)
         let end = min(to ?? now.wall, now.wall)
         guard start < end else {
-            throw .invalidWindow(start >= now.wall ? "from: \(ISO8601DateFormatter().string(from: start)) is not in the past" : "from must be before to")
+            throw .invalidWindow(
+                start >= now.wall ? "from: \(ISO8601DateFormatter().string(from: start)) is not in the past" : "from must be before to")
         }
         guard end.timeIntervalSince(start) <= Self.maxWindow else {
             throw .invalidWindow("the window is longer than 367 days; ask for a year at most")
@@ -77,8 +82,10 @@ public struct InsightsService: Sendable {
         }
     }
 
-    private func build(window: DateInterval, now: ClockReading, zone: TimeZone, calendar: Calendar,
-                       goals: FocusGoals) async throws -> InsightsReport {
+    private func build(
+        window: DateInterval, now: ClockReading, zone: TimeZone, calendar: Calendar,
+        goals: FocusGoals
+    ) async throws -> InsightsReport {
         // Whole weeks for the weekly goal, and two months before today for the streak
         // (reaching further back only when the streak does).
         let today = LocalDay.containing(now.wall, in: zone)
@@ -109,8 +116,9 @@ public struct InsightsService: Sendable {
         let sites = attempts.map(\.sites)
         let apps = attempts.map(\.apps)
         let reportDays = windowDays.indices.map { index in
-            InsightsReport.Day(day: windowDays[index], focus: windowFocus[index], pomodoros: pomodoros[index], siteAttempts: sites[index],
-                               appAttempts: apps[index], unlocks: unlocks[index])
+            InsightsReport.Day(
+                day: windowDays[index], focus: windowFocus[index], pomodoros: pomodoros[index], siteAttempts: sites[index],
+                appAttempts: apps[index], unlocks: unlocks[index])
         }
 
         // Weeks: whole-week focus from the extended range's days.

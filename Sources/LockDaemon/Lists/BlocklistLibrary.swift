@@ -26,7 +26,8 @@ public final class BlocklistLibrary: Sendable {
             for list in lists {
                 state.versions[list.reference] = list
                 if let current = state.current[list.reference.name], let held = state.versions[current],
-                   (held.info.sequence, held.info.importedAt) > (list.info.sequence, list.info.importedAt) {
+                    (held.info.sequence, held.info.importedAt) > (list.info.sequence, list.info.importedAt)
+                {
                     continue
                 }
                 state.current[list.reference.name] = list.reference

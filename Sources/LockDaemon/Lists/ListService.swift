@@ -1,5 +1,5 @@
-import Foundation
 import CLinux
+import Foundation
 import LockCore
 import LockNames
 import LockPlatform
@@ -24,8 +24,10 @@ public actor ListService {
     public private(set) var problems: [FileProblem]
 
     /// A service over `store`, with `library` as loaded from it (`load`).
-    public init(store: BlocklistStore, library: BlocklistLibrary, problems: [FileProblem] = [], names: DomainNameParser,
-                logger: Logger, clock: @escaping @Sendable () -> ClockReading) {
+    public init(
+        store: BlocklistStore, library: BlocklistLibrary, problems: [FileProblem] = [], names: DomainNameParser,
+        logger: Logger, clock: @escaping @Sendable () -> ClockReading
+    ) {
         self.store = store
         self.library = library
         self.problems = problems
@@ -42,10 +44,12 @@ public actor ListService {
             logger.error("a stored blocklist cannot be read; it is left as it is and not used", metadata: ["problem": "\(problem)"])
         }
         if !lists.isEmpty {
-            logger.info("blocklists loaded", metadata: [
-                "versions": "\(lists.count)", "names": "\(lists.reduce(0) { $0 + $1.block.count })",
-                "duration": "\(ContinuousClock.now - started)",
-            ])
+            logger.info(
+                "blocklists loaded",
+                metadata: [
+                    "versions": "\(lists.count)", "names": "\(lists.reduce(0) { $0 + $1.block.count })",
+                    "duration": "\(ContinuousClock.now - started)",
+                ])
         }
         return (BlocklistLibrary(lists), problems)
     }
@@ -72,8 +76,10 @@ public actor ListService {
     ///
     /// - Throws: `ListError.invalidName` before reading anything; `.importInProgress` while
     ///   another import is received; `.tooManyNames`, `.empty`, or the error `next` throws.
-    public nonisolated func receive(_ name: String, source: String,
-                                    from next: () async throws(ListError) -> [UInt8]?) async throws(ListError) -> Blocklist {
+    public nonisolated func receive(
+        _ name: String, source: String,
+        from next: () async throws(ListError) -> [UInt8]?
+    ) async throws(ListError) -> Blocklist {
         do throws(FieldError) { try NameRule.validate(name, kind: "list") } catch { throw .invalidName(error) }
         let busy = receiving.withLock { current -> String? in
             if let current { return current }
@@ -89,8 +95,9 @@ public actor ListService {
         let allow = DomainSuffixSet.Builder(seed: seed)
         let names = self.names
         let suffixes = names.publicSuffixes
-        var parser = BlocklistParser(normalize: { try? names.lookupName($0).value },
-                                     refuse: { name in suffixes?.isPublicSuffix(name) == true ? .publicSuffix : nil })
+        var parser = BlocklistParser(
+            normalize: { try? names.lookupName($0).value },
+            refuse: { name in suffixes?.isPublicSuffix(name) == true ? .publicSuffix : nil })
         let emit = { (entry: BlocklistEntry) in
             if entry.isException { _ = allow.insert(entry.name) } else { _ = block.insert(entry.name) }
         }
@@ -105,15 +112,18 @@ public actor ListService {
         let blockSet = block.build(collapsingCovered: true)
         let allowSet = allow.build(collapsingCovered: true)
         let version = BlocklistFile.version(block: blockSet, allow: allowSet)
-        let info = BlocklistInfo(name: name, version: version, source: source, importedAt: clock().wall, names: blockSet.count,
-                                 exceptions: allowSet.count, report: report)
+        let info = BlocklistInfo(
+            name: name, version: version, source: source, importedAt: clock().wall, names: blockSet.count,
+            exceptions: allowSet.count, report: report)
         // The text's pieces and the names parsed from it are freed by now; give their pages back.
         malloc_trim(0)
-        logger.info("blocklist received", metadata: [
-            "list": "\(name)", "version": "\(version)", "bytes": "\(bytes)", "lines": "\(report.lines)",
-            "names": "\(blockSet.count)", "exceptions": "\(allowSet.count)", "skipped": "\(report.skippedTotal)",
-            "duration": "\(ContinuousClock.now - started)",
-        ])
+        logger.info(
+            "blocklist received",
+            metadata: [
+                "list": "\(name)", "version": "\(version)", "bytes": "\(bytes)", "lines": "\(report.lines)",
+                "names": "\(blockSet.count)", "exceptions": "\(allowSet.count)", "skipped": "\(report.skippedTotal)",
+                "duration": "\(ContinuousClock.now - started)",
+            ])
         return Blocklist(reference: info.reference, block: blockSet, allow: allowSet, info: info)
     }
 

@@ -34,10 +34,12 @@ public actor PomodoroEngine {
     private var problem: String?
 
     /// Creates an engine; call `restore()` before serving requests.
-    public init(sessions: SessionService, profiles: any ProfileCatalog, store: StateStore, events: EventBus,
-                timer: any DeadlineTimer, defaults: PomodoroConfig, logger: Logger,
-                clock: @escaping @Sendable () -> ClockReading,
-                makeID: @escaping @Sendable () -> String = { SessionService.randomID() }) {
+    public init(
+        sessions: SessionService, profiles: any ProfileCatalog, store: StateStore, events: EventBus,
+        timer: any DeadlineTimer, defaults: PomodoroConfig, logger: Logger,
+        clock: @escaping @Sendable () -> ClockReading,
+        makeID: @escaping @Sendable () -> String = { SessionService.randomID() }
+    ) {
         self.sessions = sessions
         self.profiles = profiles
         self.store = store
@@ -117,8 +119,9 @@ public actor PomodoroEngine {
                 throw .alreadyRunning(profile: run.profile, status: "\(machine.status(at: now))")
             }
             let previous = (run, machine)
-            run = PomodoroRun(id: makeID(), profile: profile.name, startedAt: now.wall, snapshot: outcome.machine.snapshot,
-                              target: request.target.isThisMachine ? nil : request.target)
+            run = PomodoroRun(
+                id: makeID(), profile: profile.name, startedAt: now.wall, snapshot: outcome.machine.snapshot,
+                target: request.target.isThisMachine ? nil : request.target)
             machine = outcome.machine
             try await commit(outcome, now: now, undoing: previous)
             logger.info("pomodoro started", metadata: ["profile": "\(profile.name)", "run": "\(run?.id ?? "")"])
@@ -192,14 +195,17 @@ public actor PomodoroEngine {
     /// the session in place restores that earlier state and is thrown; without, time has moved
     /// on regardless: the block still follows the machine, and saving or enforcing is retried
     /// at the next checkpoint (a session problem is shown in the status meanwhile).
-    private func commit(_ outcome: PomodoroOutcome, now: ClockReading,
-                        undoing previous: (PomodoroRun?, PomodoroMachine?)? = nil) async throws(PomodoroError) {
+    private func commit(
+        _ outcome: PomodoroOutcome, now: ClockReading,
+        undoing previous: (PomodoroRun?, PomodoroMachine?)? = nil
+    ) async throws(PomodoroError) {
         guard var current = run else { return }
         current.snapshot = outcome.machine.snapshot
         let completed = outcome.events.compactMap { event -> FocusRecord? in
             guard case .focusCompleted(let cycle, let cycles, let focused, let startedAt, let at) = event else { return nil }
-            return FocusRecord(run: current.id, profile: current.profile, cycle: cycle, cycles: cycles,
-                               startedAt: startedAt, endedAt: at, focused: focused)
+            return FocusRecord(
+                run: current.id, profile: current.profile, cycle: cycle, cycles: cycles,
+                startedAt: startedAt, endedAt: at, focused: focused)
         }
         do { try store.savePomodoro(current, forKey: Self.storeKey, completed: completed) } catch {
             if let previous {
@@ -228,10 +234,12 @@ public actor PomodoroEngine {
         if let machine, let run {
             switch machine.state {
             case .running(.focus, let deadline) where deadline > now.boot:
-                desired = OwnedSession(profile: run.profile, remaining: deadline - now.boot, strict: machine.config.strict,
-                                       target: run.target ?? .thisMachine)
+                desired = OwnedSession(
+                    profile: run.profile, remaining: deadline - now.boot, strict: machine.config.strict,
+                    target: run.target ?? .thisMachine)
             case .paused(.focus, _) where machine.config.strict:
-                desired = OwnedSession(profile: run.profile, remaining: Self.pausedHorizon, strict: true, target: run.target ?? .thisMachine)
+                desired = OwnedSession(
+                    profile: run.profile, remaining: Self.pausedHorizon, strict: true, target: run.target ?? .thisMachine)
             default:
                 break
             }
@@ -250,8 +258,9 @@ public actor PomodoroEngine {
     private func view(at now: ClockReading) async -> PomodoroView? {
         guard let machine, let run else { return nil }
         let session = await sessions.active.first { $0.origin == .pomodoro }?.id
-        return PomodoroView(status: machine.status(at: now), profile: run.profile, startedAt: run.startedAt, settings: machine.config,
-                            session: session, problem: problem)
+        return PomodoroView(
+            status: machine.status(at: now), profile: run.profile, startedAt: run.startedAt, settings: machine.config,
+            session: session, problem: problem)
     }
 
     private func publish(_ event: PomodoroEvent, run: PomodoroRun) {

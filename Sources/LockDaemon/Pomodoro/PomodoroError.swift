@@ -44,9 +44,11 @@ public struct PomodoroStart: Sendable, Equatable {
     public var target: BlockTarget
 
     /// Creates settings.
-    public init(profile: String, focus: Duration? = nil, shortBreak: Duration? = nil, longBreak: Duration? = nil,
-                longEvery: Int? = nil, cycles: Int? = nil, manual: Bool? = nil, strict: Bool? = nil,
-                target: BlockTarget = .thisMachine) {
+    public init(
+        profile: String, focus: Duration? = nil, shortBreak: Duration? = nil, longBreak: Duration? = nil,
+        longEvery: Int? = nil, cycles: Int? = nil, manual: Bool? = nil, strict: Bool? = nil,
+        target: BlockTarget = .thisMachine
+    ) {
         self.target = target
         self.profile = profile
         self.focus = focus

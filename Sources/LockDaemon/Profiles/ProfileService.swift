@@ -21,8 +21,10 @@ public actor ProfileService: ProfileCatalog {
 
     /// A service over `store` as loaded, resolving apps through `apps`; `lists` gives the
     /// current version of an imported list by name (profiles expand to it).
-    public init(store: ProfileStore, apps: AppCatalogService, logger: Logger,
-                lists: @escaping @Sendable (String) -> BlocklistReference? = { _ in nil }) {
+    public init(
+        store: ProfileStore, apps: AppCatalogService, logger: Logger,
+        lists: @escaping @Sendable (String) -> BlocklistReference? = { _ in nil }
+    ) {
         self.store = store
         self.apps = apps
         self.logger = logger
@@ -123,7 +125,9 @@ public actor ProfileService: ProfileCatalog {
         var edit = edit
         edit.addApps = try await installed(edit.addApps)
         let edited = try edit.applied(to: current)
-        do throws(ProfileStore.Failure) { _ = try store.update(name) { (profile: inout Profile) throws(FieldError) in profile = edited } } catch {
+        do throws(ProfileStore.Failure) {
+            _ = try store.update(name) { (profile: inout Profile) throws(FieldError) in profile = edited }
+        } catch {
             throw ProfileError(error)
         }
         logger.info("profile updated", metadata: ["profile": "\(name)"])
@@ -150,7 +154,9 @@ public actor ProfileService: ProfileCatalog {
     /// Writes back an earlier version of a custom profile (undoing an update that could not
     /// be enforced).
     public func restore(_ profile: Profile) throws(ProfileError) {
-        do throws(ProfileStore.Failure) { _ = try store.update(profile.name) { (current: inout Profile) throws(FieldError) in current = profile } } catch {
+        do throws(ProfileStore.Failure) {
+            _ = try store.update(profile.name) { (current: inout Profile) throws(FieldError) in current = profile }
+        } catch {
             throw ProfileError(error)
         }
     }

@@ -21,8 +21,9 @@ public struct DaemonLaunch: Sendable, Equatable {
 
     /// This process's launch.
     public static func current(enforcersOverride: [String]?, root: String) -> DaemonLaunch {
-        DaemonLaunch(bySystemd: ProcessInfo.processInfo.environment["INVOCATION_ID"] != nil, enforcersOverride: enforcersOverride,
-                     root: root)
+        DaemonLaunch(
+            bySystemd: ProcessInfo.processInfo.environment["INVOCATION_ID"] != nil, enforcersOverride: enforcersOverride,
+            root: root)
     }
 
     /// Where its log can be read.

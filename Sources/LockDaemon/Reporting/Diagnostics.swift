@@ -53,10 +53,11 @@ struct Diagnostics {
         let active = scopes.compactMap { entry in entry.scope.map { "\(entry.name): \($0.covers); not: \($0.misses)" } }
         let names = scopes.map(\.name)
         guard names.contains("dns") else {
-            return Finding("coverage", .warning,
-                           "active: \(names.joined(separator: ", ")). " + active.joined(separator: ". "),
-                           fix: "subdomains (m.reddit.com under reddit.com) and imported lists are blocked only by the dns enforcer: "
-                               + "add \"dns\" and \"nftables\" to enforcers in \(paths.configFile) (the default where nftables works)")
+            return Finding(
+                "coverage", .warning,
+                "active: \(names.joined(separator: ", ")). " + active.joined(separator: ". "),
+                fix: "subdomains (m.reddit.com under reddit.com) and imported lists are blocked only by the dns enforcer: "
+                    + "add \"dns\" and \"nftables\" to enforcers in \(paths.configFile) (the default where nftables works)")
         }
         return Finding("coverage", .ok, "active: \(names.joined(separator: ", ")). " + active.joined(separator: ". "))
     }
@@ -64,12 +65,14 @@ struct Diagnostics {
     private func blocklists() -> Finding {
         if !missingLists.isEmpty {
             let text = missingLists.keys.sorted().map { "\($0) (named by \(missingLists[$0]!.joined(separator: ", ")))" }
-            return Finding("blocklists", .warning, "profiles name lists that are not imported: \(text.joined(separator: ", "))",
-                           fix: "lockctl lists import NAME FILE, or lockctl profiles remove-list PROFILE NAME")
+            return Finding(
+                "blocklists", .warning, "profiles name lists that are not imported: \(text.joined(separator: ", "))",
+                fix: "lockctl lists import NAME FILE, or lockctl profiles remove-list PROFILE NAME")
         }
         if importedLists > 0, !scopes.contains(where: { $0.name == "dns" }) {
-            return Finding("blocklists", .warning, "\(importedLists) imported lists, but only the dns enforcer blocks their names",
-                           fix: "add \"dns\" and \"nftables\" to enforcers in \(paths.configFile)")
+            return Finding(
+                "blocklists", .warning, "\(importedLists) imported lists, but only the dns enforcer blocks their names",
+                fix: "add \"dns\" and \"nftables\" to enforcers in \(paths.configFile)")
         }
         return Finding("blocklists", .ok, importedLists == 0 ? "none imported" : "\(importedLists) imported")
     }
@@ -79,28 +82,34 @@ struct Diagnostics {
             return Finding("nftables", .ok, "in use: blocked names are also blocked by address, open connections included")
         }
         if let reason = firewallUnavailable {
-            return Finding("nftables", .warning, "not usable here: \(reason)",
-                               fix: "install nftables and run simplylockd as root with CAP_NET_ADMIN (the shipped unit does)")
+            return Finding(
+                "nftables", .warning, "not usable here: \(reason)",
+                fix: "install nftables and run simplylockd as root with CAP_NET_ADMIN (the shipped unit does)")
         }
         return Finding("nftables", .warning, "available but not enabled: only name lookups are blocked", fix: enableFirewall)
     }
 
     private func dnsOverHTTPS() -> Finding {
         if configuredEnforcers.contains("nftables") {
-            return Finding("DNS over HTTPS", .ok, "the nftables enforcer blocks known DoH endpoints during blocks, and Firefox's canary name")
+            return Finding(
+                "DNS over HTTPS", .ok, "the nftables enforcer blocks known DoH endpoints during blocks, and Firefox's canary name")
         }
-        return Finding("DNS over HTTPS", .warning, "browsers that use DNS over HTTPS do not read the hosts file and can reach blocked sites",
-                           fix: enableFirewall + ", or turn DoH off in the browser's policies")
+        return Finding(
+            "DNS over HTTPS", .warning, "browsers that use DNS over HTTPS do not read the hosts file and can reach blocked sites",
+            fix: enableFirewall + ", or turn DoH off in the browser's policies")
     }
 
     private func stateDirectory() -> Finding {
         if let stateReadOnly {
-            return Finding("state", .problem, "\(paths.stateDatabase) could only be opened for reading (\(stateReadOnly)): saved blocks are enforced, but no change can be made",
-                           fix: "free space in \(paths.stateDirectory) (or make it writable), then \(launch.restartCommand)")
+            return Finding(
+                "state", .problem,
+                "\(paths.stateDatabase) could only be opened for reading (\(stateReadOnly)): saved blocks are enforced, but no change can be made",
+                fix: "free space in \(paths.stateDirectory) (or make it writable), then \(launch.restartCommand)")
         }
         if let problem = StateDirectoryProbe.problem(paths.stateDirectory) {
-            return Finding("state", .problem, "\(paths.stateDirectory): \(problem): changes cannot be saved",
-                           fix: "free space in \(paths.stateDirectory), or check StateDirectory= in the unit and the directory's owner")
+            return Finding(
+                "state", .problem, "\(paths.stateDirectory): \(problem): changes cannot be saved",
+                fix: "free space in \(paths.stateDirectory), or check StateDirectory= in the unit and the directory's owner")
         }
         return Finding("state", .ok, paths.stateDatabase)
     }
@@ -119,15 +128,17 @@ struct Diagnostics {
             return "start simplylockd with --enforcers \((listed + ["nftables"]).joined(separator: ","))"
         }
         let file = paths.configFile
-        let edit = FileManager.default.fileExists(atPath: file)
+        let edit =
+            FileManager.default.fileExists(atPath: file)
             ? "add \"nftables\" to enforcers in \(file)" : "create \(file) with enforcers = [\"hosts\", \"nftables\"]"
         return "\(edit), then \(launch.restartCommand)"
     }
 
     private func clock() -> Finding {
         if !now.wallIsSynchronised {
-            return Finding("clock", .warning, "the system clock is not synchronised; schedules follow the wall clock (timed blocks do not)",
-                               fix: "enable time synchronisation (systemd-timesyncd, chrony)")
+            return Finding(
+                "clock", .warning, "the system clock is not synchronised; schedules follow the wall clock (timed blocks do not)",
+                fix: "enable time synchronisation (systemd-timesyncd, chrony)")
         }
         return Finding("clock", .ok, "synchronised; block time counts on CLOCK_BOOTTIME, so clock changes do not shorten blocks")
     }
@@ -140,7 +151,10 @@ struct Diagnostics {
         if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime") {
             return Finding("time zone", .ok, "\(zone) (/etc/localtime → \(target))")
         }
-        return Finding("time zone", FileManager.default.fileExists(atPath: "/etc/localtime") ? .ok : .warning,
-                           "\(zone)", fix: FileManager.default.fileExists(atPath: "/etc/localtime") ? nil : "set a time zone: ln -sf /usr/share/zoneinfo/Area/City /etc/localtime")
+        return Finding(
+            "time zone", FileManager.default.fileExists(atPath: "/etc/localtime") ? .ok : .warning,
+            "\(zone)",
+            fix: FileManager.default.fileExists(atPath: "/etc/localtime")
+                ? nil : "set a time zone: ln -sf /usr/share/zoneinfo/Area/City /etc/localtime")
     }
 }

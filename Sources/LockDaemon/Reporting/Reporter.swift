@@ -39,8 +39,9 @@ public struct Reporter: Sendable {
         if let capped = statuses.first(where: { $0.name == "hosts" })?.details["capped"] {
             notices.append("hosts file \(capped)")
         }
-        return StatusSnapshot(now: now, sessions: active, blockedNames: desired.domains.count, enforcers: statuses,
-                              notices: notices, caches: caches)
+        return StatusSnapshot(
+            now: now, sessions: active, blockedNames: desired.domains.count, enforcers: statuses,
+            notices: notices, caches: caches)
     }
 
     /// The enforcers that block for other devices through the LAN's DNS server.
@@ -63,9 +64,9 @@ public struct Reporter: Sendable {
             } else if Self.lanEnforcers.contains(enforcer.name) {
                 let problem = await enforcer.status().lastError
                 let answer: Coverage =
-                    if matches.isEmpty { .doesNotCover("no block for \(target) covers it") }
-                    else if let problem { .doesNotCover("the DNS server has not taken the block: \(problem)") }
-                    else { .blocks("answered as blocked by the DNS server for \(target)") }
+                    if matches.isEmpty { .doesNotCover("no block for \(target) covers it") } else if let problem {
+                        .doesNotCover("the DNS server has not taken the block: \(problem)")
+                    } else { .blocks("answered as blocked by the DNS server for \(target)") }
                 coverage.append((enforcer.name, answer))
             }
         }
@@ -105,14 +106,17 @@ public struct Reporter: Sendable {
         fileProblems += (await lists.problems).map(\.description)
         var missingLists: [String: [String]] = [:]
         for expansion in await profiles.all() {
-            for list in expansion.profile.lists where lists.library.current(list) == nil { missingLists[list, default: []].append(expansion.profile.name) }
+            for list in expansion.profile.lists where lists.library.current(list) == nil {
+                missingLists[list, default: []].append(expansion.profile.name)
+            }
         }
-        let diagnostics = Diagnostics(paths: paths, statuses: await enforcement.statuses(),
-                                      configuredEnforcers: configured, fileProblems: fileProblems,
-                                      scopes: enforcement.enforcers.map { ($0.name, $0.scope) },
-                                      importedLists: lists.all().count, missingLists: missingLists,
-                                      firewallUnavailable: configured.contains("nftables") ? nil : firewallUnavailable(),
-                                      stateReadOnly: store.readOnlyReason, now: clock(), launch: launch)
+        let diagnostics = Diagnostics(
+            paths: paths, statuses: await enforcement.statuses(),
+            configuredEnforcers: configured, fileProblems: fileProblems,
+            scopes: enforcement.enforcers.map { ($0.name, $0.scope) },
+            importedLists: lists.all().count, missingLists: missingLists,
+            firewallUnavailable: configured.contains("nftables") ? nil : firewallUnavailable(),
+            stateReadOnly: store.readOnlyReason, now: clock(), launch: launch)
         return await enforcement.findings() + diagnostics.run()
     }
 

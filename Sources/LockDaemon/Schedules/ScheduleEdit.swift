@@ -24,9 +24,11 @@ public struct ScheduleEdit: Sendable, Equatable {
     public var enabled: Bool?
 
     /// Creates an edit.
-    public init(profile: String? = nil, days: String? = nil, from: String? = nil, to: String? = nil, on: String? = nil,
-                cron: String? = nil, duration: Duration? = nil, timeZoneName: String? = nil, strict: Bool? = nil,
-                warning: Duration? = nil, enabled: Bool? = nil) {
+    public init(
+        profile: String? = nil, days: String? = nil, from: String? = nil, to: String? = nil, on: String? = nil,
+        cron: String? = nil, duration: Duration? = nil, timeZoneName: String? = nil, strict: Bool? = nil,
+        warning: Duration? = nil, enabled: Bool? = nil
+    ) {
         self.profile = profile
         self.days = days
         self.from = from
@@ -54,8 +56,9 @@ public struct ScheduleEdit: Sendable, Equatable {
         switch schedule.rule {
         case .weekly(let window):
             if !saysWhen, let duration {
-                throw FieldError(field: "for", value: DurationParser.formatExact(duration),
-                                 reason: "applies to --on and --cron only; a weekly window ends at --to")
+                throw FieldError(
+                    field: "for", value: DurationParser.formatExact(duration),
+                    reason: "applies to --on and --cron only; a weekly window ends at --to")
             }
             if !saysWhen || (weeklyParts && on == nil && cron == nil) {
                 days = days ?? window.days.description
@@ -71,8 +74,9 @@ public struct ScheduleEdit: Sendable, Equatable {
         }
         var zone = schedule.timeZoneName
         if let timeZoneName { zone = timeZoneName.isEmpty ? nil : timeZoneName }
-        return try Schedule(name: schedule.name, profile: profile ?? schedule.profile, days: days, from: from, to: to, on: on,
-                            cron: cron, duration: duration, timeZoneName: zone, strict: strict ?? schedule.strict,
-                            warning: warning ?? schedule.warning, enabled: enabled ?? schedule.enabled)
+        return try Schedule(
+            name: schedule.name, profile: profile ?? schedule.profile, days: days, from: from, to: to, on: on,
+            cron: cron, duration: duration, timeZoneName: zone, strict: strict ?? schedule.strict,
+            warning: warning ?? schedule.warning, enabled: enabled ?? schedule.enabled)
     }
 }

@@ -37,10 +37,12 @@ public actor Scheduler {
 
     /// Creates a scheduler over the schedules in `store` (read by `start()`); call `start()`
     /// before serving requests.
-    public init(store: ScheduleStore, sessions: SessionService, profiles: any ProfileCatalog, state: StateStore, events: EventBus,
-                timer: any WallClockTimer, logger: Logger,
-                clock: @escaping @Sendable () -> ClockReading, systemZone: @escaping @Sendable () -> TimeZone,
-                defaultWarning: Duration) {
+    public init(
+        store: ScheduleStore, sessions: SessionService, profiles: any ProfileCatalog, state: StateStore, events: EventBus,
+        timer: any WallClockTimer, logger: Logger,
+        clock: @escaping @Sendable () -> ClockReading, systemZone: @escaping @Sendable () -> TimeZone,
+        defaultWarning: Duration
+    ) {
         self.store = store
         self.sessions = sessions
         self.profiles = profiles
@@ -151,7 +153,9 @@ public actor Scheduler {
             guard let old = store.schedules[name] else { throw .notFound(name) }
             guard !edit.isEmpty || startNow else { return try await self.schedule(name) }
             let new: Schedule
-            if edit.isEmpty { new = old } else {
+            if edit.isEmpty {
+                new = old
+            } else {
                 do throws(FieldError) { new = try edit.applied(to: old) } catch { throw .invalid(error) }
             }
             if new.profile != old.profile {
@@ -191,9 +195,10 @@ public actor Scheduler {
     /// Lines for `lockctl status`: `mornings starts in 4m`, blocks stopped by hand.
     public func notices() async -> [String] {
         let (plan, _) = await currentPlan()
-        return plan.notices(now: plan.now) + store.sorted.compactMap { schedule in
-            problems[schedule.name].map { "\(schedule.name): \($0)" }
-        }
+        return plan.notices(now: plan.now)
+            + store.sorted.compactMap { schedule in
+                problems[schedule.name].map { "\(schedule.name): \($0)" }
+            }
     }
 
     // MARK: - Evaluation
@@ -212,8 +217,11 @@ public actor Scheduler {
                 let remaining = block.end.timeIntervalSince(clock().wall)
                 guard remaining > 0 else { continue }
                 do {
-                    try await sessions.reconcileOwned(.schedule(name), OwnedSession(profile: block.profile, remaining: .seconds(remaining),
-                                                                                   strict: block.strict, target: block.target))
+                    try await sessions.reconcileOwned(
+                        .schedule(name),
+                        OwnedSession(
+                            profile: block.profile, remaining: .seconds(remaining),
+                            strict: block.strict, target: block.target))
                     problems[name] = nil
                 } catch {
                     succeeded = false
@@ -252,7 +260,8 @@ public actor Scheduler {
         let due = plan.warnings
         for warning in due where !sentWarnings.contains(warning.key) {
             let seconds = Int(warning.at.timeIntervalSince(plan.now).rounded(.up))
-            logger.info("schedule warning", metadata: ["schedule": "\(warning.schedule)", "edge": "\(warning.edge.rawValue)", "in": "\(seconds)s"])
+            logger.info(
+                "schedule warning", metadata: ["schedule": "\(warning.schedule)", "edge": "\(warning.edge.rawValue)", "in": "\(seconds)s"])
             events.publish(.scheduleWarning(warning, now: plan.now))
         }
         // Only warnings still due are remembered, so the set stays small.
@@ -271,8 +280,9 @@ public actor Scheduler {
         var ids: [String: String] = [:]
         for session in await sessions.active {
             guard case .schedule(let name) = session.origin else { continue }
-            owned[name] = OwnedSession(profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict,
-                                       target: session.target)
+            owned[name] = OwnedSession(
+                profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict,
+                target: session.target)
             ids[name] = session.id
         }
         let planner = SchedulePlanner(systemZone: zone, defaultWarning: defaultWarning, profileStrict: profileStrict)
@@ -286,9 +296,11 @@ public actor Scheduler {
     }
 
     private func view(_ schedule: Schedule, _ plan: SchedulePlan, _ ids: [String: String]) -> ScheduleView {
-        let status = plan.decision(schedule.name)?.status
-            ?? ScheduleStatus(zone: schedule.zone(system: systemZone()), strict: schedule.strict ?? false,
-                              warning: schedule.warning ?? defaultWarning, active: false, stoppedByHand: false, blockEnd: nil, next: nil)
+        let status =
+            plan.decision(schedule.name)?.status
+            ?? ScheduleStatus(
+                zone: schedule.zone(system: systemZone()), strict: schedule.strict ?? false,
+                warning: schedule.warning ?? defaultWarning, active: false, stoppedByHand: false, blockEnd: nil, next: nil)
         return ScheduleView(schedule: schedule, status: status, session: ids[schedule.name], problem: problems[schedule.name])
     }
 
@@ -313,8 +325,9 @@ public actor Scheduler {
         do {
             try state.setValue(kept, forKey: Scheduler.recordsKey)
             records = kept
-            logger.info(startNow ? "strict schedule blocks from now" : "strict schedule blocks from its next interval",
-                        metadata: ["schedule": "\(schedule.name)"])
+            logger.info(
+                startNow ? "strict schedule blocks from now" : "strict schedule blocks from its next interval",
+                metadata: ["schedule": "\(schedule.name)"])
         } catch {
             // Without the record the block starts at once, as the schedule says, only without
             // the grace: logged rather than refusing the change.

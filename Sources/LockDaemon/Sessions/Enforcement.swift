@@ -37,8 +37,9 @@ public final class Enforcement: Sendable {
                 try await enforcer.apply(desired)
                 done.append(enforcer)
             } catch {
-                logger.error("enforcement failed; putting the previous state back",
-                             metadata: ["enforcer": "\(enforcer.name)", "error": "\(error)"])
+                logger.error(
+                    "enforcement failed; putting the previous state back",
+                    metadata: ["enforcer": "\(enforcer.name)", "error": "\(error)"])
                 for applied in done { try? await applied.apply(previous) }
                 throw EnforcementFailure(enforcer: enforcer.name, underlying: "\(error)")
             }

@@ -26,7 +26,8 @@ public actor SessionService {
                 pendingDesired = nil
             } else if oldValue.sessions.map(\.rules) != sessions.sessions.map(\.rules)
                 || oldValue.sessions.map(\.strict) != sessions.sessions.map(\.strict)
-                || oldValue.sessions.map(\.target) != sessions.sessions.map(\.target) {
+                || oldValue.sessions.map(\.target) != sessions.sessions.map(\.target)
+            {
                 desired = sessions.desiredBlock(groups: targets.groups)
             }
         }
@@ -59,11 +60,13 @@ public actor SessionService {
     static let retryDelay: Duration = .seconds(5)
 
     /// Creates the service; call `restore()` before anything else.
-    public init(profiles: any ProfileCatalog, store: StateStore, enforcement: Enforcement, events: EventBus,
-                timer: any DeadlineTimer, maxSession: Duration, logger: Logger,
-                clock: @escaping @Sendable () -> ClockReading, targets: TargetPolicy = .localOnly,
-                makeID: @escaping @Sendable () -> String = { SessionService.randomID() },
-                lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil }) {
+    public init(
+        profiles: any ProfileCatalog, store: StateStore, enforcement: Enforcement, events: EventBus,
+        timer: any DeadlineTimer, maxSession: Duration, logger: Logger,
+        clock: @escaping @Sendable () -> ClockReading, targets: TargetPolicy = .localOnly,
+        makeID: @escaping @Sendable () -> String = { SessionService.randomID() },
+        lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil }
+    ) {
         self.targets = targets
         desired = DesiredBlock(lan: LANBlock(groups: targets.groups))
         self.listResolver = lists
@@ -126,8 +129,9 @@ public actor SessionService {
             var change = SessionChange()
             for saved in saved {
                 if saved.hasImplausibleBootReading(at: now) {
-                    logger.warning("the boot clock reads earlier than the session's last checkpoint; its time is clamped to what it had",
-                                   metadata: metadata(saved))
+                    logger.warning(
+                        "the boot clock reads earlier than the session's last checkpoint; its time is clamped to what it had",
+                        metadata: metadata(saved))
                 }
                 var resumed = saved.resumed(at: now)
                 // Time off that could not be counted before counts once the clock is trusted.
@@ -138,8 +142,9 @@ public actor SessionService {
                     change.updated.append(.init(old: saved, new: resumed))
                 }
                 if resumed.pendingOffTime != nil, saved.pendingOffTime == nil {
-                    logger.warning("the wall clock is not synchronised: the time the machine was off is not counted until it is",
-                                   metadata: metadata(resumed))
+                    logger.warning(
+                        "the wall clock is not synchronised: the time the machine was off is not counted until it is",
+                        metadata: metadata(resumed))
                 }
             }
             do { try store.commit(change, at: now) } catch {
@@ -150,10 +155,12 @@ public actor SessionService {
             await enforceAll(now: now)
             timer.arm(at: sessions.nextDeadline)
             for ending in change.ended {
-                logger.info("session ended while the daemon was not running", metadata: metadata(ending.session, ["reason": "daemon-restart"]))
+                logger.info(
+                    "session ended while the daemon was not running", metadata: metadata(ending.session, ["reason": "daemon-restart"]))
             }
             for session in sessions.sessions {
-                logger.info("session resumed", metadata: metadata(session, ["remaining": "\(DurationParser.format(session.remaining(at: now)))"]))
+                logger.info(
+                    "session resumed", metadata: metadata(session, ["remaining": "\(DurationParser.format(session.remaining(at: now)))"]))
             }
         }
     }
@@ -184,8 +191,9 @@ public actor SessionService {
             var corrections = SessionChange()
             for session in sessions.sessions {
                 guard let corrected = session.corrected(at: now) else { continue }
-                logger.notice("the wall clock is synchronised: the time the machine was off is counted now",
-                              metadata: metadata(session, ["remaining": "\(DurationParser.format(corrected.remaining(at: now)))"]))
+                logger.notice(
+                    "the wall clock is synchronised: the time the machine was off is counted now",
+                    metadata: metadata(session, ["remaining": "\(DurationParser.format(corrected.remaining(at: now)))"]))
                 if corrected.hasEnded(at: now) {
                     corrections.ended.append(.init(session: session, reason: .daemonRestart, at: now.wall))
                 } else {
@@ -206,8 +214,9 @@ public actor SessionService {
             }
             for name in staleProfiles.sorted() {
                 do throws(SessionError) { try await refreshRulesNow(for: name) } catch {
-                    logger.error("cannot give running sessions their profile's new rules; trying again",
-                                 metadata: ["profile": "\(name)", "error": "\(error)"])
+                    logger.error(
+                        "cannot give running sessions their profile's new rules; trying again",
+                        metadata: ["profile": "\(name)", "error": "\(error)"])
                 }
             }
             if needsEnforcement { await enforceAll(now: now) }
@@ -218,19 +227,23 @@ public actor SessionService {
     // MARK: - Requests
 
     /// Starts blocking a profile by hand, on `target` (this machine by default).
-    public func start(_ profile: String, for length: SessionLength, strict: Bool?,
-                      target: BlockTarget = .thisMachine) async throws(SessionError) -> Session {
+    public func start(
+        _ profile: String, for length: SessionLength, strict: Bool?,
+        target: BlockTarget = .thisMachine
+    ) async throws(SessionError) -> Session {
         try await gate.run { () async throws(SessionError) -> Session in
             let now = clock()
             if let problem = targets.problem(with: target) { throw .invalidTarget(problem) }
             guard let expansion = await profiles.expansion(of: profile) else { throw .unknownProfile(profile) }
             let duration = try validated(length, now: now)
-            if let running = sessions.sessions.first(where: { $0.profile == profile && $0.origin == .manual && $0.target.overlaps(target) }) {
+            if let running = sessions.sessions.first(where: { $0.profile == profile && $0.origin == .manual && $0.target.overlaps(target) })
+            {
                 throw .alreadyActive(running)
             }
-            let session = Session(id: makeID(), profile: expansion.profile.name, origin: .manual,
-                                  strict: strict ?? expansion.profile.strict, rules: expansion.rules, duration: duration, now: now,
-                                  target: target)
+            let session = Session(
+                id: makeID(), profile: expansion.profile.name, origin: .manual,
+                strict: strict ?? expansion.profile.strict, rules: expansion.rules, duration: duration, now: now,
+                target: target)
             try await commit(SessionChange(started: [session]), at: now)
             logger.info("session started", metadata: metadata(session, ["duration": "\(DurationParser.format(duration))"]))
             return session
@@ -317,7 +330,8 @@ public actor SessionService {
                     let resumed = current.resumed(at: now)
                     let drift = abs((resumed.endBoot - wantedEnd).seconds)
                     if drift >= 0.5 || current.strict != desired.strict || current.rules != expansion.rules
-                        || current.target != desired.target {
+                        || current.target != desired.target
+                    {
                         var adjusted = resumed
                         adjusted.endBoot = wantedEnd
                         adjusted.checkpointRemaining = desired.remaining
@@ -327,8 +341,10 @@ public actor SessionService {
                         change.updated.append(.init(old: current, new: adjusted))
                     }
                 } else {
-                    change.started.append(Session(id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
-                                                   rules: expansion.rules, duration: desired.remaining, now: now, target: desired.target))
+                    change.started.append(
+                        Session(
+                            id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
+                            rules: expansion.rules, duration: desired.remaining, now: now, target: desired.target))
                 }
             }
             guard !change.isEmpty else { return existing.first }
@@ -337,7 +353,8 @@ public actor SessionService {
                 logger.info("session ended by its owner", metadata: metadata(ending.session, ["reason": "\(ending.reason.rawValue)"]))
             }
             for session in change.started {
-                logger.info("session started", metadata: metadata(session, ["duration": "\(DurationParser.format(desired?.remaining ?? .zero))"]))
+                logger.info(
+                    "session started", metadata: metadata(session, ["duration": "\(DurationParser.format(desired?.remaining ?? .zero))"]))
             }
             return change.started.first ?? change.updated.first?.new ?? sessions.sessions.first { $0.origin == origin }
         }
@@ -370,8 +387,10 @@ public actor SessionService {
     /// keep every older version the new one does not cover (`isCovered`), and a list they hold
     /// cannot be removed (`.strict`). Returns the sessions changed.
     @discardableResult
-    public func updateLists(_ name: String, to reference: BlocklistReference?,
-                            isCovered: @Sendable (BlocklistReference) -> Bool) async throws(SessionError) -> [Session] {
+    public func updateLists(
+        _ name: String, to reference: BlocklistReference?,
+        isCovered: @Sendable (BlocklistReference) -> Bool
+    ) async throws(SessionError) -> [Session] {
         try await gate.run { () async throws(SessionError) -> [Session] in
             let now = clock()
             var change = SessionChange()
@@ -394,9 +413,13 @@ public actor SessionService {
             }
             try await commit(change, at: now)
             for update in change.updated {
-                logger.info("session follows a changed blocklist", metadata: metadata(update.new, [
-                    "list": "\(name)", "lists": "\(update.new.rules.lists.map(\.description))",
-                ]))
+                logger.info(
+                    "session follows a changed blocklist",
+                    metadata: metadata(
+                        update.new,
+                        [
+                            "list": "\(name)", "lists": "\(update.new.rules.lists.map(\.description))",
+                        ]))
             }
             return change.updated.map(\.new)
         }
@@ -407,28 +430,34 @@ public actor SessionService {
 
     // MARK: - The commit path
 
-    private func commit(_ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil,
-                        savingIsOptional: Bool = false) async throws(SessionError) {
+    private func commit(
+        _ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil,
+        savingIsOptional: Bool = false
+    ) async throws(SessionError) {
         guard !change.isEmpty else { return }
         let next = change.applied(to: sessions)
         var saved = true
         do { try store.commit(change, at: now) } catch {
             guard savingIsOptional else { throw .storage("\(error)") }
             saved = false
-            logger.error("cannot save the change; it happens anyway and the saved state catches up at the next start",
-                         metadata: ["error": "\(error)"])
+            logger.error(
+                "cannot save the change; it happens anyway and the saved state catches up at the next start",
+                metadata: ["error": "\(error)"])
         }
         var nextDesired: DesiredBlock?
         if change.changesRules || needsEnforcement {
             let block = next.desiredBlock(groups: targets.groups)
             nextDesired = block
             do { try await enforcement.apply(block, previous: desired) } catch {
-                if saved { do { try store.revert(change, at: now) } catch {
-                    // The enforcers were put back; only the saved state disagrees, and the next
-                    // start would restore the change that did not happen.
-                    logger.critical("cannot take back a change that failed to enforce", metadata: ["error": "\(error)"])
-                } }
-                events.publish(.enforcementFailed(enforcer: (error as? EnforcementFailure)?.enforcer ?? "?", message: "\(error)", at: now.wall))
+                if saved {
+                    do { try store.revert(change, at: now) } catch {
+                        // The enforcers were put back; only the saved state disagrees, and the next
+                        // start would restore the change that did not happen.
+                        logger.critical("cannot take back a change that failed to enforce", metadata: ["error": "\(error)"])
+                    }
+                }
+                events.publish(
+                    .enforcementFailed(enforcer: (error as? EnforcementFailure)?.enforcer ?? "?", message: "\(error)", at: now.wall))
                 throw .enforcement("\(error)")
             }
             needsEnforcement = false

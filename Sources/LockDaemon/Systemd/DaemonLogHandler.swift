@@ -23,8 +23,10 @@ public struct DaemonLogHandler: LogHandler {
     public var metadataProvider: Logger.MetadataProvider?
 
     /// Creates a handler.
-    public init(destination: LogDestination, label: String, identifier: String, logLevel: Logger.Level,
-                metadataProvider: Logger.MetadataProvider? = nil) {
+    public init(
+        destination: LogDestination, label: String, identifier: String, logLevel: Logger.Level,
+        metadataProvider: Logger.MetadataProvider? = nil
+    ) {
         self.destination = destination
         self.label = label
         self.identifier = identifier
@@ -43,10 +45,13 @@ public struct DaemonLogHandler: LogHandler {
     public func log(event: LogEvent) {
         let merged = event.effectiveMetadata(base: metadata, provider: metadataProvider)
         if destination == .journal,
-           JournalEntry.send(JournalEntry.fields(for: event, metadata: merged, identifier: identifier, label: label)) >= 0 {
+            JournalEntry.send(JournalEntry.fields(for: event, metadata: merged, identifier: identifier, label: label)) >= 0
+        {
             return
         }
-        StderrLine.write(StderrLine.formatLine(secondsSinceEpoch: Int(time(nil)), level: event.level, identifier: identifier,
-                                               message: event.message.description, metadata: merged))
+        StderrLine.write(
+            StderrLine.formatLine(
+                secondsSinceEpoch: Int(time(nil)), level: event.level, identifier: identifier,
+                message: event.message.description, metadata: merged))
     }
 }

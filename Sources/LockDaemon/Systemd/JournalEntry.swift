@@ -41,7 +41,8 @@ public enum JournalEntry {
             "SIMPLYLOCK_LEVEL=\(event.level)",
             "SIMPLYLOCK_LOGGER=\(label)",
         ]
-        let metadataFields = metadata
+        let metadataFields =
+            metadata
             .map { key, value in (fieldName(forMetadataKey: key), "\(value)") }
             .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         for (name, value) in metadataFields where name != "SIMPLYLOCK_LEVEL" && name != "SIMPLYLOCK_LOGGER" {

@@ -26,8 +26,9 @@ public enum LoggingBootstrap {
         var status = stat()
         guard fstat(2, &status) == 0 else { return .stderr }
         let variable = getenv("JOURNAL_STREAM").map { String(cString: $0) }
-        return destination(journalStream: variable, stderrDevice: UInt64(status.st_dev), stderrInode: UInt64(status.st_ino),
-                           journalSocketExists: access(journalSocketPath, W_OK) == 0)
+        return destination(
+            journalStream: variable, stderrDevice: UInt64(status.st_dev), stderrInode: UInt64(status.st_ino),
+            journalSocketExists: access(journalSocketPath, W_OK) == 0)
     }
 
     /// The pure part of ``detectDestination()``: compares `JOURNAL_STREAM` with stderr's identity.
@@ -38,7 +39,9 @@ public enum LoggingBootstrap {
     ///   - journalSocketExists: Whether journald's native socket can be written to.
     /// - Returns: ``LogDestination/journal`` only for a well-formed, matching `device:inode` and
     ///   a reachable journal socket.
-    public static func destination(journalStream: String?, stderrDevice: UInt64, stderrInode: UInt64, journalSocketExists: Bool = true) -> LogDestination {
+    public static func destination(journalStream: String?, stderrDevice: UInt64, stderrInode: UInt64, journalSocketExists: Bool = true)
+        -> LogDestination
+    {
         guard journalSocketExists, let journalStream else { return .stderr }
         let parts = journalStream.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else {
@@ -52,10 +55,13 @@ public enum LoggingBootstrap {
     ///   - level: The minimum level of every logger created by the factory.
     ///   - identifier: `SYSLOG_IDENTIFIER` / the name printed on stderr lines.
     ///   - destination: Where entries go.
-    public static func makeFactory(level: Logger.Level, identifier: String, destination: LogDestination) -> @Sendable (String, Logger.MetadataProvider?) -> any LogHandler {
+    public static func makeFactory(level: Logger.Level, identifier: String, destination: LogDestination)
+        -> @Sendable (String, Logger.MetadataProvider?) -> any LogHandler
+    {
         { label, provider in
-            DaemonLogHandler(destination: destination, label: label, identifier: identifier, logLevel: level,
-                             metadataProvider: provider)
+            DaemonLogHandler(
+                destination: destination, label: label, identifier: identifier, logLevel: level,
+                metadataProvider: provider)
         }
     }
 
@@ -71,9 +77,12 @@ public enum LoggingBootstrap {
     ///   - metadataProvider: Optional contextual metadata for every logger.
     /// - Returns: The destination chosen, so that the daemon can log it once at start-up.
     @discardableResult
-    public static func bootstrap(level: Logger.Level, identifier: String = "simplylockd", metadataProvider: Logger.MetadataProvider? = nil) -> LogDestination {
+    public static func bootstrap(level: Logger.Level, identifier: String = "simplylockd", metadataProvider: Logger.MetadataProvider? = nil)
+        -> LogDestination
+    {
         let destination = detectDestination()
-        LoggingSystem.bootstrap(makeFactory(level: level, identifier: identifier, destination: destination), metadataProvider: metadataProvider)
+        LoggingSystem.bootstrap(
+            makeFactory(level: level, identifier: identifier, destination: destination), metadataProvider: metadataProvider)
         return destination
     }
 }

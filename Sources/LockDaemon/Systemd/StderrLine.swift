@@ -23,7 +23,9 @@ public enum StderrLine {
     ///   - identifier: The program name.
     ///   - message: The message; newlines are escaped as `\n`.
     ///   - metadata: Printed as sorted `key=value` pairs.
-    public static func formatLine(secondsSinceEpoch: Int, level: Logger.Level, identifier: String, message: String, metadata: Logger.Metadata) -> String {
+    public static func formatLine(
+        secondsSinceEpoch: Int, level: Logger.Level, identifier: String, message: String, metadata: Logger.Metadata
+    ) -> String {
         var line = "\(timestamp(secondsSinceEpoch: secondsSinceEpoch)) \(level) \(identifier): \(escaped(message))"
         for key in metadata.keys.sorted() {
             line += " \(key)=\(quotedIfNeeded("\(metadata[key]!)"))"
@@ -83,9 +85,11 @@ public enum StderrLine {
 
     /// Quotes a metadata value when it would otherwise be ambiguous in `key=value` form.
     static func quotedIfNeeded(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.unicodeScalars.contains {
-            $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 || $0.value == 0x7f
-        }
+        let needsQuotes =
+            value.isEmpty
+            || value.unicodeScalars.contains {
+                $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 || $0.value == 0x7f
+            }
         guard needsQuotes else { return escaped(value) }
         return "\"" + escaped(value, quote: true) + "\""
     }

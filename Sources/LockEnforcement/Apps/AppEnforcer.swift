@@ -31,9 +31,11 @@ public actor AppEnforcer: Enforcer {
         public var frozenRecord: String?
 
         /// Creates settings.
-        public init(preference: ExecGuard.Preference = .automatic, terminateGrace: Duration = .seconds(5),
-                    userWritable: [String] = ["/home", "/tmp", "/var/tmp", "/dev/shm", "/run/user"],
-                    cgroupRoot: String? = nil, frozenRecord: String? = nil) {
+        public init(
+            preference: ExecGuard.Preference = .automatic, terminateGrace: Duration = .seconds(5),
+            userWritable: [String] = ["/home", "/tmp", "/var/tmp", "/dev/shm", "/run/user"],
+            cgroupRoot: String? = nil, frozenRecord: String? = nil
+        ) {
             self.preference = preference
             self.terminateGrace = terminateGrace
             self.userWritable = userWritable
@@ -63,14 +65,17 @@ public actor AppEnforcer: Enforcer {
     ///
     /// - Parameter onDenial: called on a reporting thread for each refused exec or killed
     ///   process (the daemon's `app.blocked` events).
-    public init(settings: Settings = Settings(), logger: Logger = Logger(label: "simplylock.apps"),
-                onDenial: @escaping @Sendable (ExecDenial) -> Void = { _ in }) {
+    public init(
+        settings: Settings = Settings(), logger: Logger = Logger(label: "simplylock.apps"),
+        onDenial: @escaping @Sendable (ExecDenial) -> Void = { _ in }
+    ) {
         self.settings = settings
         self.logger = logger
         self.onDenial = onDenial
         freezer = (settings.cgroupRoot ?? CgroupFreezer.cgroup2Root()).map(CgroupFreezer.init(root:))
         if let record = settings.frozenRecord, let bytes = try? AtomicFile.read(record),
-           let saved = try? JSONDecoder().decode([String: String].self, from: Data(bytes)) {
+            let saved = try? JSONDecoder().decode([String: String].self, from: Data(bytes))
+        {
             frozen = saved
         }
     }
@@ -239,13 +244,22 @@ public actor AppEnforcer: Enforcer {
     /// instances can be stopped.
     public func diagnose() async -> [Finding] {
         var findings: [Finding] = []
-        let fix = "run simplylockd as root with CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_KILL and CAP_DAC_READ_SEARCH, outside a container (the shipped unit grants them)"
+        let fix =
+            "run simplylockd as root with CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_KILL and CAP_DAC_READ_SEARCH, outside a container (the shipped unit grants them)"
         if let statistics {
             switch statistics.mode {
             case .fanotify:
-                findings.append(Finding("apps", .ok, "fanotify: execs of blocked apps are refused by the kernel (\(statistics.markedFilesystems.count) filesystems watched, \(statistics.denials) refused so far)"))
+                findings.append(
+                    Finding(
+                        "apps", .ok,
+                        "fanotify: execs of blocked apps are refused by the kernel (\(statistics.markedFilesystems.count) filesystems watched, \(statistics.denials) refused so far)"
+                    ))
             case .procConnector:
-                findings.append(Finding("apps", .warning, "proc connector: blocked apps are killed just after they start, because fanotify cannot be used: \(fallbackReason ?? "not chosen")", fix: fix))
+                findings.append(
+                    Finding(
+                        "apps", .warning,
+                        "proc connector: blocked apps are killed just after they start, because fanotify cannot be used: \(fallbackReason ?? "not chosen")",
+                        fix: fix))
             }
         } else {
             // No guard runs, so trying a fanotify group here never makes two in this process.
@@ -253,20 +267,33 @@ public actor AppEnforcer: Enforcer {
             case (.fanotify?, _):
                 findings.append(Finding("apps", .ok, "idle; blocks will use fanotify (execs refused by the kernel)"))
             case (.procConnector?, let reason):
-                findings.append(Finding("apps", .warning, "idle; blocks will use the proc connector (apps killed just after they start), because fanotify cannot be used: \(reason ?? "not chosen")", fix: fix))
+                findings.append(
+                    Finding(
+                        "apps", .warning,
+                        "idle; blocks will use the proc connector (apps killed just after they start), because fanotify cannot be used: \(reason ?? "not chosen")",
+                        fix: fix))
             case (nil, let reason):
                 findings.append(Finding("apps", .problem, "app blocks cannot be enforced here: \(reason ?? "no mechanism")", fix: fix))
             }
         }
         let lacking = ProcessCapabilities.missing([ProcessCapabilities.sysPtrace, ProcessCapabilities.kill])
         if !lacking.isEmpty {
-            findings.append(Finding("apps: running instances", .warning, "without \(lacking.joined(separator: " and ")), blocked apps that other users already run (or start through an interpreter) are not stopped", fix: fix))
+            findings.append(
+                Finding(
+                    "apps: running instances", .warning,
+                    "without \(lacking.joined(separator: " and ")), blocked apps that other users already run (or start through an interpreter) are not stopped",
+                    fix: fix))
         }
         if !ProcessCapabilities.has(ProcessCapabilities.dacReadSearch) {
-            findings.append(Finding("apps: users' own apps", .warning, "without CAP_DAC_READ_SEARCH, apps installed in private home directories (~/.local/share/applications, flatpak --user) are not found", fix: fix))
+            findings.append(
+                Finding(
+                    "apps: users' own apps", .warning,
+                    "without CAP_DAC_READ_SEARCH, apps installed in private home directories (~/.local/share/applications, flatpak --user) are not found",
+                    fix: fix))
         }
         if freezer == nil {
-            findings.append(Finding("apps: freezing", .warning, "no cgroup v2 hierarchy: profiles with running = \"freeze\" terminate instead"))
+            findings.append(
+                Finding("apps: freezing", .warning, "no cgroup v2 hierarchy: profiles with running = \"freeze\" terminate instead"))
         }
         return findings
     }
@@ -294,7 +321,8 @@ public actor AppEnforcer: Enforcer {
         details["terminated"] = .count(terminated)
         if !frozen.isEmpty { details["frozen"] = .text(frozen.keys.sorted().joined(separator: ", ")) }
         if !notes.isEmpty { details["notes"] = .text(notes.joined(separator: "; ")) }
-        return EnforcerStatus(name: name, applied: lastError == nil && (apps.isEmpty || statistics != nil),
-                              elements: rules.blocked.count, lastApplied: lastApplied, lastError: lastError, details: details)
+        return EnforcerStatus(
+            name: name, applied: lastError == nil && (apps.isEmpty || statistics != nil),
+            elements: rules.blocked.count, lastApplied: lastApplied, lastError: lastError, details: details)
     }
 }

@@ -56,10 +56,12 @@ final class DenialReporter: Sendable {
                         return true
                     }
                     guard fresh else { continue }
-                    logger.notice("blocked \(denial.appName)", metadata: [
-                        "app": "\(denial.appID)", "pid": "\(denial.pid)", "path": "\(denial.path)",
-                        "reason": "\(denial.reason.rawValue)", "opener": "\(denial.opener ?? "")",
-                    ])
+                    logger.notice(
+                        "blocked \(denial.appName)",
+                        metadata: [
+                            "app": "\(denial.appID)", "pid": "\(denial.pid)", "path": "\(denial.path)",
+                            "reason": "\(denial.reason.rawValue)", "opener": "\(denial.opener ?? "")",
+                        ])
                     onDenial(denial)
                 }
             }
@@ -89,7 +91,10 @@ final class DenialReporter: Sendable {
     }
 
     func stop() {
-        thread.withLock { $0?.stop(); $0 = nil }
+        thread.withLock {
+            $0?.stop()
+            $0 = nil
+        }
     }
 
     deinit {

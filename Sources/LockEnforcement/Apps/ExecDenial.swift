@@ -31,8 +31,10 @@ public struct ExecDenial: Sendable, Equatable, Codable {
     public var date: Date
 
     /// Creates a record.
-    public init(pid: Int32, path: String, opener: String? = nil, appID: String, appName: String, reason: Reason,
-                date: Date = Date()) {
+    public init(
+        pid: Int32, path: String, opener: String? = nil, appID: String, appName: String, reason: Reason,
+        date: Date = Date()
+    ) {
         self.pid = pid
         self.path = path
         self.opener = opener

@@ -43,8 +43,10 @@ public final class ExecGuard: Sendable {
     /// Starts the guard with nothing blocked.
     ///
     /// - Throws: `SystemError` when no mechanism can be used (the last one's error).
-    public init(preference: Preference = .automatic, logger: Logger,
-                onDenial: @escaping @Sendable (ExecDenial) -> Void) throws(SystemError) {
+    public init(
+        preference: Preference = .automatic, logger: Logger,
+        onDenial: @escaping @Sendable (ExecDenial) -> Void
+    ) throws(SystemError) {
         let hasher = ContentHasher()
         let reporter = DenialReporter(logger: logger, onDenial: onDenial)
         var reason: String?
@@ -110,7 +112,9 @@ public final class ExecGuard: Sendable {
         // Without these it would see other users' programs start but could neither tell which
         // program runs (/proc/PID/exe) nor stop it: a block that blocks nothing.
         let lacking = ProcessCapabilities.missing([ProcessCapabilities.sysPtrace, ProcessCapabilities.kill])
-        let reason = lacking.isEmpty ? procConnectorUnavailableReason()
+        let reason =
+            lacking.isEmpty
+            ? procConnectorUnavailableReason()
             : "the proc connector needs \(lacking.joined(separator: " and ")) to stop other users' programs"
         if let reason {
             return (nil, [fanotifyReason, reason].compactMap { $0 }.joined(separator: "; "))

@@ -48,8 +48,10 @@ public final class ExecRules: Sendable {
     /// Nothing blocked.
     public static let none = ExecRules(rules: [], blocked: [:], digestsBySize: [:], filesystems: [:], notes: [])
 
-    init(rules: [Rule], blocked: [FileIdentity: BlockedFile], digestsBySize: [Int64: [ContentDigest: Int]],
-         filesystems: [UInt64: String], notes: [String]) {
+    init(
+        rules: [Rule], blocked: [FileIdentity: BlockedFile], digestsBySize: [Int64: [ContentDigest: Int]],
+        filesystems: [UInt64: String], notes: [String]
+    ) {
         self.rules = rules
         self.blocked = blocked
         self.digestsBySize = digestsBySize

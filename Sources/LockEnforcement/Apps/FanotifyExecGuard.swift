@@ -112,8 +112,10 @@ final class FanotifyExecGuard: ExecGuardBackend {
             // filesystem unmounted and mounted again (same device number, new superblock) lost
             // its mark with the old superblock.
             for (device, path) in rules.filesystems.sorted(by: { $0.key < $1.key }) {
-                if clinux_fanotify_mark(groupFD, UInt32(FAN_MARK_ADD | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
-                                        AT_FDCWD, path) == 0 {
+                if clinux_fanotify_mark(
+                    groupFD, UInt32(FAN_MARK_ADD | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
+                    AT_FDCWD, path) == 0
+                {
                     marks.filesystems[device] = path
                 } else {
                     problems.append(SystemError("fanotify_mark (filesystem)", path).description)
@@ -144,8 +146,9 @@ final class FanotifyExecGuard: ExecGuardBackend {
             guard !stopped else { return ["the exec guard is stopped"] }
             var removed = false
             for (device, path) in marks.filesystems where rules.filesystems[device] == nil {
-                _ = clinux_fanotify_mark(groupFD, UInt32(FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
-                                         AT_FDCWD, path)
+                _ = clinux_fanotify_mark(
+                    groupFD, UInt32(FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
+                    AT_FDCWD, path)
                 marks.filesystems[device] = nil
                 removed = true
             }
@@ -153,8 +156,9 @@ final class FanotifyExecGuard: ExecGuardBackend {
                 // Two devices can share a superblock (btrfs subvolumes): removing one's mark
                 // removed the other's. Adding back is idempotent.
                 for (_, path) in marks.filesystems {
-                    _ = clinux_fanotify_mark(groupFD, UInt32(FAN_MARK_ADD | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
-                                             AT_FDCWD, path)
+                    _ = clinux_fanotify_mark(
+                        groupFD, UInt32(FAN_MARK_ADD | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
+                        AT_FDCWD, path)
                 }
             }
             return problems
@@ -198,13 +202,18 @@ final class FanotifyExecGuard: ExecGuardBackend {
 
     private func answerLoop() {
         var buffer = [clinux_fanotify_event](repeating: clinux_fanotify_event(), count: 64)
-        var fds = [pollfd(fd: groupFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: groupFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             beat.store(monotonicNanoseconds(), ordering: .relaxed)
             let ready = poll(&fds, 2, 250)
             if ready < 0 {
-                if errno != EINTR { errors.add(1, ordering: .relaxed); usleep(1000) }
+                if errno != EINTR {
+                    errors.add(1, ordering: .relaxed)
+                    usleep(1000)
+                }
                 continue
             }
             if fds[1].revents != 0 { return }
@@ -310,8 +319,10 @@ final class FanotifyExecGuard: ExecGuardBackend {
     private func deny(pid: Int32, fd: Int32, rule: ExecRules.Rule, reason: ExecDenial.Reason, opener: String? = nil) {
         denials.add(1, ordering: .relaxed)
         let path = Self.readLink("/proc/self/fd/\(fd)") ?? "?"
-        reporter.report(ExecDenial(pid: pid, path: path, opener: opener, appID: rule.appID, appName: rule.appName,
-                                   reason: reason))
+        reporter.report(
+            ExecDenial(
+                pid: pid, path: path, opener: opener, appID: rule.appID, appName: rule.appName,
+                reason: reason))
     }
 
     /// Remembers an allowed file in the kernel (an ignore mark), unless the rules changed
@@ -340,14 +351,19 @@ final class FanotifyExecGuard: ExecGuardBackend {
     // MARK: The hash worker
 
     private func hashLoop() {
-        var fds = [pollfd(fd: hashWakeFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: hashWakeFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             let ready = poll(&fds, 2, -1)
             if ready < 0 { continue }
             if fds[1].revents != 0 {
                 // Whatever is still waiting is allowed; closing the group would do it too.
-                for item in pending.withLock({ items in defer { items = [] }; return items }) {
+                for item in pending.withLock({ items in
+                    defer { items = [] }
+                    return items
+                }) {
                     answer(groupFD, item.fd, allow: true)
                     close(item.fd)
                 }

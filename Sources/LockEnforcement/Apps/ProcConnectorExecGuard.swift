@@ -80,8 +80,10 @@ final class ProcConnectorExecGuard: ExecGuardBackend {
 
     private func run() {
         var pids = [Int32](repeating: 0, count: 256)
-        var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             beat.store(monotonicNanoseconds(), ordering: .relaxed)
             let ready = poll(&fds, 2, 250)
@@ -108,7 +110,8 @@ final class ProcConnectorExecGuard: ExecGuardBackend {
         events.add(1, ordering: .relaxed)
         let rules = self.rules.withLock { $0 }
         guard !rules.isEmpty, pid != getpid(),
-              let match = RunningProcesses.match(pid: pid, rules: rules, hasher: hasher) else { return }
+            let match = RunningProcesses.match(pid: pid, rules: rules, hasher: hasher)
+        else { return }
         kill(match, rules: rules)
     }
 

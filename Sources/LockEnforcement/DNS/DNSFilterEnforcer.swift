@@ -50,14 +50,16 @@ public actor DNSFilterEnforcer: Enforcer {
     ///   - onBlocked: told of every blocked answer (on the forwarder's thread; keep it short).
     ///   - lists: finds the loaded imported lists the sessions hold (the daemon's one copy of each).
     ///   - redirected: whether the nftables enforcer sends the machine's DNS here during blocks.
-    public init(settings: DNSForwarder.Settings = DNSForwarder.Settings(port: DNSFilterEnforcer.defaultPort),
-                servers: DNSResolver.Servers = .resolvConf(path: "/etc/resolv.conf"),
-                systemdUpstreamPath: String = "/run/systemd/resolve/resolv.conf",
-                refreshInterval: Duration = .seconds(30),
-                onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil,
-                lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil },
-                redirected: Bool = true,
-                logger: Logger = Logger(label: "simplylock.dns-filter")) {
+    public init(
+        settings: DNSForwarder.Settings = DNSForwarder.Settings(port: DNSFilterEnforcer.defaultPort),
+        servers: DNSResolver.Servers = .resolvConf(path: "/etc/resolv.conf"),
+        systemdUpstreamPath: String = "/run/systemd/resolve/resolv.conf",
+        refreshInterval: Duration = .seconds(30),
+        onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil,
+        lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil },
+        redirected: Bool = true,
+        logger: Logger = Logger(label: "simplylock.dns-filter")
+    ) {
         self.resolveList = lists
         self.redirected = redirected
         self.settings = settings
@@ -104,9 +106,11 @@ public actor DNSFilterEnforcer: Enforcer {
         let previous = forwarder.policy
         let policy = DNSFilterPolicy(desired, resolve: resolveList, reusing: previous, seed: UInt64.random(in: .min ... .max))
         if !policy.missingLists.isEmpty {
-            logger.error("blocks hold imported lists that are not loaded; they block nothing", metadata: [
-                "lists": "\(policy.missingLists.map(\.description))",
-            ])
+            logger.error(
+                "blocks hold imported lists that are not loaded; they block nothing",
+                metadata: [
+                    "lists": "\(policy.missingLists.map(\.description))"
+                ])
         }
         let releasesMemory = previous.allocatedBytes > 1 << 20
         forwarder.setPolicy(policy)
@@ -118,9 +122,11 @@ public actor DNSFilterEnforcer: Enforcer {
         lastBuild = ContinuousClock.now - started
         lastApplied = Date()
         lastError = nil
-        logger.debug("DNS filter policy applied", metadata: [
-            "names": "\(policy.nameCount)", "bytes": "\(policy.allocatedBytes)", "duration": "\(lastBuild!)",
-        ])
+        logger.debug(
+            "DNS filter policy applied",
+            metadata: [
+                "names": "\(policy.nameCount)", "bytes": "\(policy.allocatedBytes)", "duration": "\(lastBuild!)",
+            ])
     }
 
     /// Re-reads the upstream servers every `refreshInterval` (DHCP and VPN change them).
@@ -153,14 +159,16 @@ public actor DNSFilterEnforcer: Enforcer {
         if !policy.missingLists.isEmpty { details["listsMissing"] = .text(policy.missingLists.map(\.description).joined(separator: " ")) }
         if let lastBuild { details["buildSeconds"] = .seconds(lastBuild.seconds) }
         if let upstreamProblem { details["problem"] = .text(upstreamProblem) }
-        return EnforcerStatus(name: name, applied: desired != nil && lastError == nil && forwarder.port != nil,
-                              elements: policy.nameCount, lastApplied: lastApplied,
-                              lastError: lastError ?? upstreamProblem, details: details)
+        return EnforcerStatus(
+            name: name, applied: desired != nil && lastError == nil && forwarder.port != nil,
+            elements: policy.nameCount, lastApplied: lastApplied,
+            lastError: lastError ?? upstreamProblem, details: details)
     }
 
     public nonisolated var scope: EnforcerScope? {
-        EnforcerScope(covers: "each blocked name and every name under it, imported lists included, for programs using the machine's DNS",
-                      misses: "browsers using DNS over HTTPS (the nftables enforcer refuses known endpoints) and answers already cached by programs")
+        EnforcerScope(
+            covers: "each blocked name and every name under it, imported lists included, for programs using the machine's DNS",
+            misses: "browsers using DNS over HTTPS (the nftables enforcer refuses known endpoints) and answers already cached by programs")
     }
 
     public func coverage(of name: String) async -> Coverage? {
@@ -169,13 +177,16 @@ public actor DNSFilterEnforcer: Enforcer {
         }
         let policy = forwarder.policy
         guard let (rule, list) = policy.explain(name) else {
-            return .doesNotCover(policy.isEmpty ? "nothing is blocked: queries are forwarded"
-                                                : "no rule blocks it (or an exception keeps it reachable): it is forwarded")
+            return .doesNotCover(
+                policy.isEmpty
+                    ? "nothing is blocked: queries are forwarded"
+                    : "no rule blocks it (or an exception keeps it reachable): it is forwarded")
         }
         let source = list.map { " of list \($0.name) (version \($0.version))" } ?? ""
         guard redirected else {
-            return .doesNotCover("rule \(rule)\(source) would block it, but nothing sends the machine's DNS to the filter: "
-                                 + "the dns enforcer needs the nftables enforcer")
+            return .doesNotCover(
+                "rule \(rule)\(source) would block it, but nothing sends the machine's DNS to the filter: "
+                    + "the dns enforcer needs the nftables enforcer")
         }
         if let upstreamProblem { return .doesNotCover("rule \(rule)\(source) would block it, but \(upstreamProblem)") }
         return .blocks("rule \(rule)\(source): answered 0.0.0.0 and :: for it and every name under it")
@@ -190,7 +201,10 @@ public actor DNSFilterEnforcer: Enforcer {
             logger.info("DNS filter upstream servers", metadata: ["servers": "\(configuration.servers.map(\.description))"])
         }
         let loopback = configuration.servers.filter { Self.isLoopback($0.address) }
-        let problem: String? = loopback.isEmpty ? nil : """
+        let problem: String? =
+            loopback.isEmpty
+            ? nil
+            : """
             the DNS filter's upstream \(loopback.map(\.description).joined(separator: ", ")) is on this machine; \
             its own queries would be redirected back to the filter, so the machine's DNS is not redirected: \
             set resolvers = [...] in simplylockd.toml to the real upstream servers

@@ -41,9 +41,11 @@ public final class DNSFilterPolicy: Sendable {
     /// Imported lists are never copied: the sessions' references are looked up with `resolve`
     /// (the daemon's one loaded copy of each list version), and `lists` are blocked on top for
     /// every query, as a session of their own without exceptions.
-    public convenience init(_ desired: DesiredBlock, lists: [DomainSuffixSet] = [],
-                            resolve: (BlocklistReference) -> Blocklist? = { _ in nil },
-                            reusing previous: DNSFilterPolicy? = nil, seed: UInt64 = DomainSuffixSet.Builder.defaultSeed) {
+    public convenience init(
+        _ desired: DesiredBlock, lists: [DomainSuffixSet] = [],
+        resolve: (BlocklistReference) -> Blocklist? = { _ in nil },
+        reusing previous: DNSFilterPolicy? = nil, seed: UInt64 = DomainSuffixSet.Builder.defaultSeed
+    ) {
         var components: [Component] = []
         var sources: [BlockRules?] = []
         var missing: [BlocklistReference] = []

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import LockCore
 import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A filtering DNS forwarder on loopback, UDP and TCP: names the current policy blocks are
 /// answered locally (`A` 0.0.0.0, `AAAA` ::, any other type an empty answer, short TTL);
@@ -64,9 +65,11 @@ public final class DNSForwarder: Sendable {
     ///   - upstream: where unblocked queries go; only its servers are used (timing comes from `settings`).
     ///   - policy: what to block at first.
     ///   - onBlocked: called on the forwarder's thread for every blocked answer; keep it short.
-    public init(settings: Settings = Settings(), upstream: ResolverConfiguration, policy: DNSFilterPolicy = .empty,
-                onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil,
-                logger: Logger = Logger(label: "simplylock.dns-filter")) {
+    public init(
+        settings: Settings = Settings(), upstream: ResolverConfiguration, policy: DNSFilterPolicy = .empty,
+        onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil,
+        logger: Logger = Logger(label: "simplylock.dns-filter")
+    ) {
         self.settings = settings
         self.shared = Shared(policy: policy, servers: upstream.servers.map(DNSUpstreamServer.init))
         self.upstreamConfiguration = Mutex(upstream)
@@ -117,8 +120,10 @@ public final class DNSForwarder: Sendable {
         let onBlocked = self.onBlocked
         let logger = self.logger
         let engine = try await loop.submit {
-            NIOLoopBound(DNSForwardingEngine(eventLoop: loop, settings: settings, shared: shared, onBlocked: onBlocked,
-                                             logger: logger), eventLoop: loop)
+            NIOLoopBound(
+                DNSForwardingEngine(
+                    eventLoop: loop, settings: settings, shared: shared, onBlocked: onBlocked,
+                    logger: logger), eventLoop: loop)
         }.get()
         var channels: [any Channel] = []
         do {
@@ -126,10 +131,12 @@ public final class DNSForwarder: Sendable {
             let (listeners, port) = try await bindListeners(loop: loop, engine: engine)
             channels += listeners
             running.withLock { $0 = Running(group: group, engine: engine, channels: channels, port: port) }
-            logger.info("DNS filter listening", metadata: [
-                "port": "\(port)", "addresses": "\(settings.listenAddresses.joined(separator: ","))",
-                "upstream": "\(upstream.servers.map(\.description).joined(separator: ","))",
-            ])
+            logger.info(
+                "DNS filter listening",
+                metadata: [
+                    "port": "\(port)", "addresses": "\(settings.listenAddresses.joined(separator: ","))",
+                    "upstream": "\(upstream.servers.map(\.description).joined(separator: ","))",
+                ])
             return port
         } catch {
             for channel in channels { try? await channel.close() }
@@ -140,7 +147,12 @@ public final class DNSForwarder: Sendable {
 
     /// Closes every socket and stops the thread; queries in flight get no answer.
     public func stop() async {
-        guard let state = running.withLock({ current -> Running? in defer { current = nil }; return current }) else { return }
+        guard
+            let state = running.withLock({ current -> Running? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         for channel in state.channels { try? await channel.close() }
         try? await state.group.next().submit { state.engine.value.shutDown() }.get()
         try? await state.group.shutdownGracefully()
@@ -155,7 +167,9 @@ public final class DNSForwarder: Sendable {
     // MARK: - Binding
 
     private var markOption: (ChannelOptions.Types.SocketOption, SocketOptionValue)? {
-        settings.mark.map { (.init(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(Self.soMark)), SocketOptionValue(Int32(bitPattern: $0))) }
+        settings.mark.map {
+            (.init(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(Self.soMark)), SocketOptionValue(Int32(bitPattern: $0)))
+        }
     }
 
     /// Sets the receive buffer once the socket exists: SO_RCVBUFFORCE where permitted, else
@@ -174,7 +188,9 @@ public final class DNSForwarder: Sendable {
             for socket in 0..<settings.upstreamSockets {
                 var bootstrap = DatagramBootstrap(group: loop)
                     .channelOption(.datagramVectorReadMessageCount, value: 16)
-                    .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16 * DNSForwardingEngine.upstreamPayloadLimit))
+                    .channelOption(
+                        .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16 * DNSForwardingEngine.upstreamPayloadLimit)
+                    )
                     .channelInitializer { [settings] channel in
                         Self.enlargeReceiveBuffer(channel, to: settings.receiveBufferSize).flatMapThrowing {
                             try channel.pipeline.syncOperations.addHandler(
@@ -191,8 +207,9 @@ public final class DNSForwarder: Sendable {
                     break
                 } catch let error as IOError where error.errnoCode == EPERM && settings.mark != nil {
                     for channel in channels { try? await channel.close() }
-                    throw DNSForwarderError(message: "cannot set SO_MARK \(settings.mark!) on the upstream DNS sockets: "
-                                            + "it needs CAP_NET_ADMIN (\(error))")
+                    throw DNSForwarderError(
+                        message: "cannot set SO_MARK \(settings.mark!) on the upstream DNS sockets: "
+                            + "it needs CAP_NET_ADMIN (\(error))")
                 } catch {
                     for channel in channels { try? await channel.close() }
                     throw DNSForwarderError(message: "cannot open an upstream DNS socket on \(any): \(error)")
@@ -203,7 +220,8 @@ public final class DNSForwarder: Sendable {
     }
 
     private func bindListeners(loop: any EventLoop, engine: NIOLoopBound<DNSForwardingEngine>) async throws
-        -> (channels: [any Channel], port: UInt16) {
+        -> (channels: [any Channel], port: UInt16)
+    {
         guard !settings.listenAddresses.isEmpty else { throw DNSForwarderError(message: "no listen address configured") }
         // With port 0 the first socket picks a port and the others must get the same one; if
         // another program holds it on one of them, start over with a new port.
@@ -237,7 +255,9 @@ public final class DNSForwarder: Sendable {
         throw DNSForwarderError(message: "could not find a port free on every listen address")
     }
 
-    private func bindDatagram(loop: any EventLoop, engine: NIOLoopBound<DNSForwardingEngine>, host: String, port: Int) async throws -> any Channel {
+    private func bindDatagram(loop: any EventLoop, engine: NIOLoopBound<DNSForwardingEngine>, host: String, port: Int) async throws
+        -> any Channel
+    {
         try await DatagramBootstrap(group: loop)
             .channelOption(.datagramVectorReadMessageCount, value: 16)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16 * 4096))
@@ -249,7 +269,9 @@ public final class DNSForwarder: Sendable {
             .bind(host: host, port: port).get()
     }
 
-    private func bindStream(loop: any EventLoop, engine: NIOLoopBound<DNSForwardingEngine>, host: String, port: Int) async throws -> any Channel {
+    private func bindStream(loop: any EventLoop, engine: NIOLoopBound<DNSForwardingEngine>, host: String, port: Int) async throws
+        -> any Channel
+    {
         let idle = TimeAmount(settings.tcpIdleTimeout)
         return try await ServerBootstrap(group: loop)
             .serverChannelOption(.backlog, value: 256)

@@ -33,11 +33,13 @@ extension DNSForwarder {
         public var receiveBufferSize: Int
 
         /// Creates settings.
-        public init(listenAddresses: [String] = ["127.0.0.1", "::1"], port: UInt16 = 0,
-                    timeout: Duration = .seconds(2), attempts: Int = 2, mark: UInt32? = DNSForwarder.defaultMark,
-                    blockedTTL: UInt32 = 5, maxInFlight: Int = 8192, maxTCPConnections: Int = 256,
-                    tcpIdleTimeout: Duration = .seconds(10), upstreamSockets: Int = 4,
-                    receiveBufferSize: Int = 4 << 20) {
+        public init(
+            listenAddresses: [String] = ["127.0.0.1", "::1"], port: UInt16 = 0,
+            timeout: Duration = .seconds(2), attempts: Int = 2, mark: UInt32? = DNSForwarder.defaultMark,
+            blockedTTL: UInt32 = 5, maxInFlight: Int = 8192, maxTCPConnections: Int = 256,
+            tcpIdleTimeout: Duration = .seconds(10), upstreamSockets: Int = 4,
+            receiveBufferSize: Int = 4 << 20
+        ) {
             self.listenAddresses = listenAddresses
             self.port = port
             self.timeout = timeout

@@ -1,12 +1,13 @@
+import LockCore
+import Logging
+import NIOCore
+import NIOPosix
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import LockCore
-import Logging
-import NIOCore
-import NIOPosix
 
 /// The forwarder's work, confined to its one event loop: answer blocked names, multiplex the
 /// rest over a few upstream UDP sockets, retry on the next server after a timeout, fall back to
@@ -68,8 +69,10 @@ final class DNSForwardingEngine {
     private var random = RandomPool()
     private(set) var statistics = DNSForwarderStatistics()
 
-    init(eventLoop: any EventLoop, settings: DNSForwarder.Settings, shared: DNSForwarder.Shared,
-         onBlocked: (@Sendable (DNSBlockedQuery) -> Void)?, logger: Logger) {
+    init(
+        eventLoop: any EventLoop, settings: DNSForwarder.Settings, shared: DNSForwarder.Shared,
+        onBlocked: (@Sendable (DNSBlockedQuery) -> Void)?, logger: Logger
+    ) {
         self.eventLoop = eventLoop
         self.settings = settings
         self.shared = shared
@@ -102,8 +105,10 @@ final class DNSForwardingEngine {
                     if let rule = policy.verdict(name) {
                         statistics.blocked += 1
                         send(query.blockedResponse(packet, ttl: settings.blockedTTL), to: client)
-                        onBlocked?(DNSBlockedQuery(name: String(decoding: name, as: UTF8.self), rule: rule,
-                                                   client: client.description, type: query.type, overTCP: client.overTCP))
+                        onBlocked?(
+                            DNSBlockedQuery(
+                                name: String(decoding: name, as: UTF8.self), rule: rule,
+                                client: client.description, type: query.type, overTCP: client.overTCP))
                     } else {
                         forward(buffer, query, packet, to: client)
                     }
@@ -238,8 +243,9 @@ final class DNSForwardingEngine {
                 }
             }
         if let mark = settings.mark {
-            bootstrap = bootstrap.channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SocketOptionName(DNSForwarder.soMark)),
-                                                value: SocketOptionValue(Int32(bitPattern: mark)))
+            bootstrap = bootstrap.channelOption(
+                .socket(SocketOptionLevel(SOL_SOCKET), SocketOptionName(DNSForwarder.soMark)),
+                value: SocketOptionValue(Int32(bitPattern: mark)))
         }
         let connection = bootstrap.connect(to: entry.server.address)
         connection.whenSuccess { channel in channel.writeAndFlush(framed, promise: nil) }
@@ -252,7 +258,8 @@ final class DNSForwardingEngine {
             connection.whenSuccess { $0.close(promise: nil) }
             tcpInFlight -= 1
             switch result {
-            case .success(let answer) where answer.getInteger(at: answer.readerIndex, as: UInt16.self) == id
+            case .success(let answer)
+            where answer.getInteger(at: answer.readerIndex, as: UInt16.self) == id
                 && isAnswer(answer, to: entry):
                 // A UDP client can only take what fits its buffer; beyond that it gets the
                 // truncated answer and asks again over TCP itself.

@@ -7,7 +7,8 @@ struct DNSFrameDecoder: ByteToMessageDecoder {
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt16.self),
-              buffer.readableBytes >= 2 + Int(length) else { return .needMoreData }
+            buffer.readableBytes >= 2 + Int(length)
+        else { return .needMoreData }
         buffer.moveReaderIndex(forwardBy: 2)
         let message = buffer.readSlice(length: Int(length))!
         context.fireChannelRead(Self.wrapInboundOut(message))

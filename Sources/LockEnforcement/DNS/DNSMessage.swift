@@ -78,7 +78,8 @@ struct DNSMessage: Sendable, Equatable {
         guard bytes.count >= 12 else { return nil }
         var reader = Reader(bytes: bytes, offset: 0)
         guard let id = reader.u16(), let flags = reader.u16(), let qdcount = reader.u16(),
-              let ancount = reader.u16(), reader.u16() != nil, reader.u16() != nil else { return nil }
+            let ancount = reader.u16(), reader.u16() != nil, reader.u16() != nil
+        else { return nil }
         guard qdcount == 1, let qname = reader.name(), let qtype = reader.u16(), let qclass = reader.u16() else {
             return nil
         }
@@ -86,7 +87,8 @@ struct DNSMessage: Sendable, Equatable {
         answers.reserveCapacity(Int(ancount))
         for _ in 0..<ancount {
             guard let name = reader.name(), let type = reader.u16(), let recordClass = reader.u16(),
-                  reader.u32() != nil, let length = reader.u16() else { return nil }
+                reader.u32() != nil, let length = reader.u16()
+            else { return nil }
             let dataStart = reader.offset
             guard let data = reader.bytes(Int(length)) else { return nil }
             var target: String?
@@ -159,7 +161,8 @@ struct DNSMessage: Sendable, Equatable {
             // Letters, digits and inner hyphens (RFC 1123); underscores too, for service labels.
             guard (1...63).contains(utf8.count), utf8.first != 0x2d, utf8.last != 0x2d else { return nil }
             for byte in utf8 {
-                let ok = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a)
+                let ok =
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a)
                     || (byte >= 0x61 && byte <= 0x7a) || byte == 0x2d || byte == 0x5f
                 guard ok else { return nil }
             }

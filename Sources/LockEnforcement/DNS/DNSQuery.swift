@@ -103,13 +103,16 @@ struct DNSQuery: Sendable, Equatable {
             guard let next = skipRecord(packet, position) else { return formatError }
             if packet[start] == 0, read16(packet, start + 1) == typeOPT {
                 guard edns == nil else { return formatError }  // at most one OPT (RFC 6891 6.1.1)
-                edns = EDNS(payloadSize: read16(packet, start + 3), version: packet[start + 6],
-                            dnssecOK: packet[start + 7] & 0x80 != 0, payloadSizeOffset: start + 3)
+                edns = EDNS(
+                    payloadSize: read16(packet, start + 3), version: packet[start + 6],
+                    dnssecOK: packet[start + 7] & 0x80 != 0, payloadSizeOffset: start + 3)
             }
             position = next
         }
-        return .query(DNSQuery(id: id, flags: flags, questionEnd: questionEnd, type: type, questionClass: questionClass,
-                               nameLength: length, edns: edns))
+        return .query(
+            DNSQuery(
+                id: id, flags: flags, questionEnd: questionEnd, type: type, questionClass: questionClass,
+                nameLength: length, edns: edns))
     }
 
     /// The answer for a blocked name: `A` → 0.0.0.0, `AAAA` → ::, anything else (HTTPS, SVCB,

@@ -1,9 +1,10 @@
+import LockCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import LockCore
 
 /// One resolution run: A and AAAA queries for many names, sent over UDP with a bounded number
 /// in flight, retried across the configured servers, with TCP for truncated answers, and cut
@@ -50,7 +51,8 @@ struct DNSQueryBatch {
         var sockets: [IPNetwork.Family: Int32] = [:]
         defer { for fd in sockets.values { close(fd) } }
         for family in Set(servers.map(\.family)) {
-            let fd = socket(family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(
+                family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
             if fd >= 0 {
                 setMark(fd)
                 sockets[family] = fd
@@ -134,21 +136,25 @@ struct DNSQueryBatch {
                 }
                 if count < 0 { return }  // EAGAIN: drained; other errors: the timeout path retries
                 guard let source = SocketAddress(storage: storage),
-                      let message = DNSMessage(bytes: Array(buffer[0..<count])),
-                      let entry = pending[message.id] else { continue }
+                    let message = DNSMessage(bytes: Array(buffer[0..<count])),
+                    let entry = pending[message.id]
+                else { continue }
                 let query = entry.query
                 // Anything that does not match what was asked, where it was asked, is ignored:
                 // a late answer to an earlier try, or a spoofing attempt.
                 guard source.matches(servers[entry.server]), message.isResponse, message.opcode == 0,
-                      message.questionName == DNSMessage.canonical(names[query.nameIndex]),
-                      message.questionType == Self.types[query.typeIndex].rawValue,
-                      message.questionClass == 1 else { continue }
+                    message.questionName == DNSMessage.canonical(names[query.nameIndex]),
+                    message.questionType == Self.types[query.typeIndex].rawValue,
+                    message.questionClass == 1
+                else { continue }
                 pending[message.id] = nil
                 if message.truncated {
                     let remaining = clock.now.duration(to: end)
                     let timeout = min(configuration.timeout, max(.zero, remaining))
-                    if let full = tcpQuery(server: servers[entry.server], name: names[query.nameIndex],
-                                           type: Self.types[query.typeIndex], timeout: timeout) {
+                    if let full = tcpQuery(
+                        server: servers[entry.server], name: names[query.nameIndex],
+                        type: Self.types[query.typeIndex], timeout: timeout)
+                    {
                         accept(full, for: entry)
                     } else {
                         retry(query, "\(configuration.servers[entry.server]) truncated the answer and TCP failed")
@@ -214,8 +220,10 @@ struct DNSQueryBatch {
     }
 
     /// One query over TCP (RFC 7766), for answers too large for UDP; nil on any failure.
-    private func tcpQuery(server: SocketAddress, name: String, type: DNSMessage.RecordType,
-                          timeout: Duration) -> DNSMessage? {
+    private func tcpQuery(
+        server: SocketAddress, name: String, type: DNSMessage.RecordType,
+        timeout: Duration
+    ) -> DNSMessage? {
         let id = UInt16.random(in: .min ... .max)
         guard timeout > .zero, let packet = DNSMessage.query(id: id, name: name, type: type) else { return nil }
         let fd = socket(server.domain, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
@@ -272,8 +280,9 @@ struct DNSQueryBatch {
         guard let header = readExactly(2) else { return nil }
         let length = Int(header[0]) << 8 | Int(header[1])
         guard let body = readExactly(length), let message = DNSMessage(bytes: body), message.id == id,
-              message.isResponse, message.questionName == DNSMessage.canonical(name),
-              message.questionType == type.rawValue else { return nil }
+            message.isResponse, message.questionName == DNSMessage.canonical(name),
+            message.questionType == type.rawValue
+        else { return nil }
         return message
     }
 

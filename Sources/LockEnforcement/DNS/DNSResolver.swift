@@ -38,12 +38,14 @@ public final class DNSResolver: NameResolver {
     ///   - mark: `SO_MARK` of its sockets; give the DNS filter's mark when the filter's redirect
     ///     may be in force, or these queries would be answered by the filter itself (blocked
     ///     names as 0.0.0.0).
-    public init(servers: Servers = .resolvConf(path: "/etc/resolv.conf"),
-                systemdUpstreamPath: String = "/run/systemd/resolve/resolv.conf",
-                deadline: Duration = .seconds(20),
-                maxInFlight: Int = 128,
-                mark: UInt32? = nil,
-                logger: Logger = Logger(label: "simplylock.dns")) {
+    public init(
+        servers: Servers = .resolvConf(path: "/etc/resolv.conf"),
+        systemdUpstreamPath: String = "/run/systemd/resolve/resolv.conf",
+        deadline: Duration = .seconds(20),
+        maxInFlight: Int = 128,
+        mark: UInt32? = nil,
+        logger: Logger = Logger(label: "simplylock.dns")
+    ) {
         self.mark = mark
         self.servers = servers
         self.systemdUpstreamPath = systemdUpstreamPath
@@ -79,11 +81,13 @@ public final class DNSResolver: NameResolver {
                 let started = ContinuousClock.now
                 let results = batch.run(names)
                 let failed = results.values.filter { !$0.isComplete }.count
-                logger.debug("resolved names", metadata: [
-                    "names": "\(names.count)", "failed": "\(failed)",
-                    "servers": "\(batch.configuration.servers.map(\.description).joined(separator: ","))",
-                    "duration": "\(ContinuousClock.now - started)",
-                ])
+                logger.debug(
+                    "resolved names",
+                    metadata: [
+                        "names": "\(names.count)", "failed": "\(failed)",
+                        "servers": "\(batch.configuration.servers.map(\.description).joined(separator: ","))",
+                        "duration": "\(ContinuousClock.now - started)",
+                    ])
                 continuation.resume(returning: results)
             }
             thread.name = "simplylock-dns"

@@ -1,10 +1,11 @@
+import LockCore
+import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import LockCore
-import NIOCore
 
 /// An upstream DNS server as the forwarder's sockets address it.
 struct DNSUpstreamServer: Sendable {

@@ -38,8 +38,9 @@ public struct DoHList: Sendable, Equatable {
                 // An all-numeric last label is a mistyped address, not a name (no such TLD).
                 names.append(line.lowercased())
             } else {
-                throw DoHListError(source: source, line: index + 1,
-                                   message: "\"\(line)\" is neither a host name nor an IP address or network")
+                throw DoHListError(
+                    source: source, line: index + 1,
+                    message: "\"\(line)\" is neither a host name nor an IP address or network")
             }
         }
         self.init(names: names, addresses: addresses)

@@ -83,14 +83,17 @@ public struct ResolverConfiguration: Sendable, Equatable {
     /// attempts:N`. With no usable nameserver line glibc asks the local machine, so does this.
     ///
     /// - Parameter interfaceIndex: maps an interface name to its index, for link-local servers.
-    public static func parse(resolvConf text: String,
-                             interfaceIndex: (String) -> UInt32? = { _ in nil }) -> ResolverConfiguration {
+    public static func parse(
+        resolvConf text: String,
+        interfaceIndex: (String) -> UInt32? = { _ in nil }
+    ) -> ResolverConfiguration {
         var servers: [Server] = []
         var timeout: Duration = .seconds(2)
         var attempts = 2
         for rawLine in text.split(whereSeparator: \.isNewline) {
-            let line = rawLine.split(maxSplits: 1, omittingEmptySubsequences: false,
-                                     whereSeparator: { $0 == "#" || $0 == ";" })[0]
+            let line = rawLine.split(
+                maxSplits: 1, omittingEmptySubsequences: false,
+                whereSeparator: { $0 == "#" || $0 == ";" })[0]
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let keyword = fields.first else { continue }
             switch keyword {

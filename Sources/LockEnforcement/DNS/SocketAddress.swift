@@ -1,9 +1,10 @@
+import LockCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import LockCore
 
 /// An IPv4 or IPv6 socket address in the kernel's layout, for `sendto`, `recvfrom` and
 /// `connect`, comparable so that answers can be checked to come from the server asked.

@@ -1,12 +1,13 @@
+import CNFTables
+import Foundation
+import LockCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CNFTables
-import Foundation
-import LockCore
-import Synchronization
 
 /// Receives the packets the firewall's `log group N` statements send (NFLOG), as they are
 /// refused, and hands each one's destination address to a callback on a thread of its own.
@@ -58,7 +59,8 @@ final class NFLogReader: Sendable {
             mode += [Self.copyPacket, 0]
             try Self.configure(fd, group: group, attribute: Self.attributeMode, value: mode)
             // Each packet at once: by default the kernel gathers them for up to a second.
-            try Self.configure(fd, group: group, attribute: Self.attributeQueueThreshold, value: withUnsafeBytes(of: UInt32(1).bigEndian, Array.init))
+            try Self.configure(
+                fd, group: group, attribute: Self.attributeQueueThreshold, value: withUnsafeBytes(of: UInt32(1).bigEndian, Array.init))
         } catch {
             close(fd)
             throw error
@@ -149,11 +151,13 @@ final class NFLogReader: Sendable {
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { throw NFTablesError(message: "NFLOG configuration: no answer (\(String(cString: strerror(errno))))") }
-            for message in NetlinkMessages(bytes: buffer[0..<count]) where message.sequence == sequence && message.type == UInt16(NLMSG_ERROR) {
+            for message in NetlinkMessages(bytes: buffer[0..<count])
+            where message.sequence == sequence && message.type == UInt16(NLMSG_ERROR) {
                 let code = message.payload.count >= 4 ? message.payload.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) } : -1
                 guard code == 0 else {
-                    throw NFTablesError(message: "NFLOG group \(group): \(String(cString: strerror(-code)))"
-                                        + (code == -EBUSY ? " (another program listens on it)" : ""))
+                    throw NFTablesError(
+                        message: "NFLOG group \(group): \(String(cString: strerror(-code)))"
+                            + (code == -EBUSY ? " (another program listens on it)" : ""))
                 }
                 return
             }

@@ -56,10 +56,12 @@ actor NFTablesController {
     /// Attempts counted per name since the daemon started.
     private var attemptTotals: [String: UInt64] = [:]
 
-    init(table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
-         grace: Duration, dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, logger: Logger,
-         bootClock: @escaping @Sendable () -> BootTime,
-         attempts: (@Sendable (FirewallAttempt) -> Void)? = nil, logGroup: UInt16? = nil) {
+    init(
+        table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
+        grace: Duration, dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, logger: Logger,
+        bootClock: @escaping @Sendable () -> BootTime,
+        attempts: (@Sendable (FirewallAttempt) -> Void)? = nil, logGroup: UInt16? = nil
+    ) {
         self.attempts = attempts
         self.wantedLogGroup = logGroup
         self.dnsRedirect = dnsRedirect
@@ -195,8 +197,9 @@ actor NFTablesController {
         if let lastRestoreReason { details["lastRestore"] = .text(lastRestoreReason) }
         if attempts != nil {
             details["attemptsCounted"] = .count(Int(clamping: attemptTotals.values.reduce(0, &+)))
-            details["attemptEvents"] = .text(reader.map { "NFLOG group \($0.group)" }
-                ?? "counters read periodically" + (readerProblem.map { " (NFLOG: \($0))" } ?? ""))
+            details["attemptEvents"] = .text(
+                reader.map { "NFLOG group \($0.group)" }
+                    ?? "counters read periodically" + (readerProblem.map { " (NFLOG: \($0))" } ?? ""))
         }
         return EnforcerStatus(
             name: "nftables",
@@ -243,8 +246,9 @@ actor NFTablesController {
     func currentRuleset() -> NFTablesRuleset {
         guard let desired else { return NFTablesRuleset(table: table, mode: .off) }
         let counting = attempts == nil ? nil : NFTablesRuleset.AttemptCounting(logGroup: reader?.group)
-        return NFTablesRuleset(table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
-                               doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?(), counting: counting)
+        return NFTablesRuleset(
+            table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
+            doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?(), counting: counting)
     }
 
     /// Reads the attempt counters and reports how much each grew since the last read, unless
@@ -303,17 +307,21 @@ actor NFTablesController {
         let failed = results.filter { !$0.value.isComplete }
         if !failed.isEmpty {
             let sample = failed.keys.sorted().prefix(3).map { "\($0): \(failed[$0]?.error ?? "")" }
-            logger.warning("some names could not be resolved; their earlier addresses stay blocked", metadata: [
-                "failed": "\(failed.count)", "of": "\(names.count)", "examples": "\(sample)",
-            ])
+            logger.warning(
+                "some names could not be resolved; their earlier addresses stay blocked",
+                metadata: [
+                    "failed": "\(failed.count)", "of": "\(names.count)", "examples": "\(sample)",
+                ])
         }
         let sinkholed = results.filter { entry in
-            !entry.value.addresses.isEmpty && entry.value.addresses.allSatisfy { address in
-                NFTablesRuleset.neverBlockedWhenResolved.contains { $0.contains(address) }
-            }
+            !entry.value.addresses.isEmpty
+                && entry.value.addresses.allSatisfy { address in
+                    NFTablesRuleset.neverBlockedWhenResolved.contains { $0.contains(address) }
+                }
         }
         if !sinkholed.isEmpty {
-            logger.warning("""
+            logger.warning(
+                """
                 the DNS server answered only 0.0.0.0/loopback for some names: it probably reads the \
                 hosts file; configure upstream resolvers for the daemon
                 """, metadata: ["names": "\(sinkholed.keys.sorted().prefix(5))"])
@@ -357,10 +365,12 @@ actor NFTablesController {
                 lastError = nil
                 outsideChangePending = false
             }
-            logger.debug("committed nftables table", metadata: [
-                "mode": "\(ruleset.mode.rawValue)", "elements": "\(ruleset.elementCount)",
-                "duration": "\(ContinuousClock.now - started)",
-            ])
+            logger.debug(
+                "committed nftables table",
+                metadata: [
+                    "mode": "\(ruleset.mode.rawValue)", "elements": "\(ruleset.elementCount)",
+                    "duration": "\(ContinuousClock.now - started)",
+                ])
         } catch {
             if number > completed {
                 completed = number

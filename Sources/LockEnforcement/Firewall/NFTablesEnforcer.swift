@@ -1,11 +1,12 @@
+import Foundation
+import LockCore
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
-import LockCore
-import Logging
 
 /// Blocks at the firewall what the hosts file cannot: browsers using DNS-over-HTTPS,
 /// hard-coded addresses, and connections that were already open.
@@ -42,19 +43,24 @@ public final class NFTablesEnforcer: Enforcer {
     ///   - onBlocked: told of refused connection attempts to blocked addresses, per name: each
     ///     as it happens while the NFLOG group can be read (on its reader's thread), else the
     ///     counters' increase every `Settings.counterInterval`. Keep it short.
-    public convenience init(resolver: any NameResolver = DNSResolver(), doh: DoHList,
-                            backend: any NFTablesBackend = LibNFTables(), settings: Settings = Settings(),
-                            dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil,
-                            onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
-                            logger: Logger = Logger(label: "simplylock.nftables")) {
-        self.init(resolver: resolver, doh: doh, backend: backend, settings: settings, dnsRedirect: dnsRedirect,
-                  onBlocked: onBlocked, logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
+    public convenience init(
+        resolver: any NameResolver = DNSResolver(), doh: DoHList,
+        backend: any NFTablesBackend = LibNFTables(), settings: Settings = Settings(),
+        dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil,
+        onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
+        logger: Logger = Logger(label: "simplylock.nftables")
+    ) {
+        self.init(
+            resolver: resolver, doh: doh, backend: backend, settings: settings, dnsRedirect: dnsRedirect,
+            onBlocked: onBlocked, logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
     }
 
     /// Tests inject the boot clock to move time for the grace period.
-    init(resolver: any NameResolver, doh: DoHList, backend: any NFTablesBackend, settings: Settings,
-         dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
-         logger: Logger, bootClock: @escaping @Sendable () -> BootTime) {
+    init(
+        resolver: any NameResolver, doh: DoHList, backend: any NFTablesBackend, settings: Settings,
+        dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
+        logger: Logger, bootClock: @escaping @Sendable () -> BootTime
+    ) {
         self.settings = settings
         self.logger = logger
         self.committer = NFTablesCommitter(backend: backend, tracksGeneration: backend is LibNFTables)
@@ -102,7 +108,8 @@ public final class NFTablesEnforcer: Enforcer {
         // Changes made while nobody was watching (before the daemon started its watch) are not
         // announced any more; a generation that moved since the last commit might be one.
         if await controller.hasApplied, let expected = committer.expectedGeneration,
-           let current = try? NFTablesMonitor.currentGeneration(), current != expected {
+            let current = try? NFTablesMonitor.currentGeneration(), current != expected
+        {
             continuation.yield("ruleset changed while not watched")
         }
 
@@ -124,7 +131,8 @@ public final class NFTablesEnforcer: Enforcer {
             }
             group.addTask {
                 while !Task.isCancelled {
-                    let pause = await controller.hasResolutionFailures
+                    let pause =
+                        await controller.hasResolutionFailures
                         ? min(settings.failureRetryInterval, settings.reresolveInterval) : settings.reresolveInterval
                     do { try await Task.sleep(for: pause) } catch { break }
                     await controller.refresh()
@@ -160,8 +168,11 @@ public final class NFTablesEnforcer: Enforcer {
     }
 
     public var scope: EnforcerScope? {
-        EnforcerScope(covers: "the resolved addresses of exact blocked names, for every program, DNS over HTTPS and open connections included",
-                      misses: "names under a blocked one resolve to addresses of their own (the dns enforcer covers them); imported lists are not resolved")
+        EnforcerScope(
+            covers: "the resolved addresses of exact blocked names, for every program, DNS over HTTPS and open connections included",
+            misses:
+                "names under a blocked one resolve to addresses of their own (the dns enforcer covers them); imported lists are not resolved"
+        )
     }
 
     /// Reads the attempt counters now and reports their increase (tests; the watch loop does

@@ -29,16 +29,18 @@ extension NFTablesEnforcer {
         public var counterInterval: Duration
 
         /// Creates settings.
-        public init(table: String = NFTablesRuleset.defaultTable,
-                    reresolveInterval: Duration = .seconds(300),
-                    failureRetryInterval: Duration = .seconds(15),
-                    grace: Duration = .seconds(3600),
-                    restoreDelay: Duration = .milliseconds(50),
-                    generationPollInterval: Duration = .seconds(1),
-                    forceGenerationPolling: Bool = false,
-                    countAttempts: Bool = true,
-                    logGroup: UInt16? = NFTablesEnforcer.defaultLogGroup,
-                    counterInterval: Duration = .seconds(60)) {
+        public init(
+            table: String = NFTablesRuleset.defaultTable,
+            reresolveInterval: Duration = .seconds(300),
+            failureRetryInterval: Duration = .seconds(15),
+            grace: Duration = .seconds(3600),
+            restoreDelay: Duration = .milliseconds(50),
+            generationPollInterval: Duration = .seconds(1),
+            forceGenerationPolling: Bool = false,
+            countAttempts: Bool = true,
+            logGroup: UInt16? = NFTablesEnforcer.defaultLogGroup,
+            counterInterval: Duration = .seconds(60)
+        ) {
             self.table = table
             self.reresolveInterval = reresolveInterval
             self.failureRetryInterval = failureRetryInterval

@@ -1,12 +1,13 @@
+import CNFTables
+import Foundation
+import LockCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CNFTables
-import Foundation
-import LockCore
-import Synchronization
 
 /// Notices when someone else changes the daemon's nftables table, from the kernel's nf_tables
 /// notifications (what `nft monitor` prints), and reports it within milliseconds.
@@ -46,9 +47,11 @@ final class NFTablesMonitor: Sendable {
     /// - Parameters:
     ///   - onForeignChange: called on the monitor's thread with a short reason.
     ///   - expectedGeneration: the generation after the daemon's last commit, for polling.
-    init(table: String, pollInterval: Duration = .seconds(1), forcePolling: Bool = false,
-         expectedGeneration: @escaping @Sendable () -> UInt32?,
-         onForeignChange: @escaping @Sendable (String) -> Void) {
+    init(
+        table: String, pollInterval: Duration = .seconds(1), forcePolling: Bool = false,
+        expectedGeneration: @escaping @Sendable () -> UInt32?,
+        onForeignChange: @escaping @Sendable (String) -> Void
+    ) {
         self.table = table
         self.pollInterval = pollInterval
         self.expectedGeneration = expectedGeneration
@@ -109,8 +112,9 @@ final class NFTablesMonitor: Sendable {
         var request = [UInt8](repeating: 0, count: 20)
         request.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: UInt32(20), toByteOffset: 0, as: UInt32.self)
-            raw.storeBytes(of: UInt16((UInt32(NFNL_SUBSYS_NFTABLES) << 8) | NFT_MSG_GETGEN.rawValue),
-                           toByteOffset: 4, as: UInt16.self)
+            raw.storeBytes(
+                of: UInt16((UInt32(NFNL_SUBSYS_NFTABLES) << 8) | NFT_MSG_GETGEN.rawValue),
+                toByteOffset: 4, as: UInt16.self)
             raw.storeBytes(of: UInt16(NLM_F_REQUEST), toByteOffset: 6, as: UInt16.self)
             raw.storeBytes(of: sequence, toByteOffset: 8, as: UInt32.self)
             raw[16] = UInt8(AF_UNSPEC)
@@ -133,12 +137,14 @@ final class NFTablesMonitor: Sendable {
             guard count > 0 else { throw NFTablesError(message: "netlink receive: \(String(cString: strerror(errno)))") }
             for message in NetlinkMessages(bytes: buffer[0..<count]) where message.sequence == sequence {
                 if message.type == UInt16(NLMSG_ERROR) {
-                    let code = message.payload.count >= 4
+                    let code =
+                        message.payload.count >= 4
                         ? message.payload.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) } : -1
                     throw NFTablesError(message: "generation query failed: \(String(cString: strerror(-code)))")
                 }
                 if message.nftablesType == NFT_MSG_NEWGEN.rawValue,
-                   let id = message.attribute(UInt16(NFTA_GEN_ID.rawValue)).flatMap(bigEndian32) {
+                    let id = message.attribute(UInt16(NFTA_GEN_ID.rawValue)).flatMap(bigEndian32)
+                {
                     return id
                 }
             }
@@ -172,7 +178,8 @@ final class NFTablesMonitor: Sendable {
         }
         var group = UInt32(NFNLGRP_NFTABLES.rawValue)
         guard bound == 0,
-              setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, socklen_t(MemoryLayout<UInt32>.size)) == 0 else {
+            setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, socklen_t(MemoryLayout<UInt32>.size)) == 0
+        else {
             close(fd)
             return -1
         }
@@ -200,14 +207,16 @@ final class NFTablesMonitor: Sendable {
                 if message.nftablesType == NFT_MSG_NEWGEN.rawValue {
                     let pid = message.attribute(UInt16(NFTA_GEN_PROC_PID.rawValue)).flatMap(Self.bigEndian32)
                     if touched && pid != ownPID {
-                        let name = message.attribute(UInt16(NFTA_GEN_PROC_NAME.rawValue))
+                        let name =
+                            message.attribute(UInt16(NFTA_GEN_PROC_NAME.rawValue))
                             .map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } ?? "?"
                         onForeignChange("changed by process \(pid.map(String.init) ?? "?") (\(name))")
                     }
                     touched = false
                 } else if message.family == Self.familyINet,
-                          let name = message.attribute(1), // the table name is attribute 1 of every nf_tables object
-                          String(decoding: name.prefix { $0 != 0 }, as: UTF8.self) == table {
+                    let name = message.attribute(1),  // the table name is attribute 1 of every nf_tables object
+                    String(decoding: name.prefix { $0 != 0 }, as: UTF8.self) == table
+                {
                     touched = true
                 }
             }
@@ -218,7 +227,8 @@ final class NFTablesMonitor: Sendable {
         while !isStopped {
             Thread.sleep(forTimeInterval: pollInterval.seconds)
             guard !isStopped, let expected = expectedGeneration(),
-                  let current = try? Self.currentGeneration(), current != expected else { continue }
+                let current = try? Self.currentGeneration(), current != expected
+            else { continue }
             onForeignChange("ruleset generation \(current) differs from \(expected) after the last commit")
         }
     }

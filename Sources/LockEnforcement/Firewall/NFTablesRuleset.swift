@@ -72,9 +72,11 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public static let encryptedDNSPorts: [UInt16] = [443, 853]
 
     /// Creates a ruleset from its parts as they are.
-    public init(table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
-                block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
-                dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:]) {
+    public init(
+        table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
+        block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
+        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:]
+    ) {
         self.table = table
         self.mode = mode
         self.resolvers = resolvers
@@ -94,9 +96,11 @@ public struct NFTablesRuleset: Sendable, Equatable {
     ///   - nameservers: the resolvers the daemon uses.
     ///   - dnsRedirect: the DNS filter to send the machine's DNS to during the block, if any.
     ///   - counting: count connection attempts to blocked addresses per name (blocklists only).
-    public init(table: String = defaultTable, desired: DesiredBlock,
-                resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork],
-                dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil) {
+    public init(
+        table: String = defaultTable, desired: DesiredBlock,
+        resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork],
+        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil
+    ) {
         guard desired.blocksNetwork else {
             self.init(table: table, mode: .off)
             return
@@ -176,10 +180,11 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public var elementCount: Int {
         guard mode != .off else { return 0 }
         return [block, doh, allow, resolvers].reduce(0) { total, intervals in
-            total + IPNetwork.Family.allCases.reduce(0) { sum, family in
-                let split = intervals.split(family)
-                return sum + split.addresses.count + split.ranges.count
-            }
+            total
+                + IPNetwork.Family.allCases.reduce(0) { sum, family in
+                    let split = intervals.split(family)
+                    return sum + split.addresses.count + split.ranges.count
+                }
         }
     }
 
@@ -254,23 +259,24 @@ public struct NFTablesRuleset: Sendable, Equatable {
                 out += "\tcounter \(counter) {\n\t\tcomment \(Self.quoted(String(name.prefix(100))))\n\t}\n"
             }
             for family in IPNetwork.Family.allCases {
-                out += "\tmap attempts\(family == .ipv4 ? "4" : "6") {\n\t\ttype \(family == .ipv4 ? "ipv4_addr" : "ipv6_addr") : counter\n\t}\n"
+                out +=
+                    "\tmap attempts\(family == .ipv4 ? "4" : "6") {\n\t\ttype \(family == .ipv4 ? "ipv4_addr" : "ipv6_addr") : counter\n\t}\n"
             }
         }
         // Local traffic and forwarded traffic (the machine as a router) go through the same
         // checks; a chain has one hook, hence two base chains. `policy accept` is restated so
         // that a policy changed from outside is put back.
         out += """
-        \tchain output {
-        \t\ttype filter hook output priority filter; policy accept;
-        \t}
-        \tchain forward {
-        \t\ttype filter hook forward priority filter; policy accept;
-        \t}
-        \tchain enforce {
-        \t}
+            \tchain output {
+            \t\ttype filter hook output priority filter; policy accept;
+            \t}
+            \tchain forward {
+            \t\ttype filter hook forward priority filter; policy accept;
+            \t}
+            \tchain enforce {
+            \t}
 
-        """
+            """
         // A NAT hook makes the kernel track every connection, so the chain exists only when a
         // redirect is wanted. Priority -100 is `dstnat`, a name nft 1.0.6 refuses for inet output.
         if dnsRedirect != nil {
@@ -304,16 +310,16 @@ public struct NFTablesRuleset: Sendable, Equatable {
         }
         let ports = Self.encryptedDNSPorts.map(String.init).joined(separator: ", ")
         out += """
-        table inet \(table) {
-        \tchain output {
-        \t\tjump enforce
-        \t}
-        \tchain forward {
-        \t\tjump enforce
-        \t}
-        \tchain enforce {
+            table inet \(table) {
+            \tchain output {
+            \t\tjump enforce
+            \t}
+            \tchain forward {
+            \t\tjump enforce
+            \t}
+            \tchain enforce {
 
-        """
+            """
         // Traffic that stays on the machine is never blocked: local services, and the reject
         // packets themselves, which go back to a local address and would otherwise be dropped
         // when the machine's own address lies in a blocked range (connects would then hang
@@ -354,17 +360,17 @@ public struct NFTablesRuleset: Sendable, Equatable {
             // Replies of connections that others opened to this machine (its SSH server), DHCP,
             // NTP and IPv6 neighbour discovery keep the machine itself working.
             out += """
-            \t\tct direction reply accept
-            \t\tudp sport 68 udp dport 67 accept
-            \t\tudp sport 546 udp dport 547 accept
-            \t\tudp dport 123 accept
-            \t\ticmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert, mld-listener-report, mld2-listener-report } accept
-            \t\tip daddr @allow4 accept
-            \t\tip6 daddr @allow6 accept
-            \t\tmeta l4proto tcp reject with tcp reset
-            \t\treject with icmpx admin-prohibited
+                \t\tct direction reply accept
+                \t\tudp sport 68 udp dport 67 accept
+                \t\tudp sport 546 udp dport 547 accept
+                \t\tudp dport 123 accept
+                \t\ticmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert, mld-listener-report, mld2-listener-report } accept
+                \t\tip daddr @allow4 accept
+                \t\tip6 daddr @allow6 accept
+                \t\tmeta l4proto tcp reject with tcp reset
+                \t\treject with icmpx admin-prohibited
 
-            """
+                """
         }
         out += "\t}\n"
         if let dnsRedirect {
@@ -395,7 +401,8 @@ public struct NFTablesRuleset: Sendable, Equatable {
             if words.first == "counter", words.count >= 2 {
                 current = String(words[1])
             } else if let name = current, let index = words.firstIndex(of: "packets"), index + 1 < words.count,
-                      let packets = UInt64(words[index + 1]) {
+                let packets = UInt64(words[index + 1])
+            {
                 result[name] = packets
                 current = nil
             }

@@ -78,8 +78,9 @@ public actor HostsFileEnforcer: Enforcer {
         desiredSet = Set(desired)
         if block.blocksNetwork, block.domains.count > maxNames {
             capped = (block.domains.count, Set(block.domains.dropFirst(maxNames)))
-            logger.notice("the hosts section lists only the first names of the block (hosts_max_names)",
-                          metadata: ["listed": "\(maxNames)", "names": "\(block.domains.count)"])
+            logger.notice(
+                "the hosts section lists only the first names of the block (hosts_max_names)",
+                metadata: ["listed": "\(maxNames)", "names": "\(block.domains.count)"])
         } else {
             capped = nil
         }
@@ -105,8 +106,9 @@ public actor HostsFileEnforcer: Enforcer {
     }
 
     public nonisolated var scope: EnforcerScope? {
-        EnforcerScope(covers: "exact names only, each with its www. twin and trailing-dot form, for programs that read \(path)",
-                      misses: "subdomains and imported lists need the dns enforcer; browsers using DNS over HTTPS skip the file")
+        EnforcerScope(
+            covers: "exact names only, each with its www. twin and trailing-dot form, for programs that read \(path)",
+            misses: "subdomains and imported lists need the dns enforcer; browsers using DNS over HTTPS skip the file")
     }
 
     public func coverage(of name: String) async -> Coverage? {
@@ -193,8 +195,9 @@ public actor HostsFileEnforcer: Enforcer {
                 restores += 1
                 lastRepair = repair
                 lastError = nil
-                logger.notice("hosts file was changed from outside; restored",
-                              metadata: ["path": "\(path)", "names": "\(desired.count)", "repair": "\(repair)"])
+                logger.notice(
+                    "hosts file was changed from outside; restored",
+                    metadata: ["path": "\(path)", "names": "\(desired.count)", "repair": "\(repair)"])
             }
         } catch {
             lastError = error.description
@@ -205,14 +208,16 @@ public actor HostsFileEnforcer: Enforcer {
     public func status() async -> EnforcerStatus {
         var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores), "maxNames": .count(maxNames)]
         if let capped {
-            details["capped"] = .text("lists the first \(maxNames) of \(capped.total) names (hosts_max_names); the dns and nftables enforcers block them all")
+            details["capped"] = .text(
+                "lists the first \(maxNames) of \(capped.total) names (hosts_max_names); the dns and nftables enforcers block them all")
         }
         if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
         if let lastRepair { details["lastRepair"] = .text(lastRepair) }
         // Counted in `elements` beside the blocked names, so clients can say which is which.
         if !desired.isEmpty, !alwaysWithBlock.isEmpty { details["alsoListed"] = .text(alwaysWithBlock.joined(separator: ", ")) }
-        return EnforcerStatus(name: name, applied: inForce && lastError == nil, elements: desired.count,
-                              lastApplied: lastApplied, lastError: lastError, details: details)
+        return EnforcerStatus(
+            name: name, applied: inForce && lastError == nil, elements: desired.count,
+            lastApplied: lastApplied, lastError: lastError, details: details)
     }
 
     /// Checks the file as the machine's resolvers see it: the section the active blocks need,
@@ -224,8 +229,11 @@ public actor HostsFileEnforcer: Enforcer {
         if let problem = HostsFileInspection(path: path).problem(names: desired) { return [problem] }
         let directory = (path as NSString).deletingLastPathComponent
         guard access(directory, W_OK) == 0 || access(path, W_OK) == 0 else {
-            return [Finding(subject, .problem, "\(path) cannot be written by simplylockd",
-                                    fix: "make \(directory) writable for the daemon (ReadWritePaths=/etc in the unit)")]
+            return [
+                Finding(
+                    subject, .problem, "\(path) cannot be written by simplylockd",
+                    fix: "make \(directory) writable for the daemon (ReadWritePaths=/etc in the unit)")
+            ]
         }
         let bytes: [UInt8]
         do { bytes = try AtomicFile.read(path) ?? [] } catch {
@@ -235,23 +243,41 @@ public actor HostsFileEnforcer: Enforcer {
         if document.rendered(names: desired) != bytes {
             let text = String(decoding: bytes, as: UTF8.self)
             let begins = text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == HostsDocument.beginMarker }.count
-            let what = begins > 1 ? "has \(begins) managed sections"
-                : (desired.isEmpty ? "still has a managed section although nothing is blocked" : "does not have the section the active blocks need")
-            return [Finding(subject, .problem, "\(path) \(what)",
-                                    fix: "the daemon rewrites it on every change and within a second of an edit; if this persists, see `journalctl -u simplylockd`")]
+            let what =
+                begins > 1
+                ? "has \(begins) managed sections"
+                : (desired.isEmpty
+                    ? "still has a managed section although nothing is blocked" : "does not have the section the active blocks need")
+            return [
+                Finding(
+                    subject, .problem, "\(path) \(what)",
+                    fix:
+                        "the daemon rewrites it on every change and within a second of an edit; if this persists, see `journalctl -u simplylockd`"
+                )
+            ]
         }
         let blocked = Set(desired)
         for line in String(decoding: document.userBytes, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix { !$0.hasPrefix("#") }
-            guard let address = fields.first, address != "0.0.0.0", address != "::", address != "127.0.0.1", address != "::1" else { continue }
+            guard let address = fields.first, address != "0.0.0.0", address != "::", address != "127.0.0.1", address != "::1" else {
+                continue
+            }
             if let name = fields.dropFirst().first(where: { blocked.contains(String($0).lowercased()) }) {
-                return [Finding(subject, .warning,
-                                        "your own entry \"\(line.trimmingCharacters(in: .whitespaces))\" maps blocked \(name) to a real address",
-                                        fix: "remove that line from \(path) while you want \(name) blocked")]
+                return [
+                    Finding(
+                        subject, .warning,
+                        "your own entry \"\(line.trimmingCharacters(in: .whitespaces))\" maps blocked \(name) to a real address",
+                        fix: "remove that line from \(path) while you want \(name) blocked")
+                ]
             }
         }
-        return [Finding(subject, .ok, desired.isEmpty ? "\(path): nothing blocked, no managed section"
-                                                              : "\(path): managed section in place, \(desired.count) names")]
+        return [
+            Finding(
+                subject, .ok,
+                desired.isEmpty
+                    ? "\(path): nothing blocked, no managed section"
+                    : "\(path): managed section in place, \(desired.count) names")
+        ]
     }
 
     /// Makes the file match `desired`. Returns what had to be repaired (`content`,
@@ -313,8 +339,9 @@ public actor HostsFileEnforcer: Enforcer {
         case .directory:
             guard blocking || sectionWritten else { return nil }
             let moved = try AtomicFile.moveAside(path, label: "simplylock-moved")
-            logger.warning("a directory stood in place of the hosts file; moved aside, the file is rebuilt",
-                           metadata: ["path": "\(path)", "moved": "\(moved)"])
+            logger.warning(
+                "a directory stood in place of the hosts file; moved aside, the file is rebuilt",
+                metadata: ["path": "\(path)", "moved": "\(moved)"])
             document = HostsDocument(userBytes: knownUser ?? [], sectionOffset: knownOffset)
             repair = "directory"
         }
@@ -341,10 +368,12 @@ public actor HostsFileEnforcer: Enforcer {
     private func systemLinkTarget() -> [UInt8]? {
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == 0,
-              status.st_mode & 0o004 != 0 else { return nil }
+            status.st_mode & 0o004 != 0
+        else { return nil }
         guard let bytes = try? AtomicFile.read(path) else { return nil }
-        logger.notice("the hosts file is a symbolic link; its target's content is kept in the regular file that replaces it",
-                      metadata: ["path": "\(path)"])
+        logger.notice(
+            "the hosts file is a symbolic link; its target's content is kept in the regular file that replaces it",
+            metadata: ["path": "\(path)"])
         return bytes
     }
 
@@ -373,8 +402,9 @@ public actor HostsFileEnforcer: Enforcer {
                 copiedUser = bytes
             }
         } catch {
-            logger.warning("cannot read the saved copy of the hosts file's user part",
-                           metadata: ["path": "\(userCopyPath)", "error": "\(error)"])
+            logger.warning(
+                "cannot read the saved copy of the hosts file's user part",
+                metadata: ["path": "\(userCopyPath)", "error": "\(error)"])
         }
     }
 
@@ -397,8 +427,9 @@ public actor HostsFileEnforcer: Enforcer {
             try AtomicFile.write(knownUser, to: userCopyPath, attributes: AtomicFile.Attributes(mode: 0o600))
             copiedUser = knownUser
         } catch {
-            logger.warning("cannot save a copy of the hosts file's user part",
-                           metadata: ["path": "\(userCopyPath)", "error": "\(error)"])
+            logger.warning(
+                "cannot save a copy of the hosts file's user part",
+                metadata: ["path": "\(userCopyPath)", "error": "\(error)"])
         }
     }
 }

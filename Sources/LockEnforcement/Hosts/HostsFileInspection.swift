@@ -36,28 +36,33 @@ public struct HostsFileInspection: Sendable {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             guard blocking else { return nil }
-            return Finding("hosts file", .problem, "\(path) does not exist while \(names.count) names should be blocked",
-                               fix: "the daemon recreates it within a second; if it does not, see `journalctl -u simplylockd`")
+            return Finding(
+                "hosts file", .problem, "\(path) does not exist while \(names.count) names should be blocked",
+                fix: "the daemon recreates it within a second; if it does not, see `journalctl -u simplylockd`")
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFLNK:
-            return Finding("hosts file", severity, "\(path) is a symbolic link; blocking replaces it with a regular file",
-                               fix: "point the link's users at \(path) itself, or manage the link's target")
+            return Finding(
+                "hosts file", severity, "\(path) is a symbolic link; blocking replaces it with a regular file",
+                fix: "point the link's users at \(path) itself, or manage the link's target")
         case S_IFDIR:
-            return Finding("hosts file", severity, "\(path) is a directory, so no name is looked up in it",
-                               fix: "the daemon moves it aside (\(path).simplylock-moved-TIME) while a block is active")
+            return Finding(
+                "hosts file", severity, "\(path) is a directory, so no name is looked up in it",
+                fix: "the daemon moves it aside (\(path).simplylock-moved-TIME) while a block is active")
         default:
             return Finding("hosts file", severity, "\(path) is not a regular file", fix: "replace it with a regular file")
         }
         if info.st_mode & 0o004 == 0 {
-            return Finding("hosts file", severity,
-                               "\(path) (mode \(String(info.st_mode & 0o7777, radix: 8))) cannot be read by other users: their programs ignore it, so nothing is blocked for them",
-                               fix: "chmod 0644 \(path) (the daemon does so while a block is active)")
+            return Finding(
+                "hosts file", severity,
+                "\(path) (mode \(String(info.st_mode & 0o7777, radix: 8))) cannot be read by other users: their programs ignore it, so nothing is blocked for them",
+                fix: "chmod 0644 \(path) (the daemon does so while a block is active)")
         }
         if let closed = closedDirectory() {
-            return Finding("hosts file", severity, "\(closed) cannot be searched by other users, so they cannot read \(path)",
-                               fix: "chmod o+x \(closed)")
+            return Finding(
+                "hosts file", severity, "\(closed) cannot be searched by other users, so they cannot read \(path)",
+                fix: "chmod o+x \(closed)")
         }
         if info.st_mode & 0o002 != 0 {
             return Finding("hosts file", .warning, "\(path) can be changed by every user", fix: "chmod o-w \(path)")
@@ -68,23 +73,28 @@ public struct HostsFileInspection: Sendable {
         }
         let listed = HostsDocument.listable(names)
         let glibc = HostsFileInspection.glibcView(bytes, names: listed)
-        if let (name, lookup) = listed.lazy.compactMap({ name in glibc[name].map { (name, $0) } }).first(where: { $0.1.overriddenBy != nil }),
-           let line = lookup.overriddenBy {
-            return Finding("hosts file", .warning, "your own entry \"\(line)\" maps blocked \(name) to a real address",
-                               fix: "remove that line from \(path) while you want \(name) blocked")
+        if let (name, lookup) = listed.lazy.compactMap({ name in glibc[name].map { (name, $0) } }).first(where: { $0.1.overriddenBy != nil }
+        ),
+            let line = lookup.overriddenBy
+        {
+            return Finding(
+                "hosts file", .warning, "your own entry \"\(line)\" maps blocked \(name) to a real address",
+                fix: "remove that line from \(path) while you want \(name) blocked")
         }
         let unblocked = listed.filter { glibc[$0]?.isBlocked != true || glibc[$0 + "."]?.isBlocked != true }
         if !unblocked.isEmpty {
-            return Finding("hosts file", .problem,
-                               "\(unblocked.count) of \(listed.count) names do not resolve to 0.0.0.0 for glibc (\(HostsFileInspection.sample(unblocked)))",
-                               fix: "the daemon rewrites the section within a second of a change; if this persists, see `journalctl -u simplylockd`")
+            return Finding(
+                "hosts file", .problem,
+                "\(unblocked.count) of \(listed.count) names do not resolve to 0.0.0.0 for glibc (\(HostsFileInspection.sample(unblocked)))",
+                fix: "the daemon rewrites the section within a second of a change; if this persists, see `journalctl -u simplylockd`")
         }
         let musl = HostsFileInspection.muslView(bytes)
         let lost = listed.filter { !musl.contains($0) || !musl.contains($0 + ".") }
         if !lost.isEmpty {
-            return Finding("hosts file", .problem,
-                               "\(lost.count) names stand past byte 511 of their line, where musl (Alpine, static programs) does not read (\(HostsFileInspection.sample(lost)))",
-                               fix: "shorten the lines of \(path) to under 512 bytes")
+            return Finding(
+                "hosts file", .problem,
+                "\(lost.count) names stand past byte 511 of their line, where musl (Alpine, static programs) does not read (\(HostsFileInspection.sample(lost)))",
+                fix: "shorten the lines of \(path) to under 512 bytes")
         }
         return nil
     }

@@ -320,7 +320,7 @@ public actor UnboundEnforcer: Enforcer {
             try handle.seek(toOffset: UInt64(log.offset))
             // Only whole lines: a line being written is read at the next poll.
             guard let data = try handle.read(upToCount: min(Int(size) - log.offset, 8 << 20)),
-                  let end = data.lastIndex(of: UInt8(ascii: "\n"))
+                let end = data.lastIndex(of: UInt8(ascii: "\n"))
             else { return }
             let text = String(decoding: data[...end], as: UTF8.self)
             log.read(Substring(text), bytes: end - data.startIndex + 1, zones: running ?? .empty, groups: applied?.groups ?? [])

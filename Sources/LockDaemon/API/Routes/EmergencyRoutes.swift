@@ -16,14 +16,16 @@ struct EmergencyRoutes {
                     try await emergency.challenge(reference)
                 }
                 let now = clock()
-                return UnlockResponse(state: .challenge, session: SessionInfo(session, at: now), challenge: .init(challenge, at: now),
-                                      allowance: AllowanceInfo(allowance))
+                return UnlockResponse(
+                    state: .challenge, session: SessionInfo(session, at: now), challenge: .init(challenge, at: now),
+                    allowance: AllowanceInfo(allowance))
             }
             let (session, allowance) = try await context.call { () async throws(EmergencyError) in
                 try await emergency.answer(reference, challenge: request.challenge, text: request.answer)
             }
-            return UnlockResponse(state: .unlocked, session: SessionInfo(session, at: clock()), challenge: nil,
-                                  allowance: AllowanceInfo(allowance))
+            return UnlockResponse(
+                state: .unlocked, session: SessionInfo(session, at: clock()), challenge: nil,
+                allowance: AllowanceInfo(allowance))
         }
     }
 }

@@ -57,12 +57,14 @@ enum InputParsing {
     static func seconds(_ value: Double, field: String, minimum: Double = 1, maximum: Duration) throws(APIError) -> Duration {
         guard value.isFinite else { throw APIError(.invalidArgument, "\(field): \(value) is not a number of seconds") }
         guard value >= minimum else {
-            throw APIError(.invalidArgument, "\(field): must be at least \(DurationParser.formatExact(Duration.checkedSeconds(minimum) ?? .zero))")
+            throw APIError(
+                .invalidArgument, "\(field): must be at least \(DurationParser.formatExact(Duration.checkedSeconds(minimum) ?? .zero))")
         }
         guard value <= maximum.seconds, let duration = Duration.checkedSeconds(value) else {
             let shown = value < 1e12 ? Duration.checkedSeconds(value).map(DurationParser.formatExact) : nil
-            throw APIError(.invalidArgument, "\(field): \(shown ?? "\(value) seconds") is longer than the \(DurationParser.format(maximum)) limit",
-                           hint: "max_session in simplylockd.toml sets the limit")
+            throw APIError(
+                .invalidArgument, "\(field): \(shown ?? "\(value) seconds") is longer than the \(DurationParser.format(maximum)) limit",
+                hint: "max_session in simplylockd.toml sets the limit")
         }
         return duration
     }

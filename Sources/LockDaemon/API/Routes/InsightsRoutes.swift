@@ -12,7 +12,9 @@ struct InsightsRoutes {
             let from = context.query.timestamp("from")
             let to = context.query.timestamp("to")
             let zone = context.query.text("tz")
-            let report = try await context.call { () async throws(InsightsError) in try await insights.report(from: from, to: to, zoneName: zone) }
+            let report = try await context.call { () async throws(InsightsError) in
+                try await insights.report(from: from, to: to, zoneName: zone)
+            }
             return InsightsResponse(report)
         }
         router.add(Endpoints.goals) { context throws(APIError) in
@@ -20,9 +22,10 @@ struct InsightsRoutes {
         }
         router.add(Endpoints.updateGoals) { context throws(APIError) in
             let request = context.body
-            return GoalsInfo(try context.errors.run { () throws(InsightsError) in
-                try insights.updateGoals(daily: request.dailySeconds, weekly: request.weeklySeconds)
-            })
+            return GoalsInfo(
+                try context.errors.run { () throws(InsightsError) in
+                    try insights.updateGoals(daily: request.dailySeconds, weekly: request.weeklySeconds)
+                })
         }
     }
 }

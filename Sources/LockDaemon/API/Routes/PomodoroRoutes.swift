@@ -20,21 +20,26 @@ struct PomodoroRoutes {
             do throws(FieldError) { target = try BlockTarget(parsing: request.target ?? []) } catch {
                 throw APIError(.invalidArgument, error.description)
             }
-            let start = PomodoroStart(profile: request.profile, focus: try phase(request.focusSeconds, "focus"),
-                                      shortBreak: try phase(request.shortBreakSeconds, "short-break"),
-                                      longBreak: try phase(request.longBreakSeconds, "long-break"), longEvery: request.longEvery,
-                                      cycles: request.cycles, manual: request.manual, strict: request.strict,
-                                      target: target)
+            let start = PomodoroStart(
+                profile: request.profile, focus: try phase(request.focusSeconds, "focus"),
+                shortBreak: try phase(request.shortBreakSeconds, "short-break"),
+                longBreak: try phase(request.longBreakSeconds, "long-break"), longEvery: request.longEvery,
+                cycles: request.cycles, manual: request.manual, strict: request.strict,
+                target: target)
             return PomodoroInfo(try await context.call { () async throws(PomodoroError) in try await pomodoro.start(start) })
         }
         router.add(Endpoints.pomodoroHistory) { context throws(APIError) in
             let limit = context.query.integer("limit") ?? 50
-            return PomodoroHistoryResponse(try await context.call { () async throws(PomodoroError) in try await pomodoro.history(limit: limit) })
+            return PomodoroHistoryResponse(
+                try await context.call { () async throws(PomodoroError) in try await pomodoro.history(limit: limit) })
         }
         router.add(Endpoints.pomodoroAction) { context throws(APIError) in
             let name = context.parameter("action")
             guard let operation = PomodoroOperation(rawValue: name) else {
-                throw APIError(.notFound, "no such endpoint /v1/pomodoro/\(name) (actions: \(PomodoroOperation.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw APIError(
+                    .notFound,
+                    "no such endpoint /v1/pomodoro/\(name) (actions: \(PomodoroOperation.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
             return PomodoroInfo(try await context.call { () async throws(PomodoroError) in try await pomodoro.perform(operation) })
         }

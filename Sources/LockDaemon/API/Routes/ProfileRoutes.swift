@@ -10,8 +10,9 @@ struct ProfileRoutes {
         let coordinator = core.coordinator
         let names = core.names
         router.add(Endpoints.profiles) { _ in
-            ProfileList(profiles: await profiles.all().map { ProfileInfo($0, includeExpansion: false) },
-                        problems: await profiles.problems.map(\.description))
+            ProfileList(
+                profiles: await profiles.all().map { ProfileInfo($0, includeExpansion: false) },
+                problems: await profiles.problems.map(\.description))
         }
         router.add(Endpoints.profile) { context throws(APIError) in
             let name = context.parameter("name")
@@ -28,16 +29,17 @@ struct ProfileRoutes {
                 }
                 mode = parsed
             }
-            let profile = Profile(name: request.name, displayName: request.displayName, description: request.description,
-                                  icon: request.icon, color: request.color,
-                                  domains: try InputParsing.domains(request.domains, field: "domains", parser: names),
-                                  services: request.services, categories: request.categories,
-                                  allow: try InputParsing.domains(request.allow, field: "allow", parser: names),
-                                  addresses: try InputParsing.networks(request.addresses ?? [], field: "addresses"), mode: mode,
-                                  apps: try InputParsing.apps(request.apps ?? [], field: "apps"),
-                                  appCategories: try InputParsing.appCategories(request.appCategories ?? [], field: "app_categories"),
-                                  running: try InputParsing.running(request.running) ?? .terminate, strict: request.strict,
-                                  kind: .custom, lists: request.lists ?? [])
+            let profile = Profile(
+                name: request.name, displayName: request.displayName, description: request.description,
+                icon: request.icon, color: request.color,
+                domains: try InputParsing.domains(request.domains, field: "domains", parser: names),
+                services: request.services, categories: request.categories,
+                allow: try InputParsing.domains(request.allow, field: "allow", parser: names),
+                addresses: try InputParsing.networks(request.addresses ?? [], field: "addresses"), mode: mode,
+                apps: try InputParsing.apps(request.apps ?? [], field: "apps"),
+                appCategories: try InputParsing.appCategories(request.appCategories ?? [], field: "app_categories"),
+                running: try InputParsing.running(request.running) ?? .terminate, strict: request.strict,
+                kind: .custom, lists: request.lists ?? [])
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
             return ProfileInfo(await profiles.expansion(created), includeExpansion: true)
         }

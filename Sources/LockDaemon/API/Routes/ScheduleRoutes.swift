@@ -9,7 +9,8 @@ struct ScheduleRoutes {
     func register(in router: inout Router) {
         let scheduler = core.scheduler
         router.add(Endpoints.schedules) { _ in
-            ScheduleList(schedules: await scheduler.list().map(ScheduleInfo.init), problems: await scheduler.fileProblems.map(\.description))
+            ScheduleList(
+                schedules: await scheduler.list().map(ScheduleInfo.init), problems: await scheduler.fileProblems.map(\.description))
         }
         router.add(Endpoints.createSchedule) { context throws(APIError) in
             let request = context.body
@@ -17,21 +18,25 @@ struct ScheduleRoutes {
             do {
                 // Only checked for being numbers here; the schedule says what its values may be.
                 let limit = Duration.seconds(366 * 86_400)
-                let duration = try request.seconds.map { value throws(APIError) in try InputParsing.seconds(value, field: "seconds", minimum: -limit.seconds, maximum: limit) }
+                let duration = try request.seconds.map { value throws(APIError) in
+                    try InputParsing.seconds(value, field: "seconds", minimum: -limit.seconds, maximum: limit)
+                }
                 let warning = try request.warnSeconds.map { value throws(APIError) in
                     try InputParsing.seconds(value, field: "warnSeconds", minimum: -limit.seconds, maximum: limit)
                 }
                 let target = try BlockTarget(parsing: request.target ?? [])
-                schedule = try Schedule(name: request.name, profile: request.profile, days: request.days, from: request.from,
-                                        to: request.to, on: request.on, cron: request.cron, duration: duration, timeZoneName: request.tz,
-                                        strict: request.strict, warning: warning, target: target)
+                schedule = try Schedule(
+                    name: request.name, profile: request.profile, days: request.days, from: request.from,
+                    to: request.to, on: request.on, cron: request.cron, duration: duration, timeZoneName: request.tz,
+                    strict: request.strict, warning: warning, target: target)
             } catch let error as APIError {
                 throw error
             } catch {
                 throw APIError(.invalidArgument, "\(error)")
             }
             let startNow = request.now ?? false
-            return ScheduleInfo(try await context.call { () async throws(SchedulingError) in try await scheduler.create(schedule, startNow: startNow) })
+            return ScheduleInfo(
+                try await context.call { () async throws(SchedulingError) in try await scheduler.create(schedule, startNow: startNow) })
         }
         router.add(Endpoints.schedule) { context throws(APIError) in
             let name = context.parameter("name")
@@ -47,13 +52,15 @@ struct ScheduleRoutes {
             let warning = try request.warnSeconds.map { value throws(APIError) in
                 try InputParsing.seconds(value, field: "warnSeconds", minimum: -limit.seconds, maximum: limit)
             }
-            let edit = ScheduleEdit(profile: request.profile, days: request.days, from: request.from, to: request.to, on: request.on,
-                                    cron: request.cron, duration: duration, timeZoneName: request.tz, strict: request.strict,
-                                    warning: warning, enabled: request.enabled)
+            let edit = ScheduleEdit(
+                profile: request.profile, days: request.days, from: request.from, to: request.to, on: request.on,
+                cron: request.cron, duration: duration, timeZoneName: request.tz, strict: request.strict,
+                warning: warning, enabled: request.enabled)
             let startNow = request.now ?? false
-            return ScheduleInfo(try await context.call { () async throws(SchedulingError) in
-                try await scheduler.update(name, edit, startNow: startNow)
-            })
+            return ScheduleInfo(
+                try await context.call { () async throws(SchedulingError) in
+                    try await scheduler.update(name, edit, startNow: startNow)
+                })
         }
         router.add(Endpoints.deleteSchedule) { context throws(APIError) in
             let name = context.parameter("name")
@@ -64,7 +71,9 @@ struct ScheduleRoutes {
             let name = context.parameter("name")
             let count = context.query.integer("count") ?? 10
             let after = context.query.timestamp("after")
-            let intervals = try await context.call { () async throws(SchedulingError) in try await scheduler.next(name, count: count, after: after) }
+            let intervals = try await context.call { () async throws(SchedulingError) in
+                try await scheduler.next(name, count: count, after: after)
+            }
             return intervals.map(ScheduleInterval.init)
         }
     }

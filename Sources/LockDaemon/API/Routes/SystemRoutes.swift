@@ -20,10 +20,13 @@ struct SystemRoutes {
                     throw APIError(.invalidArgument, error.description)
                 }
                 let found = try await context.call { () async throws(AppLookupError) in try await reporter.checkApp(app) }
-                return CheckResponse(name: found.id, displayName: found.name, matches: found.blockers.map {
-                    CheckResponse.Match(profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue,
-                                        rule: $0.rule)
-                })
+                return CheckResponse(
+                    name: found.id, displayName: found.name,
+                    matches: found.blockers.map {
+                        CheckResponse.Match(
+                            profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue,
+                            rule: $0.rule)
+                    })
             case (_?, nil): break
             default: throw APIError(.invalidArgument, "give exactly one of ?name= (a domain) and ?app= (an app)")
             }
@@ -46,7 +49,8 @@ struct SystemRoutes {
         }
         router.add(Endpoints.history) { context throws(APIError) in
             let limit = context.query.integer("limit") ?? 50
-            return HistoryResponse(entries: try context.errors.run { () throws(ReportError) in try reporter.history(limit: limit) }.map(HistoryEntry.init))
+            return HistoryResponse(
+                entries: try context.errors.run { () throws(ReportError) in try reporter.history(limit: limit) }.map(HistoryEntry.init))
         }
         router.add(Endpoints.doctor) { _ in DoctorReport(checks: await reporter.doctor().map(DoctorCheck.init)) }
         router.add(Endpoints.reload) { _ in
