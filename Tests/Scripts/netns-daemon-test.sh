@@ -58,39 +58,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { passed=$((passed + 1)); echo "ok - $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
-expect() { # expect DESCRIPTION command...
-    local description="$1"; shift
-    local output status
-    output="$("$@" 2>&1)"
-    status=$?
-    output="$(printf '%s' "$output" | tr '\n\t' '  ' | cut -c1-200)"
-    if [ $status = 0 ]; then ok "$description ($output)"; else not_ok "$description ($output)"; fi
-}
-lockctl() { "$bin/lockctl" --root "$root" "$@"; }
+. "$here/tap.sh"
 nettool() { python3 "$here/nettool.py" "$@"; }
 peer() { nsenter -t "$peer_pid" -n "$@"; }
 client() { nsenter -t "$client_pid" -n "$@"; }
-wait_for_file() { # wait_for_file PATH SECONDS
-    local deadline=$((SECONDS + $2))
-    while [ ! -e "$1" ]; do
-        [ $SECONDS -ge $deadline ] && return 1
-        sleep 0.05
-    done
-}
-# Milliseconds until "$@" succeeds, polling every 10 ms; fails after $1 ms.
-time_until() {
-    local limit_ms="$1"; shift
-    local start now
-    start=$(date +%s%3N)
-    while true; do
-        if "$@" >/dev/null 2>&1; then now=$(date +%s%3N); echo $((now - start)); return 0; fi
-        now=$(date +%s%3N)
-        [ $((now - start)) -ge "$limit_ms" ] && { echo "more than $limit_ms"; return 1; }
-        sleep 0.01
-    done
-}
 start_daemon() {
     "$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts,nftables --log-level debug \
         >>"$work/daemon.log" 2>&1 &

@@ -56,18 +56,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { passed=$((passed + 1)); echo "ok - $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
-expect() { # expect DESCRIPTION command...
-    local description="$1"; shift
-    local output status
-    output="$("$@" 2>&1)"
-    status=$?
-    # (The Swift runtime's loader warnings, when lockctl prints them, are not the answer.)
-    output="$(printf '%s' "$output" | grep -v '^warning: direct reference' | tr '\n\t' '  ' | cut -c1-240)"
-    if [ $status = 0 ]; then ok "$description ($output)"; else not_ok "$description ($output)"; fi
-}
-lockctl() { "$bin/lockctl" --root "$root" "$@"; }
+. "$here/tap.sh"
 netns() { # netns VARIABLE: a process holding a new network namespace; its pid goes in VARIABLE
     unshare -n sleep 600 >/dev/null 2>&1 &
     local pid=$!

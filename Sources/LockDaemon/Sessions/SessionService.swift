@@ -16,7 +16,7 @@ import Logging
 /// are retried until they go through. At start-up the saved sessions are the truth: they are
 /// enforced, and retried at every checkpoint until that succeeds.
 public actor SessionService {
-    private var sessions = SessionSet() {
+    private(set) var sessions = SessionSet() {
         // What to block is worked out when the rules change, not at every status call and
         // checkpoint: for a 100 000-name block that is the difference between microseconds and
         // a tenth of a second.
@@ -39,22 +39,22 @@ public actor SessionService {
     private var desired = DesiredBlock.empty
     /// Which targets can be enforced: the configured device groups and the LAN enforcers' reach.
     private var targets: TargetPolicy
-    private let profiles: any ProfileCatalog
+    let profiles: any ProfileCatalog
     private let store: StateStore
     private let enforcement: Enforcement
     private let events: EventBus
     private let timer: any DeadlineTimer
-    private let clock: @Sendable () -> ClockReading
+    let clock: @Sendable () -> ClockReading
     private let makeID: @Sendable () -> String
     /// Finds the loaded imported lists, for weighing a strict session's new exceptions.
-    private let listResolver: @Sendable (BlocklistReference) -> Blocklist?
-    private let logger: Logger
-    private let gate = SerialGate()
+    let listResolver: @Sendable (BlocklistReference) -> Blocklist?
+    let logger: Logger
+    let gate = SerialGate()
     private var maxSession: Duration
     /// The enforcers are not known to hold the current sessions' block.
     private var needsEnforcement = false
     /// Profiles changed but their running sessions could not be given the new rules yet.
-    private var staleProfiles: Set<String> = []
+    var staleProfiles: Set<String> = []
 
     /// How soon a change that time brought about is tried again after it failed.
     static let retryDelay: Duration = .seconds(5)
@@ -360,77 +360,9 @@ public actor SessionService {
         }
     }
 
-    /// Gives the running sessions of `profile` its current rules: at once, in place (nothing
-    /// is lifted in between). Strict sessions only gain rules; they never lose any before they
-    /// end. When this cannot be enforced nothing changes and the error is thrown.
-    public func refreshRules(for profile: String) async throws(SessionError) {
-        try await gate.run { () async throws(SessionError) in try await refreshRulesNow(for: profile) }
-    }
-
-    /// Gives every running session its profile's current rules (after a reload); those that
-    /// cannot be enforced now are retried at each checkpoint. Returns the failures.
-    public func refreshAllRules() async -> [String] {
-        await gate.run {
-            var failures: [String] = []
-            for name in Set(sessions.sessions.map(\.profile)).sorted() {
-                do throws(SessionError) { try await refreshRulesNow(for: name) } catch {
-                    failures.append("\(name): \(error)")
-                }
-            }
-            return failures
-        }
-    }
-
-    /// Moves the running sessions to a new version of the imported list `name`, or off it
-    /// when `reference` is nil (the list is removed), in one commit. A session is concerned when
-    /// it holds a version of the list or its profile names it. Strict sessions only gain: they
-    /// keep every older version the new one does not cover (`isCovered`), and a list they hold
-    /// cannot be removed (`.strict`). Returns the sessions changed.
-    @discardableResult
-    public func updateLists(
-        _ name: String, to reference: BlocklistReference?,
-        isCovered: @Sendable (BlocklistReference) -> Bool
-    ) async throws(SessionError) -> [Session] {
-        try await gate.run { () async throws(SessionError) -> [Session] in
-            let now = clock()
-            var change = SessionChange()
-            for session in sessions.sessions where session.rules.mode == .blocklist {
-                let held = session.rules.lists.filter { $0.name == name }
-                let named = await profiles.expansion(of: session.profile)?.profile.lists.contains(name) ?? false
-                guard !held.isEmpty || named else { continue }
-                var rules = session.rules.droppingLists { $0.name == name }
-                if let reference {
-                    // A strict session keeps the older versions the new one does not cover.
-                    let kept = session.strict ? held.filter { $0 != reference && !isCovered($0) } : []
-                    rules = rules.withLists(rules.lists + [reference] + kept)
-                } else if session.strict, !held.isEmpty {
-                    throw .strict(session.resumed(at: now))
-                }
-                guard rules != session.rules else { continue }
-                var updated = session
-                updated.rules = rules
-                change.updated.append(.init(old: session, new: updated))
-            }
-            try await commit(change, at: now)
-            for update in change.updated {
-                logger.info(
-                    "session follows a changed blocklist",
-                    metadata: metadata(
-                        update.new,
-                        [
-                            "list": "\(name)", "lists": "\(update.new.rules.lists.map(\.description))",
-                        ]))
-            }
-            return change.updated.map(\.new)
-        }
-    }
-
-    /// Every list version a running session holds.
-    public var heldLists: Set<BlocklistReference> { Set(sessions.sessions.flatMap(\.rules.lists)) }
-
     // MARK: - The commit path
 
-    private func commit(
+    func commit(
         _ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil,
         savingIsOptional: Bool = false
     ) async throws(SessionError) {
@@ -472,29 +404,6 @@ public actor SessionService {
         }
     }
 
-    private func refreshRulesNow(for profile: String) async throws(SessionError) {
-        let now = clock()
-        let running = sessions.sessions.filter { $0.profile == profile }
-        // A profile that is gone keeps its sessions' snapshot until they end.
-        guard !running.isEmpty, let fresh = await profiles.expansion(of: profile)?.rules else {
-            staleProfiles.remove(profile)
-            return
-        }
-        var change = SessionChange()
-        for session in running {
-            let rules = session.strict ? session.rules.merged(with: fresh, lists: listResolver) : fresh
-            guard rules != session.rules else { continue }
-            var updated = session
-            updated.rules = rules
-            change.updated.append(.init(old: session, new: updated))
-        }
-        do { try await commit(change, at: now) } catch {
-            staleProfiles.insert(profile)
-            throw error
-        }
-        staleProfiles.remove(profile)
-    }
-
     private func enforceAll(now: ClockReading) async {
         let failures = await enforcement.applyEach(desired)
         needsEnforcement = !failures.isEmpty
@@ -528,7 +437,7 @@ public actor SessionService {
         return min(max(end, session.startedAt), now.wall)
     }
 
-    private func metadata(_ session: Session, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
+    func metadata(_ session: Session, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
         var result: Logger.Metadata = ["profile": "\(session.profile)", "session": "\(session.id)", "origin": "\(session.origin)"]
         if !session.target.isThisMachine { result["target"] = "\(session.target)" }
         result.merge(extra) { _, new in new }
