@@ -71,14 +71,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "simplylockd", dependencies: ["LockDaemon"]),
-        // Not position-independent: a command that status bars run every second or two then
-        // starts without the dynamic loader's relative relocations, most of its start-up cost.
-        // (A fully static executable is worse: libgcc sorts every unwind entry at start.)
-        // Release only: a debug build links the Swift runtime dynamically, and the loader then
-        // warns on stderr about every protected runtime function the executable references.
+        // A static executable: a command that status bars run every second or two then starts
+        // without the dynamic loader (40 % of the instructions of a `status --json` before).
+        // Release only: a debug build links the Swift runtime dynamically.
         .executableTarget(
             name: "lockctl", dependencies: ["LockCommands"],
-            linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         // Drives the DNS filter's parts for scripts/bench-dns.sh; not installed.
         .executableTarget(
             name: "dns-bench",

@@ -54,7 +54,7 @@ try:
             t = time.perf_counter()
             subprocess.run(lockctl + ["start", f"addr-{n}", "1h"], capture_output=True, check=True)
             ours.append(time.perf_counter() - t)
-            out = subprocess.run(["nft", "list", "set", "inet", "simplylock", "block4"], capture_output=True, text=True).stdout
+            out = subprocess.run(["nft", "list", "set", "inet", "simplylock", "shared4"], capture_output=True, text=True).stdout
             assert address((n - 1) * 2) in out, f"the set lacks the last address for {n}"
             if n == sizes[-1]:
                 rss, hwm = status_kib(daemon.pid, "VmRSS"), status_kib(daemon.pid, "VmHWM")

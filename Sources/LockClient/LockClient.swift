@@ -224,6 +224,14 @@ public struct LockClient: Sendable {
         try call(endpoint, parameters)
     }
 
+    /// The body of a successful answer as the daemon sent it (compact JSON, sorted keys),
+    /// without decoding it: for callers that only pass it on (`lockctl status --json`).
+    public func fetchBody<Answer: Decodable>(_ endpoint: Endpoint<NoBody, Answer>) throws(ClientError) -> [UInt8] {
+        let response = try transport.send(method: endpoint.method.rawValue, path: endpoint.template.path([]), body: nil)
+        guard (200..<300).contains(response.status) else { throw LockClient.failure(status: response.status, body: response.body) }
+        return response.body
+    }
+
     private func call<Body: Encodable, Answer: Decodable>(
         _ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [],
         query: [String: String] = [:], body: Body? = nil

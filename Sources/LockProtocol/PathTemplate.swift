@@ -35,13 +35,15 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// A concrete path with `values` in place of the parameters, in order, each escaped.
     public func path(_ values: [String]) -> String {
         var remaining = values[...]
-        return "/"
-            + segments.map { segment in
-                switch segment {
-                case .literal(let literal): return literal
-                case .parameter: return PathTemplate.escape(remaining.popFirst() ?? "")
-                }
-            }.joined(separator: "/")
+        var path = ""
+        for segment in segments {
+            path += "/"
+            switch segment {
+            case .literal(let literal): path += literal
+            case .parameter: path += PathTemplate.escape(remaining.popFirst() ?? "")
+            }
+        }
+        return path.isEmpty ? "/" : path
     }
 
     /// `/v1/sessions/{ref}/extend`.

@@ -2,7 +2,8 @@ import LockCommands
 
 @main
 enum LockctlMain {
-    static func main() async {
-        await Lockctl.run()
+    static func main() {
+        StatusPoll.answer()
+        Lockctl.runWhileMainWaits()
     }
 }

@@ -73,6 +73,9 @@ enum KernelCheck {
                 \tset block4 {
                 \t\ttype ipv4_addr
                 \t}
+                \tset shared4 {
+                \t\ttype ipv4_addr
+                \t}
                 \tset blocknet4 {
                 \t\ttype ipv4_addr
                 \t\tflags interval
@@ -90,6 +93,9 @@ enum KernelCheck {
                 \t\tflags interval
                 \t}
                 \tset block6 {
+                \t\ttype ipv6_addr
+                \t}
+                \tset shared6 {
                 \t\ttype ipv6_addr
                 \t}
                 \tset blocknet6 {
@@ -116,11 +122,13 @@ enum KernelCheck {
                 flush table inet simplylock
                 flush set inet simplylock resolvers4
                 flush set inet simplylock block4
+                flush set inet simplylock shared4
                 flush set inet simplylock blocknet4
                 flush set inet simplylock doh4
                 flush set inet simplylock allow4
                 flush set inet simplylock resolvers6
                 flush set inet simplylock block6
+                flush set inet simplylock shared6
                 flush set inet simplylock blocknet6
                 flush set inet simplylock doh6
                 flush set inet simplylock allow6
@@ -158,10 +166,14 @@ enum KernelCheck {
                 \t\tip6 daddr @resolvers6 meta l4proto { tcp, udp } th dport { 53, 853 } accept
                 \t\tip daddr @block4 meta l4proto tcp reject with tcp reset
                 \t\tip daddr @block4 reject with icmpx admin-prohibited
+                \t\tip daddr @shared4 meta l4proto tcp reject with tcp reset
+                \t\tip daddr @shared4 reject with icmpx admin-prohibited
                 \t\tip daddr @blocknet4 meta l4proto tcp reject with tcp reset
                 \t\tip daddr @blocknet4 reject with icmpx admin-prohibited
                 \t\tip6 daddr @block6 meta l4proto tcp reject with tcp reset
                 \t\tip6 daddr @block6 reject with icmpx admin-prohibited
+                \t\tip6 daddr @shared6 meta l4proto tcp reject with tcp reset
+                \t\tip6 daddr @shared6 reject with icmpx admin-prohibited
                 \t\tip6 daddr @blocknet6 meta l4proto tcp reject with tcp reset
                 \t\tip6 daddr @blocknet6 reject with icmpx admin-prohibited
                 \t\tip daddr @doh4 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
@@ -393,15 +405,19 @@ enum KernelCheck {
         #expect(
             ruleset.attribution == [
                 net("203.0.113.5"): "blocked.example", net("203.0.113.6"): "blocked.example", net("2001:db8::5"): "blocked.example",
-                net("203.0.113.7"): "www.blocked.example", net("198.51.100.7"): "198.51.100.7",
+                net("203.0.113.7"): "www.blocked.example",
             ])
         let counters = ruleset.counters
         #expect(counters[NFTablesRuleset.counterName(for: "blocked.example")] == "blocked.example")
-        #expect(counters[NFTablesRuleset.networksCounter] == NFTablesRuleset.networksName)
-        #expect(counters.count == 4)
+        #expect(counters[NFTablesRuleset.sharedCounter] == NFTablesRuleset.sharedName)
+        #expect(counters.count == 3)
         let script = ruleset.script
         #expect(script.contains("flush map inet simplylock attempts4"))
         #expect(script.contains("203.0.113.5 : \"\(NFTablesRuleset.counterName(for: "blocked.example"))\""))
+        // The address the profile lists shares the one counter: no counter or map entry of its own.
+        #expect(script.contains("add element inet simplylock shared4 {\n\t198.51.100.7\n}"), "\(script)")
+        #expect(!script.contains("198.51.100.7 :"))
+        #expect(script.contains("@shared4 meta l4proto udp counter name a_shared"))
         #expect(script.contains("log prefix \"simplylock \" group 7"))
         // The counting rules come before the rejects, which never depend on them.
         let lines = script.split(separator: "\n")
@@ -430,12 +446,12 @@ enum KernelCheck {
             \t\tcomment "blocked.example"
             \t\tpackets 3 bytes 180
             \t}
-            \tcounter a_networks {
+            \tcounter a_shared {
             \t\tpackets 0 bytes 0
             \t}
             }
             """
-        #expect(NFTablesRuleset.parseCounters(output) == ["a_0123456789abcdef": 3, "a_networks": 0])
+        #expect(NFTablesRuleset.parseCounters(output) == ["a_0123456789abcdef": 3, "a_shared": 0])
         #expect(NFTablesRuleset.counterName(for: "blocked.example").count == 18)
     }
 
@@ -452,11 +468,13 @@ enum KernelCheck {
         // veth (loopback traffic is never blocked), then read the counters.
         let shell = """
             ip link set lo up && ip link add v0 type veth peer name v1 && ip link set v0 up && ip link set v1 up \
-            && ip addr add 203.0.113.100/24 dev v0 && nft -f "$1" && nft -f "$1" \
+            && ip addr add 203.0.113.100/24 dev v0 && ip route add 198.51.100.0/24 dev v0 \
+            && nft -f "$1" && nft -f "$1" \
             && python3 -c 'import socket
-            for _ in range(3):
-                try: socket.create_connection(("203.0.113.5", 80), timeout=1)
-                except OSError: pass' \
+            for address, times in (("203.0.113.5", 3), ("198.51.100.7", 2)):
+                for _ in range(times):
+                    try: socket.create_connection((address, 80), timeout=1)
+                    except OSError: pass' \
             && nft list counters table inet simplylock
             """
         let result = try KernelCheck.run(script: ruleset.script, ["sh", "-c", shell, "sh", "{}"])
@@ -464,5 +482,27 @@ enum KernelCheck {
         let counts = NFTablesRuleset.parseCounters(result.stdout)
         #expect(counts[NFTablesRuleset.counterName(for: "blocked.example")] == 3, "\(result.stdout)")
         #expect(counts[NFTablesRuleset.counterName(for: "www.blocked.example")] == 0)
+        #expect(counts[NFTablesRuleset.sharedCounter] == 2, "the listed address counts in the shared counter")
+    }
+
+    @Test func namesPastTheCounterCapShareOneCounterAndStayBlocked() {
+        let count = NFTablesRuleset.maxNamedCounters + 10
+        let names = (0..<count).map { "n\(String(format: "%05d", $0)).example" }
+        // Every other address, so that no two merge into a range.
+        let address = { (name: String) -> [IPNetwork] in
+            let index = 2 * Int(name.dropFirst().prefix(5))!
+            return [try! IPNetwork(parsing: "10.1.\(index / 256).\(index % 256)")]
+        }
+        let ruleset = NFTablesRuleset(
+            desired: DesiredBlock(domains: names), resolved: address, doh: DoHList(names: [], addresses: []), nameservers: [],
+            counting: .init())
+        #expect(ruleset.counters.count == NFTablesRuleset.maxNamedCounters + 1)
+        #expect(ruleset.attribution.count == count, "every address keeps its name for attempts reported as they happen")
+        let script = ruleset.script
+        let mapped = script.split(separator: "\n").filter { $0.contains(" : \"a_") }.joined().components(separatedBy: " : ").count - 1
+        #expect(mapped == NFTablesRuleset.maxNamedCounters)
+        // The last names (past the cap, the longest or last in order) are in the shared set.
+        #expect(script.contains("add element inet simplylock shared4 {\n\t10.1.16.0, 10.1.16.2"), "\(script.suffix(2000))")
+        #expect(!script.contains("10.1.16.0 :"))
     }
 }

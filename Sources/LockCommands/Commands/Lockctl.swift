@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import Glibc
 import LockPlatform
@@ -50,6 +51,16 @@ public struct Lockctl: AsyncParsableCommand {
         // of its default subcommand instead of its own.
         if rest.isEmpty || rest.contains("--help") || rest.contains("-h") || rest.first == "help" { return rest }
         return rest + leading
+    }
+
+    /// `run` on the concurrency pool while the main thread waits, for a synchronous `main`. An
+    /// async `main` parks the main thread with `dispatch_main`, whose `pthread_exit` unwinds
+    /// the thread; in a static executable libgcc first sorts every unwind table entry, 30 ms.
+    public static func runWhileMainWaits() -> Never {
+        let never = DispatchSemaphore(value: 0)
+        Task { await run() }
+        never.wait()
+        fatalError("Lockctl.run returned")
     }
 
     /// Parses the command line, runs the command and exits with the documented status. Every

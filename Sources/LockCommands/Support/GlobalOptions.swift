@@ -19,9 +19,12 @@ struct GlobalOptions: ParsableArguments {
     var json = false
 
     /// The socket to use: `--socket`, then `$SIMPLYLOCK_SOCKET`, then the root's default.
-    var socketPath: String {
+    var socketPath: String { Self.socketPath(root: root, socket: socket) }
+
+    /// The socket rule, for callers that read the options themselves (`StatusPoll`).
+    static func socketPath(root: String, socket: String?) -> String {
         if let socket { return socket }
-        if let fromEnvironment = ProcessInfo.processInfo.environment[API.socketEnvironmentVariable], !fromEnvironment.isEmpty {
+        if let fromEnvironment = getenv(API.socketEnvironmentVariable).map({ String(cString: $0) }), !fromEnvironment.isEmpty {
             return fromEnvironment
         }
         return Paths(root: root).socket

@@ -61,14 +61,23 @@ public struct AddressIntervals: Sendable, Equatable {
     /// elements before changing it: with 100 000 resolved addresses that keeps a commit at about
     /// half a second and nft's memory at about 40 MB, where an interval set of the same size
     /// takes about twice both.
-    public func split(_ family: IPNetwork.Family) -> (addresses: [String], ranges: [String]) {
+    ///
+    /// Single addresses in `apart` are returned on their own, as `separated`.
+    public func split(_ family: IPNetwork.Family, apart: Set<UInt128> = []) -> (
+        addresses: [String], ranges: [String], separated: [String]
+    ) {
         var addresses: [String] = []
         var ranges: [String] = []
+        var separated: [String] = []
         for range in family == .ipv4 ? ipv4 : ipv6 {
             if range.upperBound - range.lowerBound < Self.expansionLimit {
                 var value = range.lowerBound
                 while true {
-                    addresses.append(IPNetwork.format(address: value, family: family))
+                    if apart.contains(value) {
+                        separated.append(IPNetwork.format(address: value, family: family))
+                    } else {
+                        addresses.append(IPNetwork.format(address: value, family: family))
+                    }
                     if value == range.upperBound { break }
                     value += 1
                 }
@@ -76,7 +85,7 @@ public struct AddressIntervals: Sendable, Equatable {
                 ranges.append(Self.render(range, family: family))
             }
         }
-        return (addresses, ranges)
+        return (addresses, ranges, separated)
     }
 
     static func render(_ range: ClosedRange<UInt128>, family: IPNetwork.Family) -> String {

@@ -34,14 +34,16 @@ public struct NFTablesRuleset: Sendable, Equatable {
 
     /// Whether and how connection attempts to blocked addresses are counted (nil: not at all).
     public let counting: AttemptCounting?
-    /// Single blocked addresses with the name each was resolved from (or the address as a
-    /// profile lists it): whose counter an attempt to it goes to.
+    /// Single blocked addresses with the name each was resolved from: what an attempt to it is
+    /// reported as (an address a profile lists is reported as itself).
     public let attribution: [IPNetwork: String]
+    /// The names with a counter of their own; attempts to every other blocked address share one.
+    public let countedNames: Set<String>
 
     /// Counting blocked connection attempts: a named counter per blocked name, a map from
-    /// each blocked address to its name's counter, consulted by a rule before the rejects
-    /// (a map that misses only leaves an attempt uncounted; the rejects never depend on it),
-    /// and optionally an NFLOG group that hears of each attempt as it happens.
+    /// each of its addresses to that counter, consulted by a rule before the rejects (the
+    /// rejects never depend on it), one shared counter for every other blocked address, and
+    /// optionally an NFLOG group that hears of each attempt as it happens (with the address).
     public struct AttemptCounting: Sendable, Equatable {
         /// The NFLOG group to send each attempt to, when a reader listens on it.
         public var logGroup: UInt16?
@@ -50,10 +52,17 @@ public struct NFTablesRuleset: Sendable, Equatable {
         public init(logGroup: UInt16? = nil) { self.logGroup = logGroup }
     }
 
-    /// The counter of attempts to addresses that profiles list as networks.
-    public static let networksCounter = "a_networks"
-    /// The name attempts to listed networks are reported under, in the counter's comment.
-    public static let networksName = "(listed networks)"
+    /// The counter of attempts to blocked addresses without a counter of their name: those
+    /// that profiles list (single addresses and networks), and those of names past
+    /// `maxNamedCounters`.
+    public static let sharedCounter = "a_shared"
+    /// The name attempts counted by `sharedCounter` are reported under, in the counter's comment.
+    public static let sharedName = "(listed addresses)"
+    /// At most this many names get a counter of their own, the shortest first. Each counter is
+    /// a kernel object that nft creates, and the kernel lists, one by one: with a counter per
+    /// address, committing a profile of 100 000 addresses took six times as long as loading
+    /// the same set with `nft -f`.
+    public static let maxNamedCounters = 2048
     /// At most this many attempts a second reach the NFLOG group; the counters count every one.
     public static let logRate = 50
 
@@ -75,7 +84,8 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public init(
         table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
         block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
-        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:]
+        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:],
+        countedNames: Set<String> = []
     ) {
         self.table = table
         self.mode = mode
@@ -86,6 +96,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
         self.dnsRedirect = mode == .off ? nil : dnsRedirect
         self.counting = mode == .blocklist ? counting : nil
         self.attribution = self.counting == nil ? [:] : attribution
+        self.countedNames = self.counting == nil ? [] : countedNames
     }
 
     /// Builds the ruleset for a desired state.
@@ -112,15 +123,18 @@ public struct NFTablesRuleset: Sendable, Equatable {
         }
         let block = AddressIntervals(desired.addresses + lookUp(desired.domains))
         var attribution: [IPNetwork: String] = [:]
+        var countedNames: Set<String> = []
         if counting != nil {
             // An address several names share counts for the shortest (reddit.com before
             // www.reddit.com), then the first in order.
             let names = Self.canonical(desired.domains).sorted { ($0.count, $0) < ($1.count, $1) }
             for name in names {
-                for address in lookUp([name]) where attribution[address] == nil { attribution[address] = name }
-            }
-            for address in desired.addresses where address.isSingleAddress && attribution[address] == nil {
-                attribution[address] = address.description
+                var attributed = false
+                for address in lookUp([name]) where attribution[address] == nil {
+                    attribution[address] = name
+                    attributed = true
+                }
+                if attributed, countedNames.count < Self.maxNamedCounters { countedNames.insert(name) }
             }
         }
         self.init(
@@ -130,7 +144,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
             block: block,
             doh: AddressIntervals(doh.addresses + lookUp(doh.names)),
             allow: AddressIntervals((desired.allowOnly?.addresses ?? []) + lookUp(desired.allowOnly?.domains ?? [])),
-            dnsRedirect: dnsRedirect, counting: counting, attribution: attribution)
+            dnsRedirect: dnsRedirect, counting: counting, attribution: attribution, countedNames: countedNames)
     }
 
     /// The name of the counter of attempts to `name`'s addresses: a hash, since counter names
@@ -148,15 +162,19 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// Every counter of the table, by counter name, with the name it counts for.
     public var counters: [String: String] {
         guard counting != nil else { return [:] }
-        var result = [Self.networksCounter: Self.networksName]
-        for name in Set(attribution.values) { result[Self.counterName(for: name)] = name }
+        var result = [Self.sharedCounter: Self.sharedName]
+        for name in countedNames { result[Self.counterName(for: name)] = name }
         return result
+    }
+
+    /// The blocked single addresses whose name has a counter of its own.
+    private func countedAddresses(_ family: IPNetwork.Family) -> [IPNetwork: String] {
+        attribution.filter { $0.key.family == family && countedNames.contains($0.value) && block.contains($0.key) }
     }
 
     /// The elements of the map from blocked address to counter, per family.
     private func attemptMap(_ family: IPNetwork.Family) -> [String] {
-        attribution.filter { $0.key.family == family && block.contains($0.key) }
-            .sorted { $0.key < $1.key }
+        countedAddresses(family).sorted { $0.key < $1.key }
             .map { "\($0.key.description) : \"\(Self.counterName(for: $0.value))\"" }
     }
 
@@ -190,17 +208,21 @@ public struct NFTablesRuleset: Sendable, Equatable {
 
     /// The sets of the table: name, address type, and whether it holds ranges.
     ///
-    /// Blocked addresses live in a hash set (`block4`) plus an interval set for ranges
-    /// (`blocknet4`), because nft reads an interval set's current elements back before changing
-    /// it (to check overlaps), which for large lists doubles the time and memory of a commit.
-    /// The other lists are small and use interval sets only.
-    private var sets: [(name: String, family: IPNetwork.Family, interval: Bool, elements: [String])] {
-        var result: [(String, IPNetwork.Family, Bool, [String])] = []
+    /// Blocked addresses live in hash sets plus an interval set for ranges (`blocknet4`),
+    /// because nft reads an interval set's current elements back before changing it (to check
+    /// overlaps), which for large lists doubles the time and memory of a commit. While attempts
+    /// are counted, the addresses of names with a counter of their own are in `block4` and every
+    /// other single address in `shared4`; otherwise all are in `block4`. The other lists are
+    /// small and use interval sets only.
+    private var sets: [NamedSet] {
+        var result: [NamedSet] = []
         for family in IPNetwork.Family.allCases {
             let suffix = family == .ipv4 ? "4" : "6"
-            let blocked = block.split(family)
+            let counted = counting == nil ? [] : Set(countedAddresses(family).keys.map(\.address))
+            let blocked = block.split(family, apart: counted)
             result.append(("resolvers\(suffix)", family, true, resolvers.elements(family)))
-            result.append(("block\(suffix)", family, false, blocked.addresses))
+            result.append(("block\(suffix)", family, false, counting == nil ? blocked.addresses : blocked.separated))
+            result.append(("shared\(suffix)", family, false, counting == nil ? [] : blocked.addresses))
             result.append(("blocknet\(suffix)", family, true, blocked.ranges))
             result.append(("doh\(suffix)", family, true, doh.elements(family)))
             result.append(("allow\(suffix)", family, true, mode == .allowlist ? allow.elements(family) : []))
@@ -221,13 +243,15 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// No other table is named; when nothing is blocked the table is deleted.
     public var script: String {
         guard mode != .off else { return deletion }
-        var out = declarations
+        // Splitting 100 000 addresses into sets is the costly part of a script: done once.
+        let sets = self.sets
+        var out = declarations(sets)
         out += "flush table inet \(table)\n"
         for set in sets { out += "flush set inet \(table) \(set.name)\n" }
         if counting != nil {
             for family in ["4", "6"] { out += "flush map inet \(table) attempts\(family)\n" }
         }
-        appendContents(&out)
+        appendContents(&out, sets)
         return out
     }
 
@@ -236,15 +260,18 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// priority, a set with another type). Not the normal path: see `script` for why.
     public var replacementScript: String {
         guard mode != .off else { return deletion }
-        var out = deletion + declarations
-        appendContents(&out)
+        let sets = self.sets
+        var out = deletion + declarations(sets)
+        appendContents(&out, sets)
         return out
     }
 
     /// `add table` first so that `delete table` cannot fail when the table is absent.
     private var deletion: String { "table inet \(table)\ndelete table inet \(table)\n" }
 
-    private var declarations: String {
+    private typealias NamedSet = (name: String, family: IPNetwork.Family, interval: Bool, elements: [String])
+
+    private func declarations(_ sets: [NamedSet]) -> String {
         var out = "table inet \(table) {\n"
         out += "\tcomment \"SimplyLock focus block; owned by simplylockd, rewritten as a whole\"\n"
         for set in sets {
@@ -286,7 +313,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
         return out
     }
 
-    private func appendContents(_ out: inout String) {
+    private func appendContents(_ out: inout String, _ sets: [NamedSet]) {
         out.reserveCapacity(out.utf8.count + 24 * (block.count + doh.count + allow.count) + 4096)
         for set in sets where !set.elements.isEmpty {
             out += "add element inet \(table) \(set.name) {"
@@ -342,13 +369,18 @@ public struct NFTablesRuleset: Sendable, Equatable {
             for (match, family) in [("ip daddr", "4"), ("ip6 daddr", "6")] {
                 for protocolMatch in ["tcp flags & (syn | ack) == syn", "meta l4proto udp"] {
                     out += "\t\t\(match) @block\(family) \(protocolMatch) counter name \(match) map @attempts\(family)\(log)\n"
-                    out += "\t\t\(match) @blocknet\(family) \(protocolMatch) counter name \(Self.networksCounter)\(log)\n"
+                    for set in ["shared", "blocknet"] {
+                        out += "\t\t\(match) @\(set)\(family) \(protocolMatch) counter name \(Self.sharedCounter)\(log)\n"
+                    }
                 }
             }
         }
         // Reject rather than drop: connects fail at once instead of hanging, and established
         // connections are matched too, so an open tab is cut off on its next packet.
-        for (match, set) in [("ip daddr", "block4"), ("ip daddr", "blocknet4"), ("ip6 daddr", "block6"), ("ip6 daddr", "blocknet6")] {
+        for (match, set) in [
+            ("ip daddr", "block4"), ("ip daddr", "shared4"), ("ip daddr", "blocknet4"),
+            ("ip6 daddr", "block6"), ("ip6 daddr", "shared6"), ("ip6 daddr", "blocknet6"),
+        ] {
             out += "\t\t\(match) @\(set) meta l4proto tcp reject with tcp reset\n"
             out += "\t\t\(match) @\(set) reject with icmpx admin-prohibited\n"
         }
