@@ -34,6 +34,10 @@ public struct ProfileStore: Sendable {
     public private(set) var profiles: [String: Profile] = [:]
     /// Problems found by the last load.
     public private(set) var problems: [FileProblem] = []
+    /// Each profile file as last read, with its version then: an unchanged file is not read
+    /// again. TOMLKit 0.6.0 never frees a parsed document, so every read of a 100 000-name
+    /// profile kept about 17 MB for good.
+    private var lastRead: [String: (version: FileVersion, profile: Profile)] = [:]
 
     /// Creates an empty store; call `reload()` to read the files.
     public init(paths: Paths, names: DomainNameParser) {
@@ -46,7 +50,11 @@ public struct ProfileStore: Sendable {
     public mutating func reload() -> [FileProblem] {
         var found: [FileProblem] = []
         let catalogPath = paths.dataDirectory + "/services.toml"
+        let previousCatalog = catalog
         do { catalog = try ServiceCatalogFile.load(catalogPath, names: names) } catch { found.append(error) }
+        // Profiles expand their services through the catalog: a new catalog means reading them anew.
+        if catalog != previousCatalog { lastRead = [:] }
+        var read: [String: (version: FileVersion, profile: Profile)] = [:]
 
         var loaded: [String: Profile] = [:]
         let sources: [(String, Profile.Kind)] = [(paths.dataDirectory + "/profiles", .system), (paths.profilesDirectory, .custom)]
@@ -56,7 +64,15 @@ public struct ProfileStore: Sendable {
             for file in names {
                 let path = directory + "/" + file
                 do {
-                    let profile = try ProfileFile.load(path, kind: kind, catalog: catalog, names: self.names)
+                    // The version before the read: a change during the read shows at the next reload.
+                    let version = FileVersion(path: path)
+                    let profile: Profile
+                    if let version, let last = lastRead[path], last.version == version {
+                        profile = last.profile
+                    } else {
+                        profile = try ProfileFile.load(path, kind: kind, catalog: catalog, names: self.names)
+                    }
+                    if let version { read[path] = (version, profile) }
                     if let existing = loaded[profile.name] {
                         found.append(
                             FileProblem(
@@ -74,6 +90,7 @@ public struct ProfileStore: Sendable {
         }
         profiles = loaded
         problems = found
+        lastRead = read
         return found
     }
 

@@ -81,6 +81,19 @@ struct CLITextTests {
         #expect(long.isEmpty, "help lines longer than the terminal: \(long)")
     }
 
+    @Test("simplylockd --help and --version print and exit 0; a usage error is one line, one hint, exit 64")
+    func daemonHelp() throws {
+        let help = try ProcessRunner.run(Binaries.daemon, ["--help"])
+        #expect(help.status == 0, "\(help)")
+        #expect(help.stdout.hasPrefix("OVERVIEW: "), "\(help)")
+        #expect(help.stdout.contains("--check-config") && help.stderr.isEmpty, "\(help)")
+        let version = try ProcessRunner.run(Binaries.daemon, ["--version"])
+        #expect(version.status == 0 && !version.stdout.isEmpty, "\(version)")
+        let bogus = try ProcessRunner.run(Binaries.daemon, ["--bogus"])
+        #expect(bogus.status == 64, "\(bogus)")
+        #expect(bogus.stderr.hasPrefix("simplylockd: unknown option '--bogus'") && bogus.stderr.contains("\nhint: "), "\(bogus)")
+    }
+
     @Test("usage errors of every command: one line, one hint, no usage dump")
     func usageErrors() throws {
         var text = ""

@@ -226,13 +226,16 @@ struct BlocklistRoutesTests {
 
         // One import at a time: a second one while the first is still arriving is refused.
         let (pieces, feed) = AsyncStream.makeStream(of: [UInt8].self)
+        // The import reading its body says so: a fixed wait was too short on a busy machine.
+        let (reading, readingStarted) = AsyncStream.makeStream(of: Void.self)
         let slow = RequestBodyStream(limit: .max) {
+            readingStarted.yield()
             for await piece in pieces { return piece }
             return nil
         }
         async let first = router.handle(APIRequest(methodName: "PUT", uri: "/v1/lists/slow", peer: root, bodyStream: slow))
         feed.yield(Array("a.example\n".utf8))
-        try await Task.sleep(for: .milliseconds(100))
+        for await _ in reading { break }
         let second = await router.handle(
             APIRequest(
                 methodName: "PUT", uri: "/v1/lists/other", peer: root,

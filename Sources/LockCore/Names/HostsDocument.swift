@@ -153,8 +153,9 @@ public struct HostsDocument: Sendable, Equatable {
         let anchor =
             (0..<markers.count).first { k in !stray[k] && kinds[markers[k]] == .begin }.map { markers[$0] }
             ?? owned.firstIndex(of: true)
+        // Not reserved at the file's size: the user's part is kept for as long as the daemon
+        // runs, and beside a 100 000-name section it is usually a few lines.
         var kept: [UInt8] = []
-        kept.reserveCapacity(bytes.count)
         var offset: Int?
         var listed: [String] = []
         var seen = Set<String>()

@@ -155,7 +155,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// The names an exact-name mechanism (the hosts file) must list: every block rule that is
     /// itself blocked, plus its `www.` twin unless an exception covers the twin. Empty in
     /// allowlist mode, which a list of names cannot express. Sorted and unique.
-    public var exactNames: [String] {
+    public var exactNames: NameList {
         guard mode == .blocklist else { return [] }
         // Without exceptions every rule and its twin are blocked; skipping the per-name
         // matching matters for large profiles, whose names are listed at every change.
@@ -165,31 +165,34 @@ public struct BlockRules: Sendable, Equatable, Codable {
             names.append(rule)
             if let twin = DomainName(normalized: rule).wwwTwin, blockingRule(for: twin) != nil { names.append(twin) }
         }
-        return Array(Set(names)).sorted()
+        return NameList(names)
     }
 
     /// In allowlist mode, the names to allow (with `www.` twins); empty otherwise.
-    public var allowedNames: [String] { mode == .allowlist ? Self.withTwins(block.sorted) : [] }
+    public var allowedNames: [String] { mode == .allowlist ? Array(Self.withTwins(block.sorted)) : [] }
 
     /// `rules` (sorted, unique) and their `www.` twins, sorted and unique: the twins of sorted
     /// names are themselves sorted (one common prefix), so one merge orders them, and the
     /// desired block of a single large session needs no sort of its own.
-    private static func withTwins(_ rules: [String]) -> [String] {
+    private static func withTwins(_ sorted: [String]) -> NameList {
+        // `DomainSet.sorted` is in `String` order, the list's for normalised names; checked.
+        let rules = zip(sorted, sorted.dropFirst()).allSatisfy { NameList.precedes($0, $1) } ? sorted : Array(NameList(sorted))
         let twins = rules.compactMap { DomainName(normalized: $0).wwwTwin }
-        var merged: [String] = []
+        var merged = NameList()
         merged.reserveCapacity(rules.count + twins.count)
         var i = 0, j = 0
         while i < rules.count || j < twins.count {
             let next: String
-            if j == twins.count || (i < rules.count && rules[i] < twins[j]) {
+            if j == twins.count || (i < rules.count && NameList.precedes(rules[i], twins[j])) {
                 next = rules[i]
                 i += 1
             } else {
                 next = twins[j]
                 j += 1
             }
-            if merged.last != next { merged.append(next) }
+            merged.append(next)
         }
+        merged.shrinkToFit()
         return merged
     }
 

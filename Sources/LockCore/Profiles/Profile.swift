@@ -16,8 +16,8 @@ public struct Profile: Sendable, Equatable, Codable {
     public var icon: String?
     /// Colour (`#RRGGBB` or a name), for graphical front ends.
     public var color: String?
-    /// Domains blocked with all their subdomains.
-    public var domains: [DomainName]
+    /// Domains blocked with all their subdomains, kept compact: profiles can list 100 000.
+    public var domains: DomainList
     /// Names of catalog services (`youtube`) whose domains are blocked.
     public var services: [String]
     /// Catalog categories (`social`) whose services are blocked.
@@ -51,7 +51,7 @@ public struct Profile: Sendable, Equatable, Codable {
     /// Creates a profile; lists are de-duplicated keeping their first order.
     public init(
         name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil,
-        color: String? = nil, domains: [DomainName] = [], services: [String] = [],
+        color: String? = nil, domains: some Sequence<DomainName> = [DomainName](), services: [String] = [],
         categories: [String] = [], allow: [DomainName] = [], addresses: [IPNetwork] = [],
         mode: ProfileMode = .blocklist, apps: [String] = [], appCategories: [AppCategory] = [],
         running: BlockedApp.RunningPolicy = .terminate, strict: Bool = false, kind: Kind = .custom, lists: [String] = []
@@ -61,7 +61,7 @@ public struct Profile: Sendable, Equatable, Codable {
         self.description = description
         self.icon = icon
         self.color = color
-        self.domains = domains.uniqued()
+        self.domains = DomainList(domains)
         self.services = services.uniqued()
         self.categories = categories.uniqued()
         self.allow = allow.uniqued()

@@ -14,8 +14,8 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// Blocked domain names, normalised (lowercase ASCII, punycode), sorted and unique, `www.`
     /// twins already included (and left out where a profile's exception covers the twin).
     /// Exact-name mechanisms (the hosts file) list exactly these; the firewall resolves exactly
-    /// these.
-    public var domains: [String]
+    /// these. Kept compact: a large profile's block lists hundreds of thousands.
+    public var domains: NameList
 
     /// Blocked addresses and networks given directly in profiles (`addresses = [...]`), host
     /// bits cleared, sorted and unique. Only the firewall enforcer can act on these.
@@ -45,25 +45,12 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         allowOnly: AllowList? = nil, rules: [BlockRules] = [], apps: some Sequence<BlockedApp> = [BlockedApp](),
         lan: LANBlock = .empty
     ) {
-        self.domains = Self.sortedUnique(Array(domains))
+        self.domains = domains as? NameList ?? NameList(domains)
         self.addresses = Array(Set(addresses)).sorted()
         self.allowOnly = allowOnly
         self.rules = rules
         self.apps = BlockedApp.union(apps)
         self.lan = lan
-    }
-
-    /// `names` sorted and unique; names that already are (one large session's) are only checked.
-    private static func sortedUnique(_ names: [String]) -> [String] {
-        if zip(names, names.dropFirst()).allSatisfy({ $0 < $1 }) { return names }
-        var sorted = names.sorted()
-        var kept = 0
-        for index in sorted.indices where kept == 0 || sorted[kept - 1] != sorted[index] {
-            sorted.swapAt(kept, index)
-            kept += 1
-        }
-        sorted.removeSubrange(kept...)
-        return sorted
     }
 
     /// Nothing blocked: enforcers remove every trace of themselves.
@@ -90,14 +77,7 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         for sessionRules in rules {
             if let found = sessionRules.blockingRule(for: canonical, lists: resolve) { return found.rule }
         }
-        // `domains` is sorted: binary search, it may be long.
-        var low = 0
-        var high = domains.count
-        while low < high {
-            let middle = (low + high) / 2
-            if domains[middle] < canonical { low = middle + 1 } else { high = middle }
-        }
-        return low < domains.count && domains[low] == canonical ? canonical : nil
+        return domains.contains(canonical) ? canonical : nil
     }
 
     private enum CodingKeys: String, CodingKey {

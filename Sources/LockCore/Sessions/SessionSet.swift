@@ -77,7 +77,7 @@ public struct SessionSet: Sendable, Equatable {
             for target in session.target.lanTargets { targets[target, default: []].append(session.rules) }
         }
         return DesiredBlock(
-            domains: blocking.flatMap(\.rules.exactNames), addresses: blocking.flatMap(\.rules.addresses),
+            domains: NameList(merging: blocking.map(\.rules.exactNames)), addresses: blocking.flatMap(\.rules.addresses),
             allowOnly: allowOnly, rules: local.map(\.rules), apps: apps,
             lan: LANBlock(groups: groups, targets: targets))
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LockCore
+import LockPlatform
 import LockProtocol
 import LockStore
 
@@ -99,6 +100,7 @@ public struct SimplylockdCommand: AsyncParsableCommand {
             throw ExitCode(
                 try await BlockRelease.run(paths: paths, enforcersOverride: enforcers.map { $0.split(separator: ",").map(String.init) }))
         }
+        MallocPolicy.applyForDaemon()
         if let hosts { paths.hostsFile = hosts }
         if let socket { paths.socket = socket }
         if let stateDir { paths.stateDirectory = stateDir }
@@ -142,6 +144,9 @@ extension SimplylockdCommand {
             Foundation.exit(0)
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)
+        } catch  where exitCode(for: error) == .success {
+            // `--help` parses to the parser's help command, which asks for this by throwing.
+            exit(withError: error)
         } catch {
             FileHandle.standardError.write(Data("\(error is DaemonFailure ? "\(error)" : "simplylockd: \(error)")\n".utf8))
             Foundation.exit(1)

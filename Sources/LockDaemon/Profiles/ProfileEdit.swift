@@ -64,7 +64,7 @@ public struct ProfileEdit: Sendable, Equatable {
         }
         var edited = profile
         edited.lists = profile.lists.filter { !removeLists.contains($0) } + addLists
-        edited.domains = profile.domains.filter { !removeDomains.contains($0) } + addDomains
+        edited.domains = DomainList(profile.domains.filter { !removeDomains.contains($0) } + addDomains)
         edited.services = profile.services.filter { !removeServices.contains($0) } + addServices
         edited.allow = profile.allow.filter { !removeAllow.contains($0) } + addAllow
         edited.addresses = profile.addresses.filter { !removeAddresses.contains($0) } + addAddresses

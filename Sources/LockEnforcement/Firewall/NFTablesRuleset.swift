@@ -116,7 +116,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
             self.init(table: table, mode: .off)
             return
         }
-        func lookUp(_ domains: [String]) -> [IPNetwork] {
+        func lookUp(_ domains: some Sequence<String>) -> [IPNetwork] {
             Self.canonical(domains).flatMap(resolved).filter { address in
                 !Self.neverBlockedWhenResolved.contains { $0.contains(address) }
             }
@@ -190,7 +190,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
         return names.sorted()
     }
 
-    static func canonical(_ domains: [String]) -> [String] {
+    static func canonical(_ domains: some Sequence<String>) -> [String] {
         domains.map(DNSMessage.canonical).filter { !$0.isEmpty }
     }
 

@@ -43,8 +43,9 @@ public actor HostsFileEnforcer: Enforcer {
     private let logger: Logger
     private var desired: [String] = []
     private var desiredSet: Set<String> = []
-    /// Names of the block left out of the section by the cap, and how many the block had.
-    private var capped: (total: Int, left: Set<String>)?
+    /// The block's names (sorted) when the cap left some out of the section: the array the
+    /// daemon's desired state holds, shared rather than copied.
+    private var capped: NameList?
     private var lastApplied: Date?
     private var lastError: String?
     private var restores = 0
@@ -77,7 +78,7 @@ public actor HostsFileEnforcer: Enforcer {
         desired = names(for: block)
         desiredSet = Set(desired)
         if block.blocksNetwork, block.domains.count > maxNames {
-            capped = (block.domains.count, Set(block.domains.dropFirst(maxNames)))
+            capped = block.domains
             logger.notice(
                 "the hosts section lists only the first names of the block (hosts_max_names)",
                 metadata: ["listed": "\(maxNames)", "names": "\(block.domains.count)"])
@@ -101,7 +102,7 @@ public actor HostsFileEnforcer: Enforcer {
     /// Beyond `maxNames` only the first names (in the block's sorted order) are listed.
     public nonisolated func names(for block: DesiredBlock) -> [String] {
         guard block.blocksNetwork else { return [] }
-        let listed = block.domains.count > maxNames ? Array(block.domains.prefix(maxNames)) : block.domains
+        let listed = Array(block.domains.prefix(maxNames))
         return listed + alwaysWithBlock.filter { !listed.contains($0) }
     }
 
@@ -121,8 +122,8 @@ public actor HostsFileEnforcer: Enforcer {
         if desiredSet.contains(exact) {
             return .blocks("listed in \(path)" + (trailingDot ? " (with its trailing-dot form)" : ""))
         }
-        if let capped, capped.left.contains(exact) {
-            return .doesNotCover("blocked, but beyond hosts_max_names: the section lists the first \(maxNames) of \(capped.total) names")
+        if let capped, capped.contains(exact) {
+            return .doesNotCover("blocked, but beyond hosts_max_names: the section lists the first \(maxNames) of \(capped.count) names")
         }
         var parent = Substring(exact)
         while let dot = parent.firstIndex(of: ".") {
@@ -209,7 +210,7 @@ public actor HostsFileEnforcer: Enforcer {
         var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores), "maxNames": .count(maxNames)]
         if let capped {
             details["capped"] = .text(
-                "lists the first \(maxNames) of \(capped.total) names (hosts_max_names); the dns and nftables enforcers block them all")
+                "lists the first \(maxNames) of \(capped.count) names (hosts_max_names); the dns and nftables enforcers block them all")
         }
         if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
         if let lastRepair { details["lastRepair"] = .text(lastRepair) }
