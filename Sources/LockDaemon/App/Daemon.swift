@@ -121,6 +121,7 @@ struct Daemon {
                 service: AttemptRetentionService(
                     store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
                     clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
+            .init(service: MemoryTrimService(events: core.events)),
             .init(service: server),
             // Shut down in reverse order: event streams end first, so no client holds the server up.
             .init(service: EventStreamCloser(events: core.events)),

@@ -1,6 +1,5 @@
 import Foundation
 import LockCore
-import LockPlatform
 import LockStore
 import Logging
 
@@ -194,7 +193,6 @@ public actor Coordinator {
             await scheduler.profilesChanged()
             for problem in problems { logger.warning("configuration problem", metadata: ["problem": "\(problem)"]) }
             events.publish(.profilesChanged(profile: nil, change: .reloaded, at: clock().wall))
-            MallocPolicy.returnFreedMemory()
             return ReloadOutcome(profiles: await profiles.count, problems: problems)
         }
     }

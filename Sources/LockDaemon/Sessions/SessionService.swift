@@ -1,6 +1,5 @@
 import Foundation
 import LockCore
-import LockPlatform
 import LockStore
 import Logging
 
@@ -397,8 +396,6 @@ public actor SessionService {
         }
         if change.changesRules { pendingDesired = nextDesired }
         sessions = next
-        // After the assignment, which lets go of the previous desired block.
-        if change.changesRules { MallocPolicy.returnFreedMemory() }
         timer.arm(at: sessions.nextDeadline)
         for session in change.started { events.publish(.sessionStarted(session, at: now)) }
         for ending in change.ended { events.publish(.sessionEnded(ending.session, reason: ending.reason, at: now)) }
