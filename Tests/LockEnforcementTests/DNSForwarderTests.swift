@@ -353,17 +353,37 @@ import Glibc
             return
         }
         #expect(try await forwarder.start() == port, "starting twice keeps the first")
+        #expect(Self.ownSockets(onPort: port).count >= 2, "the forwarder's UDP and TCP sockets are seen")
         await forwarder.stop()
         #expect(forwarder.port == nil)
         let client = try DNSTestClient(port: port)
         #expect(client.ask(DNSTestClient.query(id: 81, name: "blocked.test", type: 1), timeout: 0.3) == nil)
-        // The port is free again.
-        let again = DNSForwarder(
-            settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: port, mark: nil),
-            upstream: server.configuration(), logger: Self.logger)
-        #expect(try await again.start() == port)
-        await again.stop()
+        // No socket of this process is left on the port (binding it again could fail for
+        // another reason: a socket of another test running at the same time).
+        #expect(Self.ownSockets(onPort: port).isEmpty, "\(Self.ownSockets(onPort: port))")
         server.stop()
+    }
+
+    /// The inodes of sockets on local `port` (UDP and TCP, IPv4 and IPv6) that this process holds.
+    static func ownSockets(onPort port: UInt16) -> [String] {
+        let hexPort = ":" + String(format: "%04X", port)
+        var onPort: Set<String> = []
+        for table in ["udp", "tcp", "udp6", "tcp6"] {
+            let text = (try? String(contentsOfFile: "/proc/net/\(table)", encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[1].hasSuffix(hexPort) else { continue }
+                onPort.insert(String(fields[9]))
+            }
+        }
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.compactMap { fd in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
+                target.hasPrefix("socket:[")
+            else { return nil }
+            let inode = String(target.dropFirst("socket:[".count).dropLast())
+            return onPort.contains(inode) ? inode : nil
+        }
     }
 
     @Test func aTakenPortIsAClearError() async throws {

@@ -37,34 +37,68 @@ public struct NameList: Sendable, Hashable, RandomAccessCollection, ExpressibleB
 
     /// The union of sorted lists, merged without sorting again.
     public init(merging lists: [NameList]) {
-        guard lists.count > 1 else {
-            self = lists.first ?? NameList()
-            return
-        }
-        reserveCapacity(lists.reduce(0) { $0 + $1.count })
-        var positions = Array(repeating: 0, count: lists.count)
-        while true {
-            var smallest: (list: Int, name: String)?
-            for (list, position) in positions.enumerated() where position < lists[list].count {
-                let name = lists[list][position]
-                if smallest == nil || Self.precedes(name, smallest!.name) { smallest = (list, name) }
-            }
-            guard let (list, name) = smallest else { break }
-            positions[list] += 1
-            append(name)
-        }
-        shrinkToFit()
+        self = lists.reduce(NameList()) { NameList.union($0, $1) }
     }
 
     /// Appends a name that sorts after every name in the list; anything else is ignored, so
     /// that a merge of sorted lists stays sorted and unique.
     public mutating func append(_ name: String) {
+        var name = name
+        name.withUTF8 { append(bytes: $0) }
+    }
+
+    private mutating func append(bytes name: UnsafeBufferPointer<UInt8>, prefix: StaticString? = nil) {
         if let last = ends.last {
             let start = ends.count > 1 ? Int(ends[ends.count - 2]) : 0
-            guard Self.compare(bytes[start..<Int(last)], name.utf8) == .less else { return }
+            let order = bytes.withUnsafeBufferPointer { all in
+                Self.compare(UnsafeBufferPointer(rebasing: all[start..<Int(last)]), name, prefix: prefix)
+            }
+            guard order < 0 else { return }
         }
-        bytes.append(contentsOf: name.utf8)
+        if let prefix { bytes.append(contentsOf: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)) }
+        bytes.append(contentsOf: name)
         ends.append(UInt32(bytes.count))
+    }
+
+    /// The `www.` twin of every name that does not start with `www.` (sorted, as the names are).
+    public init(wwwTwinsOf names: NameList) {
+        reserveCapacity(names.count, length: names.bytes.count / Swift.max(1, names.count) + 4)
+        names.bytes.withUnsafeBufferPointer { all in
+            for index in 0..<names.count {
+                let name = UnsafeBufferPointer(rebasing: all[names.range(index)])
+                if name.starts(with: "www.".utf8) { continue }
+                append(bytes: name, prefix: "www.")
+            }
+        }
+        shrinkToFit()
+    }
+
+    /// The names of both lists, merged without sorting again.
+    public static func union(_ a: NameList, _ b: NameList) -> NameList {
+        if b.isEmpty { return a }
+        if a.isEmpty { return b }
+        var result = NameList()
+        result.bytes.reserveCapacity(a.bytes.count + b.bytes.count)
+        result.ends.reserveCapacity(a.count + b.count)
+        a.bytes.withUnsafeBufferPointer { left in
+            b.bytes.withUnsafeBufferPointer { right in
+                var i = 0
+                var j = 0
+                while i < a.count || j < b.count {
+                    let x = i < a.count ? UnsafeBufferPointer(rebasing: left[a.range(i)]) : nil
+                    let y = j < b.count ? UnsafeBufferPointer(rebasing: right[b.range(j)]) : nil
+                    if let x, y == nil || compare(x, y!) <= 0 {
+                        result.append(bytes: x)
+                        i += 1
+                    } else {
+                        result.append(bytes: y!)
+                        j += 1
+                    }
+                }
+            }
+        }
+        result.shrinkToFit()
+        return result
     }
 
     /// Gives back the room that growing left unused: a block's list lives as long as the block.
@@ -88,17 +122,20 @@ public struct NameList: Sendable, Hashable, RandomAccessCollection, ExpressibleB
 
     /// True when `name` is in the list: a binary search, without making `String`s.
     public func contains(_ name: String) -> Bool {
-        var low = 0
-        var high = ends.count
-        while low < high {
-            let middle = (low + high) / 2
-            switch Self.compare(bytes[range(middle)], name.utf8) {
-            case .less: low = middle + 1
-            case .equal: return true
-            case .greater: high = middle
+        var name = name
+        return name.withUTF8 { wanted in
+            bytes.withUnsafeBufferPointer { all in
+                var low = 0
+                var high = ends.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    let order = Self.compare(UnsafeBufferPointer(rebasing: all[range(middle)]), wanted)
+                    if order == 0 { return true }
+                    if order < 0 { low = middle + 1 } else { high = middle }
+                }
+                return false
             }
         }
-        return false
     }
 
     public var description: String { Array(self).description }
@@ -114,26 +151,33 @@ public struct NameList: Sendable, Hashable, RandomAccessCollection, ExpressibleB
 
     /// The order of the list: by UTF-8 bytes.
     public static func precedes(_ a: String, _ b: String) -> Bool {
-        compare(a.utf8, b.utf8) == .less
+        var a = a
+        var b = b
+        return a.withUTF8 { x in b.withUTF8 { y in compare(x, y) < 0 } }
     }
 
     private func range(_ position: Int) -> Range<Int> {
         (position == 0 ? 0 : Int(ends[position - 1]))..<Int(ends[position])
     }
 
-    private enum Order { case less, equal, greater }
-
-    private static func compare(_ a: some Sequence<UInt8>, _ b: some Sequence<UInt8>) -> Order {
-        var left = a.makeIterator()
-        var right = b.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return .equal
-            case (nil, _): return .less
-            case (_, nil): return .greater
-            case (let x?, let y?) where x != y: return x < y ? .less : .greater
-            default: continue
+    /// Negative, zero or positive as `a` sorts before, with or after `prefix` + `b`.
+    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, prefix: StaticString? = nil) -> Int {
+        var index = 0
+        if let prefix {
+            let head = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            while index < head.count {
+                guard index < a.count else { return -1 }
+                if a[index] != head[index] { return a[index] < head[index] ? -1 : 1 }
+                index += 1
             }
         }
+        let offset = index
+        while index < a.count, index - offset < b.count {
+            let x = a[index]
+            let y = b[index - offset]
+            if x != y { return x < y ? -1 : 1 }
+            index += 1
+        }
+        return (a.count - offset) - b.count
     }
 }

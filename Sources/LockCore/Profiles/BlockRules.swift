@@ -176,24 +176,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// desired block of a single large session needs no sort of its own.
     private static func withTwins(_ sorted: [String]) -> NameList {
         // `DomainSet.sorted` is in `String` order, the list's for normalised names; checked.
-        let rules = zip(sorted, sorted.dropFirst()).allSatisfy { NameList.precedes($0, $1) } ? sorted : Array(NameList(sorted))
-        let twins = rules.compactMap { DomainName(normalized: $0).wwwTwin }
-        var merged = NameList()
-        merged.reserveCapacity(rules.count + twins.count)
-        var i = 0, j = 0
-        while i < rules.count || j < twins.count {
-            let next: String
-            if j == twins.count || (i < rules.count && NameList.precedes(rules[i], twins[j])) {
-                next = rules[i]
-                i += 1
-            } else {
-                next = twins[j]
-                j += 1
-            }
-            merged.append(next)
-        }
-        merged.shrinkToFit()
-        return merged
+        let rules = NameList(sorted)
+        return .union(rules, NameList(wwwTwinsOf: rules))
     }
 
     /// The rules after a change to a strict session's profile: they may only get stricter. Two

@@ -300,6 +300,7 @@ public actor HostsFileEnforcer: Enforcer {
         {
             return nil
         }
+        let lastVerified = verified
         verified = nil
         defer { keepCopy() }
         let blocking = !desired.isEmpty
@@ -310,6 +311,13 @@ public actor HostsFileEnforcer: Enforcer {
         switch try AtomicFile.entry(at: path) {
         case .regular(let bytes, let status):
             current = (bytes, status)
+            if let lastVerified, let knownUser, SHA256.hash(data: bytes) == lastVerified {
+                // The file as it was last written or found right: its parts are the known ones,
+                // no need to parse 100 000 names to find them again.
+                document = HostsDocument(userBytes: knownUser, sectionOffset: knownOffset)
+                repair = "content"
+                break
+            }
             // With what the user's part was, where a section is expected (or turns out to be).
             let ownNames = writtenNames.union(desired)
             if let knownUser, blocking || sectionWritten {
