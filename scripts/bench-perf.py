@@ -107,7 +107,7 @@ try:
         statistics.median(writes) * 1000, "ms", "≤ 0.15 s")
 
     lc(root, "start", "big", "1h")
-    # The steady state: the daemon hands freed memory back a second after a block starts.
+    # The steady state: the daemon hands freed memory back half a second after a block starts.
     time.sleep(3)
     in_force_rss, peak = status_kib(daemon.pid), status_kib(daemon.pid, "VmHWM")
     big_status, small_status = paired([lockctl, "--root", root, "status", "--json"],

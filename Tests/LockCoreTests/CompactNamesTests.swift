@@ -51,3 +51,17 @@ import Testing
         #expect(Profile(name: "p", domains: names).domains == list)
     }
 }
+
+extension CompactNamesTests {
+    @Test func namesCollectedInAnyOrderComeOutSortedAndUnique() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            let names = (0..<Int.random(in: 0...60, using: &generator)).map { _ in
+                "n\(Int.random(in: 0...50, using: &generator)).example"
+            }
+            let list = NameList(collecting: { body in for name in names { body(name) } })
+            #expect(Array(list) == Array(Set(names)).sorted())
+            #expect(Array(NameList(wwwTwinsOf: list)) == Array(list).map { "www." + $0 })
+        }
+    }
+}

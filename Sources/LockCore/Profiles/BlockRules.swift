@@ -159,7 +159,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
         guard mode == .blocklist else { return [] }
         // Without exceptions every rule and its twin are blocked; skipping the per-name
         // matching matters for large profiles, whose names are listed at every change.
-        if allow.isEmpty { return Self.withTwins(block.sorted) }
+        if allow.isEmpty { return Self.withTwins(block) }
         var names: [String] = []
         for rule in block.sorted where blockingRule(for: rule) != nil {
             names.append(rule)
@@ -169,14 +169,12 @@ public struct BlockRules: Sendable, Equatable, Codable {
     }
 
     /// In allowlist mode, the names to allow (with `www.` twins); empty otherwise.
-    public var allowedNames: [String] { mode == .allowlist ? Array(Self.withTwins(block.sorted)) : [] }
+    public var allowedNames: [String] { mode == .allowlist ? Array(Self.withTwins(block)) : [] }
 
-    /// `rules` (sorted, unique) and their `www.` twins, sorted and unique: the twins of sorted
-    /// names are themselves sorted (one common prefix), so one merge orders them, and the
-    /// desired block of a single large session needs no sort of its own.
-    private static func withTwins(_ sorted: [String]) -> NameList {
-        // `DomainSet.sorted` is in `String` order, the list's for normalised names; checked.
-        let rules = NameList(sorted)
+    /// The rules of `set` and their `www.` twins, sorted and unique: the twins of sorted names
+    /// are themselves sorted (one common prefix), so one merge orders them.
+    private static func withTwins(_ set: DomainSet) -> NameList {
+        let rules = NameList(collecting: set.forEach)
         return .union(rules, NameList(wwwTwinsOf: rules))
     }
 

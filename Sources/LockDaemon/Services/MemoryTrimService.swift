@@ -9,7 +9,7 @@ struct MemoryTrimService: Service {
     let events: EventBus
     /// How long after such an event: the work that follows it (the hosts file's change event
     /// after its settle time, the status for systemd) is done by then.
-    var delay: Duration = .seconds(1)
+    var delay: Duration = .milliseconds(500)
 
     func run() async throws {
         let (requests, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
