@@ -353,7 +353,7 @@ import Glibc
             return
         }
         #expect(try await forwarder.start() == port, "starting twice keeps the first")
-        #expect(Self.ownSockets(onPort: port).count >= 2, "the forwarder's UDP and TCP sockets are seen")
+        #expect(!Self.ownSockets(onPort: port).isEmpty, "the forwarder's sockets are seen")
         await forwarder.stop()
         #expect(forwarder.port == nil)
         let client = try DNSTestClient(port: port)
