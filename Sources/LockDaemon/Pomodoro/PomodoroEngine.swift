@@ -214,15 +214,18 @@ public actor PomodoroEngine {
             }
             logger.error("cannot save the Pomodoro; will retry", metadata: ["error": "\(error)"])
         }
-        run = current
-        machine = outcome.machine
-        if let failure = await enforce(now: now), let previous {
+        // Enforced before the new state shows: `pomodoro status` never says a focus phase ended
+        // while its block is still in place (changes are serialised by the gate; reads are not).
+        let failure = await enforce(outcome.machine, current, now: now)
+        if let failure, let previous {
             (run, machine) = previous
             try? store.savePomodoro(run, forKey: Self.storeKey, completed: [])
             await enforce(now: now)
             timer.arm(at: machine?.nextDeadline)
             throw .session(failure)
         }
+        run = current
+        machine = outcome.machine
         timer.arm(at: machine?.nextDeadline)
         for event in outcome.events { publish(event, run: current) }
     }
@@ -230,6 +233,11 @@ public actor PomodoroEngine {
     /// Makes the Pomodoro session match the machine; returns the failure, if any.
     @discardableResult
     private func enforce(now: ClockReading) async -> SessionError? {
+        await enforce(machine, run, now: now)
+    }
+
+    /// Makes the Pomodoro session match `machine` and `run`; returns the failure, if any.
+    private func enforce(_ machine: PomodoroMachine?, _ run: PomodoroRun?, now: ClockReading) async -> SessionError? {
         var desired: OwnedSession?
         if let machine, let run {
             switch machine.state {
