@@ -43,7 +43,6 @@ public actor HostsFileEnforcer: Enforcer {
     public nonisolated let maxNames: Int
     private let logger: Logger
     private var desired: [String] = []
-    private var desiredSet: Set<String> = []
     /// The block's names (sorted) when the cap left some out of the section: the array the
     /// daemon's desired state holds, shared rather than copied.
     private var capped: NameList?
@@ -79,7 +78,6 @@ public actor HostsFileEnforcer: Enforcer {
 
     public func apply(_ block: DesiredBlock) async throws {
         desired = names(for: block)
-        desiredSet = Set(desired)
         if block.blocksNetwork, block.domains.count > maxNames {
             capped = block.domains
             logger.notice(
@@ -122,7 +120,8 @@ public actor HostsFileEnforcer: Enforcer {
         guard inForce, lastError == nil, !desired.isEmpty else {
             return .doesNotCover(lastError.map { "the section is not in force: \($0)" } ?? "nothing is listed in \(path)")
         }
-        if desiredSet.contains(exact) {
+        // A scan, not a set: `check` is rare, and a set of 20 000 names would stay for it.
+        if desired.contains(exact) {
             return .blocks("listed in \(path)" + (trailingDot ? " (with its trailing-dot form)" : ""))
         }
         if let capped, capped.contains(exact) {
@@ -131,7 +130,7 @@ public actor HostsFileEnforcer: Enforcer {
         var parent = Substring(exact)
         while let dot = parent.firstIndex(of: ".") {
             parent = parent[parent.index(after: dot)...]
-            if desiredSet.contains(String(parent)) {
+            if desired.contains(String(parent)) {
                 return .doesNotCover("\(parent) is listed, but a hosts file holds exact names only: names under it need the dns enforcer")
             }
         }
