@@ -101,7 +101,7 @@ public struct BlocklistParser {
         if lineTooLong {
             lineNumber += 1
             report.lines += 1
-            return skip(.tooLong, Self.printable(line) + "…")
+            return skip(.tooLong, BlocklistSyntax.printable(line) + "…")
         }
         line.withUnsafeBytes { endLine($0, emit) }
     }
@@ -112,16 +112,16 @@ public struct BlocklistParser {
         var start = 0
         var end = raw.count
         if lineNumber == 1, raw.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        while end > start, Self.isSpace(raw[end - 1]) { end -= 1 }
-        while start < end, Self.isSpace(raw[start]) { start += 1 }
+        while end > start, BlocklistSyntax.isSpace(raw[end - 1]) { end -= 1 }
+        while start < end, BlocklistSyntax.isSpace(raw[start]) { start += 1 }
         let bytes = UnsafeRawBufferPointer(rebasing: raw[start..<end])
         var ascii = true
         for byte in bytes {
-            if byte < 0x20 && byte != 0x09 || byte == 0x7f { return skip(.notText, Self.printable(bytes)) }
+            if byte < 0x20 && byte != 0x09 || byte == 0x7f { return skip(.notText, BlocklistSyntax.printable(bytes)) }
             if byte >= 0x80 { ascii = false }
         }
         if ascii, fastLine(bytes, emit) { return }
-        guard let text = String(validating: bytes, as: UTF8.self) else { return skip(.notText, Self.printable(bytes)) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return skip(.notText, BlocklistSyntax.printable(bytes)) }
         parseLine(Substring(text), emit)
     }
 
@@ -137,14 +137,14 @@ public struct BlocklistParser {
         var fields: [Range<Int>] = []
         var position = 0
         while position < bytes.count {
-            while position < bytes.count, Self.isSpace(bytes[position]) { position += 1 }
+            while position < bytes.count, BlocklistSyntax.isSpace(bytes[position]) { position += 1 }
             guard position < bytes.count else { break }
             if bytes[position] == UInt8(ascii: "#") {
                 guard position > 0 else { return false }
                 break
             }
             let fieldStart = position
-            while position < bytes.count, !Self.isSpace(bytes[position]) { position += 1 }
+            while position < bytes.count, !BlocklistSyntax.isSpace(bytes[position]) { position += 1 }
             fields.append(fieldStart..<position)
             if fields.count > 8 { return false }
         }
@@ -236,7 +236,7 @@ public struct BlocklistParser {
     }
 
     private static let localhostBytes = Array("localhost".utf8)
-    private static let localNamesWithDots = localNames.map { Array($0.utf8) }.filter { $0.contains(UInt8(ascii: ".")) }
+    private static let localNamesWithDots = BlocklistSyntax.localNames.map { Array($0.utf8) }.filter { $0.contains(UInt8(ascii: ".")) }
 
     private mutating func parseLine(_ text: Substring, _ emit: (BlocklistEntry) -> Void) {
         guard let first = text.first else {
@@ -248,11 +248,11 @@ public struct BlocklistParser {
             return
         }
         if first == "#" {
-            if Self.startsCosmetic(text) { return skip(.elementHiding, text) }
+            if BlocklistSyntax.startsCosmetic(text) { return skip(.elementHiding, text) }
             report.comments += 1
             return
         }
-        if Self.containsCosmetic(text) { return skip(.elementHiding, text) }
+        if BlocklistSyntax.containsCosmetic(text) { return skip(.elementHiding, text) }
         if text.hasPrefix("@@") { return parseNetworkRule(text.dropFirst(2), whole: text, exception: true, emit) }
         if text.hasPrefix("||") { return parseNetworkRule(text, whole: text, exception: false, emit) }
         if first == "/" {
@@ -263,7 +263,9 @@ public struct BlocklistParser {
 
         // Hosts or plain: an inline comment starts with `#` after blank space.
         var content = text
-        if let hash = text.indices.first(where: { text[$0] == "#" && $0 > text.startIndex && Self.isSpace(text[text.index(before: $0)]) }) {
+        if let hash = text.indices.first(where: {
+            text[$0] == "#" && $0 > text.startIndex && BlocklistSyntax.isSpace(text[text.index(before: $0)])
+        }) {
             content = text[..<hash]
         }
         let fields = content.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -271,11 +273,11 @@ public struct BlocklistParser {
             report.comments += 1
             return
         }
-        if let address = Self.address(head) {
+        if let address = BlocklistSyntax.address(head) {
             guard fields.count > 1 else { return skip(.address, text) }
-            guard Self.isSinkhole(address) else {
+            guard BlocklistSyntax.isSinkhole(address) else {
                 for name in fields.dropFirst() {
-                    skip(Self.localNames.contains(name.lowercased()) ? .localName : .redirect, text)
+                    skip(BlocklistSyntax.localNames.contains(name.lowercased()) ? .localName : .redirect, text)
                 }
                 return
             }
@@ -318,15 +320,15 @@ public struct BlocklistParser {
         if name.contains("*") { return skip(.wildcard, line) }
         while name.hasSuffix(".") { name = name.dropLast() }
         if name.isEmpty { return skip(.invalidName, line) }
-        if Self.address(name) != nil || name.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+        if BlocklistSyntax.address(name) != nil || name.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
             return skip(.address, line)
         }
         let lowered = name.lowercased()
-        if Self.localNames.contains(lowered) { return skip(.localName, line) }
+        if BlocklistSyntax.localNames.contains(lowered) { return skip(.localName, line) }
         if !name.contains(".") && !name.contains("。") && !name.contains("．") && !name.contains("｡") {
             return skip(.singleLabel, line)
         }
-        guard let normalised = Self.plainASCIIName(lowered) ?? normalize(String(name)) else {
+        guard let normalised = BlocklistSyntax.plainASCIIName(lowered) ?? normalize(String(name)) else {
             return skip(.invalidName, line)
         }
         if let refuse, let reason = refuse(normalised) { return skip(reason, line) }
@@ -341,106 +343,5 @@ public struct BlocklistParser {
             if shown.count > BlocklistReport.exampleLength { shown = String(shown.prefix(BlocklistReport.exampleLength - 1)) + "…" }
             report.examples[reason, default: []].append(BlocklistReport.Example(line: lineNumber, text: shown))
         }
-    }
-
-    // MARK: - Classification helpers
-
-    private static let localNames: Set<String> = [
-        "localhost", "localhost.localdomain", "local", "broadcasthost", "localdomain", "ip6-localhost",
-        "ip6-loopback", "ip6-localnet", "ip6-mcastprefix", "ip6-allnodes", "ip6-allrouters", "ip6-allhosts",
-    ]
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0d || byte == 0x0b || byte == 0x0c }
-    private static func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
-
-    private static let cosmeticMarkers = ["##", "#@#", "#?#", "#$#", "#%#", "#@$#", "#@?#"]
-
-    /// `##.ad`, `#@#.banner` at the start of a line (a generic cosmetic rule), as opposed to a
-    /// comment such as `## Ads ##` or `#####`.
-    private static func startsCosmetic(_ text: Substring) -> Bool {
-        for marker in cosmeticMarkers where text.hasPrefix(marker) {
-            guard let next = text.dropFirst(marker.count).first else { return false }
-            return next != " " && next != "\t" && next != "#"
-        }
-        return false
-    }
-
-    /// `example.com##.ad`: a cosmetic marker right after a domain (no space before it).
-    private static func containsCosmetic(_ text: Substring) -> Bool {
-        guard let hash = text.firstIndex(of: "#"), hash > text.startIndex else { return false }
-        let before = text[text.index(before: hash)]
-        guard before != " " && before != "\t" else { return false }
-        return cosmeticMarkers.contains { text[hash...].hasPrefix($0) }
-    }
-
-    /// The address a hosts line starts with (`fe80::1%lo0` allowed), or nil.
-    private static func address(_ field: Substring) -> IPNetwork? {
-        guard field.contains(":") || field.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) else { return nil }
-        let plain = field.split(separator: "%", maxSplits: 1)[0]
-        guard !plain.contains("/"), let network = try? IPNetwork(parsing: String(plain)), network.isSingleAddress else { return nil }
-        return network
-    }
-
-    /// Addresses hosts files use to mean "nowhere": 0.0.0.0, 127.0.0.0/8, :: and ::1.
-    private static func isSinkhole(_ address: IPNetwork) -> Bool {
-        switch address.family {
-        case .ipv4: address.address == 0 || address.address >> 24 == 127
-        case .ipv6: address.address <= 1
-        }
-    }
-
-    /// The name itself when it is already normal (lowercase ASCII letters, digits and inner
-    /// hyphens, 2+ labels of 1–63 bytes, at most 253 bytes, no punycode, a last label that is
-    /// not all digits or `localhost`): most of a list, without the normaliser's cost.
-    private static func plainASCIIName(_ name: String) -> String? {
-        let bytes = name.utf8
-        guard bytes.count <= 253 else { return nil }
-        var labelLength = 0
-        var labels = 0
-        var previous: UInt8 = UInt8(ascii: ".")
-        var lastLabelAllDigits = true
-        var labelStart = true
-        for byte in bytes {
-            if byte == UInt8(ascii: ".") {
-                guard labelLength > 0, previous != UInt8(ascii: "-") else { return nil }
-                labels += 1
-                labelLength = 0
-                labelStart = true
-                lastLabelAllDigits = true
-            } else {
-                let letter = byte >= 0x61 && byte <= 0x7a
-                let digit = byte >= 0x30 && byte <= 0x39
-                guard letter || digit || byte == UInt8(ascii: "-") else { return nil }
-                if labelStart { guard byte != UInt8(ascii: "-") else { return nil } }
-                labelLength += 1
-                guard labelLength <= 63 else { return nil }
-                // `xn--` and other `??--` labels are encoded or reserved: the normaliser judges them.
-                if labelLength == 4, byte == UInt8(ascii: "-"), previous == UInt8(ascii: "-") { return nil }
-                if !digit { lastLabelAllDigits = false }
-                labelStart = false
-            }
-            previous = byte
-        }
-        guard labelLength > 0, previous != UInt8(ascii: "-"), labels >= 1, !lastLabelAllDigits else { return nil }
-        guard !name.hasSuffix(".localhost") else { return nil }
-        return name
-    }
-
-    private static func printable(_ bytes: some Sequence<UInt8>) -> String {
-        var text = ""
-        for byte in bytes.prefix(BlocklistReport.exampleLength) {
-            if byte >= 0x20 && byte < 0x7f {
-                text.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                text += "\\x" + String(byte, radix: 16, uppercase: false).leftPadded(to: 2)
-            }
-        }
-        return text
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
