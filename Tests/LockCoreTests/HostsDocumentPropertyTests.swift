@@ -198,7 +198,7 @@ import Testing
         // Without knowledge the shape alone decides only next to a marker: skip damage that
         // left none (the enforcer always passes the known user part in that case).
         if !withKnowledge, !lines.contains(where: { isMarker($0.content) }) { return nil }
-        let own = withKnowledge && random.chance(50) ? Set(names) : nil
+        let own: ((String) -> Bool)? = withKnowledge && random.chance(50) ? { [names = Set(names)] in names.contains($0) } : nil
         let document = HostsDocument(bytes: damaged, knownUser: withKnowledge ? user : nil, ownNames: own)
 
         // Never keeps a line of ours as the user's.

@@ -56,9 +56,10 @@ public struct HostsDocument: Sendable, Equatable {
     public private(set) var listedNames: [String]
 
     /// Splits `bytes` into user content and managed lines by the rules above. `knownUser` is
-    /// the user's part from the last sane reading and `ownNames` the names we may have
-    /// written, when the caller knows them and expects a section to be there.
-    public init(bytes: [UInt8], knownUser: [UInt8]? = nil, ownNames: Set<String>? = nil) {
+    /// the user's part from the last sane reading and `ownNames` tells the names we may have
+    /// written, when the caller knows them and expects a section to be there. A predicate, not
+    /// a set: the caller's names can be a block's hundred thousand, already kept sorted.
+    public init(bytes: [UInt8], knownUser: [UInt8]? = nil, ownNames: ((String) -> Bool)? = nil) {
         let lines = HostsDocument.splitLines(bytes)
         var kinds = [LineKind](repeating: .other, count: lines.count)
         var markers: [Int] = []
@@ -95,13 +96,15 @@ public struct HostsDocument: Sendable, Equatable {
         let strays = stray.filter { $0 }.count
 
         // Lines of our shape, and whether their names may be ours.
-        var names = ownNames
-        if names != nil {
-            for index in lines.indices where interior[index] { names!.formUnion(HostsDocument.names(in: bytes[lines[index].content])) }
+        var sectionNames = Set<String>()
+        if ownNames != nil {
+            for index in lines.indices where interior[index] { sectionNames.formUnion(HostsDocument.names(in: bytes[lines[index].content])) }
         }
         let shaped = lines.indices.map { index in
             !owned[index] && HostsDocument.hasOwnShape(bytes[lines[index].content])
-                && (names.map { HostsDocument.names(in: bytes[lines[index].content]).allSatisfy($0.contains) } ?? true)
+                && (ownNames.map { isOwn in
+                    HostsDocument.names(in: bytes[lines[index].content]).allSatisfy { sectionNames.contains($0) || isOwn($0) }
+                } ?? true)
         }
         for index in lines.indices where !owned[index] && bytes[lines[index].content].starts(with: HostsDocument.commentPrefix.utf8) {
             owned[index] = true
@@ -205,7 +208,7 @@ public struct HostsDocument: Sendable, Equatable {
     /// trailing-dot form (`reddit.com.`, which glibc and musl compare literally); names are
     /// packed as many to a line as fit in `maxLineBytes`. Names a resolver would refuse
     /// (longer than 253 characters, blanks, `#`) are left out.
-    public func rendered(names: [String]) -> [UInt8] {
+    public func rendered(names: some Sequence<String>) -> [UInt8] {
         let listed = HostsDocument.listable(names)
         guard !listed.isEmpty else { return userBytes }
         let eol: [UInt8] = usesCRLF ? [13, 10] : [10]
@@ -258,7 +261,7 @@ public struct HostsDocument: Sendable, Equatable {
 
     /// The names as they go into the section: without a final dot, without repeats, only
     /// those a resolver can look up (1…253 printable ASCII characters other than `#`).
-    public static func listable(_ names: [String]) -> [String] {
+    public static func listable(_ names: some Sequence<String>) -> [String] {
         var seen = Set<String>()
         var result: [String] = []
         for raw in names {

@@ -96,6 +96,35 @@ public struct NameList: Sendable, Hashable, RandomAccessCollection, ExpressibleB
         shrinkToFit()
     }
 
+    /// The first `count` names of `list` (all of them when it has no more), as a list of its
+    /// own: one copy of their bytes, no `String` per name.
+    public init(first count: Int, of list: NameList) {
+        guard count < list.count else {
+            self = list
+            return
+        }
+        guard count > 0 else { return }
+        ends = Array(list.ends[..<count])
+        bytes = Array(list.bytes[..<Int(list.ends[count - 1])])
+    }
+
+    /// True when every name of the list is also in `other`: one walk over both, by bytes.
+    public func isSubset(of other: NameList) -> Bool {
+        guard count <= other.count else { return false }
+        return bytes.withUnsafeBufferPointer { mine in
+            other.bytes.withUnsafeBufferPointer { theirs in
+                var j = 0
+                for i in 0..<count {
+                    let name = UnsafeBufferPointer(rebasing: mine[range(i)])
+                    while j < other.count, Self.compare(UnsafeBufferPointer(rebasing: theirs[other.range(j)]), name) < 0 { j += 1 }
+                    guard j < other.count, Self.compare(UnsafeBufferPointer(rebasing: theirs[other.range(j)]), name) == 0 else { return false }
+                    j += 1
+                }
+                return true
+            }
+        }
+    }
+
     /// The names of both lists, merged without sorting again.
     public static func union(_ a: NameList, _ b: NameList) -> NameList {
         if b.isEmpty { return a }

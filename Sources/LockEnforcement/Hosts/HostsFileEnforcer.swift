@@ -42,8 +42,12 @@ public actor HostsFileEnforcer: Enforcer {
     /// in sorted order, so that the section stays the same from one apply to the next.
     public nonisolated let maxNames: Int
     private let logger: Logger
-    private var desired: [String] = []
-    /// The block's names (sorted) when the cap left some out of the section: the array the
+    /// The block's names the section lists: the block's own list, shared rather than copied,
+    /// or its first `maxNames` when the cap leaves some out.
+    private var listed = NameList()
+    /// The always-listed names the block does not list itself, listed after it.
+    private var extra: [String] = []
+    /// The block's names (sorted) when the cap left some out of the section: the list the
     /// daemon's desired state holds, shared rather than copied.
     private var capped: NameList?
     private var lastApplied: Date?
@@ -60,8 +64,10 @@ public actor HostsFileEnforcer: Enforcer {
     /// True when the last file written had a section.
     private var sectionWritten = false
     /// The names of the sections written since the start: lines of our shape listing only
-    /// these are ours wherever they turn up.
-    private var writtenNames = Set<String>()
+    /// these are ours wherever they turn up. The block's names usually share `listed`'s
+    /// storage; the always-listed ones are the few in `writtenExtra`.
+    private var writtenNames = NameList()
+    private var writtenExtra = Set<String>()
     /// The SHA-256 of the file's bytes when last written or found right for `desired`.
     private var verified: SHA256.Digest?
     private var started = false
@@ -77,7 +83,7 @@ public actor HostsFileEnforcer: Enforcer {
     }
 
     public func apply(_ block: DesiredBlock) async throws {
-        desired = names(for: block)
+        (listed, extra) = names(for: block)
         if block.blocksNetwork, block.domains.count > maxNames {
             capped = block.domains
             logger.notice(
@@ -101,11 +107,19 @@ public actor HostsFileEnforcer: Enforcer {
     /// anything is blocked on the network (an address-only or allowlist block included; an
     /// apps-only block is not the hosts file's business).
     /// Beyond `maxNames` only the first names (in the block's sorted order) are listed.
-    public nonisolated func names(for block: DesiredBlock) -> [String] {
-        guard block.blocksNetwork else { return [] }
-        let listed = Array(block.domains.prefix(maxNames))
-        return listed + alwaysWithBlock.filter { !listed.contains($0) }
+    private nonisolated func names(for block: DesiredBlock) -> (listed: NameList, extra: [String]) {
+        guard block.blocksNetwork else { return (NameList(), []) }
+        let listed = NameList(first: maxNames, of: block.domains)
+        return (listed, alwaysWithBlock.filter { !listed.contains($0) })
     }
+
+    /// The names the section lists, in its order.
+    private var desired: [String] { Array(listed) + extra }
+    /// True when the section lists anything.
+    private var blocking: Bool { !listed.isEmpty || !extra.isEmpty }
+    /// How many names the section lists.
+    private var desiredCount: Int { listed.count + extra.count }
+    private func isListed(_ name: String) -> Bool { listed.contains(name) || extra.contains(name) }
 
     public nonisolated var scope: EnforcerScope? {
         EnforcerScope(
@@ -117,11 +131,10 @@ public actor HostsFileEnforcer: Enforcer {
         var exact = name.lowercased()
         let trailingDot = exact.hasSuffix(".")
         if trailingDot { exact.removeLast() }
-        guard inForce, lastError == nil, !desired.isEmpty else {
+        guard inForce, lastError == nil, blocking else {
             return .doesNotCover(lastError.map { "the section is not in force: \($0)" } ?? "nothing is listed in \(path)")
         }
-        // A scan, not a set: `check` is rare, and a set of 20 000 names would stay for it.
-        if desired.contains(exact) {
+        if isListed(exact) {
             return .blocks("listed in \(path)" + (trailingDot ? " (with its trailing-dot form)" : ""))
         }
         if let capped, capped.contains(exact) {
@@ -130,7 +143,7 @@ public actor HostsFileEnforcer: Enforcer {
         var parent = Substring(exact)
         while let dot = parent.firstIndex(of: ".") {
             parent = parent[parent.index(after: dot)...]
-            if desired.contains(String(parent)) {
+            if isListed(String(parent)) {
                 return .doesNotCover("\(parent) is listed, but a hosts file holds exact names only: names under it need the dns enforcer")
             }
         }
@@ -200,7 +213,7 @@ public actor HostsFileEnforcer: Enforcer {
                 lastError = nil
                 logger.notice(
                     "hosts file was changed from outside; restored",
-                    metadata: ["path": "\(path)", "names": "\(desired.count)", "repair": "\(repair)"])
+                    metadata: ["path": "\(path)", "names": "\(desiredCount)", "repair": "\(repair)"])
             }
         } catch {
             lastError = error.description
@@ -217,9 +230,9 @@ public actor HostsFileEnforcer: Enforcer {
         if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
         if let lastRepair { details["lastRepair"] = .text(lastRepair) }
         // Counted in `elements` beside the blocked names, so clients can say which is which.
-        if !desired.isEmpty, !alwaysWithBlock.isEmpty { details["alsoListed"] = .text(alwaysWithBlock.joined(separator: ", ")) }
+        if blocking, !alwaysWithBlock.isEmpty { details["alsoListed"] = .text(alwaysWithBlock.joined(separator: ", ")) }
         return EnforcerStatus(
-            name: name, applied: inForce && lastError == nil, elements: desired.count,
+            name: name, applied: inForce && lastError == nil, elements: desiredCount,
             lastApplied: lastApplied, lastError: lastError, details: details)
     }
 
@@ -229,6 +242,7 @@ public actor HostsFileEnforcer: Enforcer {
     public func diagnose() async -> [Finding] {
         let subject = "hosts file"
         // What other users' resolvers see: file type, modes, and glibc's and musl's reading.
+        let desired = desired
         if let problem = HostsFileInspection(path: path).problem(names: desired) { return [problem] }
         let directory = (path as NSString).deletingLastPathComponent
         guard access(directory, W_OK) == 0 || access(path, W_OK) == 0 else {
@@ -259,13 +273,12 @@ public actor HostsFileEnforcer: Enforcer {
                 )
             ]
         }
-        let blocked = Set(desired)
         for line in String(decoding: document.userBytes, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix { !$0.hasPrefix("#") }
             guard let address = fields.first, address != "0.0.0.0", address != "::", address != "127.0.0.1", address != "::1" else {
                 continue
             }
-            if let name = fields.dropFirst().first(where: { blocked.contains(String($0).lowercased()) }) {
+            if let name = fields.dropFirst().first(where: { isListed(String($0).lowercased()) }) {
                 return [
                     Finding(
                         subject, .warning,
@@ -295,14 +308,14 @@ public actor HostsFileEnforcer: Enforcer {
     private func sync(unlessVerified: Bool = false) throws(SystemError) -> String? {
         if !started { start() }
         if unlessVerified, let verified, case .regular(let bytes, let status) = try AtomicFile.entry(at: path),
-            desired.isEmpty || attributes.match(status), SHA256.hash(data: bytes) == verified
+            !blocking || attributes.match(status), SHA256.hash(data: bytes) == verified
         {
             return nil
         }
         let lastVerified = verified
         verified = nil
         defer { keepCopy() }
-        let blocking = !desired.isEmpty
+        let blocking = blocking
         var document: HostsDocument
         var current: (bytes: [UInt8], status: stat)?
         var repair: String?
@@ -318,7 +331,9 @@ public actor HostsFileEnforcer: Enforcer {
                 break
             }
             // With what the user's part was, where a section is expected (or turns out to be).
-            let ownNames = writtenNames.union(desired)
+            let ownNames = { [listed, extra, writtenNames, writtenExtra] (name: String) in
+                listed.contains(name) || extra.contains(name) || writtenNames.contains(name) || writtenExtra.contains(name)
+            }
             if let knownUser, blocking || sectionWritten {
                 document = HostsDocument(bytes: bytes, knownUser: knownUser, ownNames: ownNames)
             } else {
@@ -385,7 +400,8 @@ public actor HostsFileEnforcer: Enforcer {
         lastMethod = try AtomicFile.write(wanted, to: path, attributes: attributes, inPlaceFallback: true)
         verified = SHA256.hash(data: wanted)
         sectionWritten = blocking
-        writtenNames.formUnion(desired)
+        if !listed.isSubset(of: writtenNames) { writtenNames = NameList.union(writtenNames, listed) }
+        writtenExtra.formUnion(extra)
         return repair
     }
 
@@ -440,7 +456,7 @@ public actor HostsFileEnforcer: Enforcer {
     /// copy only matters if the file is damaged while the daemon is down.
     private func keepCopy() {
         guard let userCopyPath else { return }
-        if desired.isEmpty {
+        if !blocking {
             guard copiedUser != nil else { return }
             if unlink(userCopyPath) == 0 || errno == ENOENT {
                 copiedUser = nil
