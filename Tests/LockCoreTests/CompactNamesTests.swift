@@ -68,12 +68,14 @@ extension CompactNamesTests {
     @Test func theFirstNamesAndSubsetsAgreeWithArrays() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<50 {
-            let list = NameList((0..<Int.random(in: 0...30, using: &generator)).map { _ in "n\(Int.random(in: 0...40, using: &generator)).example" })
+            let list = NameList(
+                (0..<Int.random(in: 0...30, using: &generator)).map { _ in "n\(Int.random(in: 0...40, using: &generator)).example" })
             let count = Int.random(in: -1...35, using: &generator)
             let first = NameList(first: count, of: list)
             #expect(Array(first) == Array(list.prefix(max(0, count))))
             #expect(first.isSubset(of: list) && NameList().isSubset(of: list))
-            let other = NameList((0..<Int.random(in: 0...30, using: &generator)).map { _ in "n\(Int.random(in: 0...40, using: &generator)).example" })
+            let other = NameList(
+                (0..<Int.random(in: 0...30, using: &generator)).map { _ in "n\(Int.random(in: 0...40, using: &generator)).example" })
             #expect(other.isSubset(of: list) == Set(other).isSubset(of: Set(list)), "\(other) in \(list)")
         }
     }

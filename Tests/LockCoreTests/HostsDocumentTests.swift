@@ -9,7 +9,9 @@ import Testing
 
     func strip(_ text: String, knownUser: String? = nil, ownNames: Set<String>? = nil) -> String {
         String(
-            decoding: HostsDocument(bytes: Array(text.utf8), knownUser: knownUser.map { Array($0.utf8) }, ownNames: ownNames.map { own in { own.contains($0) } }).userBytes,
+            decoding: HostsDocument(
+                bytes: Array(text.utf8), knownUser: knownUser.map { Array($0.utf8) }, ownNames: ownNames.map { own in { own.contains($0) } }
+            ).userBytes,
             as: UTF8.self)
     }
 

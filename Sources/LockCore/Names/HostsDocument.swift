@@ -98,7 +98,9 @@ public struct HostsDocument: Sendable, Equatable {
         // Lines of our shape, and whether their names may be ours.
         var sectionNames = Set<String>()
         if ownNames != nil {
-            for index in lines.indices where interior[index] { sectionNames.formUnion(HostsDocument.names(in: bytes[lines[index].content])) }
+            for index in lines.indices where interior[index] {
+                sectionNames.formUnion(HostsDocument.names(in: bytes[lines[index].content]))
+            }
         }
         let shaped = lines.indices.map { index in
             !owned[index] && HostsDocument.hasOwnShape(bytes[lines[index].content])

@@ -117,7 +117,9 @@ public struct NameList: Sendable, Hashable, RandomAccessCollection, ExpressibleB
                 for i in 0..<count {
                     let name = UnsafeBufferPointer(rebasing: mine[range(i)])
                     while j < other.count, Self.compare(UnsafeBufferPointer(rebasing: theirs[other.range(j)]), name) < 0 { j += 1 }
-                    guard j < other.count, Self.compare(UnsafeBufferPointer(rebasing: theirs[other.range(j)]), name) == 0 else { return false }
+                    guard j < other.count, Self.compare(UnsafeBufferPointer(rebasing: theirs[other.range(j)]), name) == 0 else {
+                        return false
+                    }
                     j += 1
                 }
                 return true
