@@ -81,7 +81,12 @@ GENERATED = $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl \
 all: build
 	@$(MAKE) --no-print-directory generated
 
+# SwiftPM does not see the link order files (Package.swift's linkOrder) as inputs: a binary
+# older than its list is removed, so that it is linked again.
 build:
+	@for product in $(DAEMON_PRODUCT) $(CLI_PRODUCT); do \
+		if [ link-order/$$product.order -nt $(BUILDDIR)/$$product ]; then rm -f $(BUILDDIR)/$$product; fi; \
+	done
 	$(SWIFT) build $(SWIFTPM_FLAGS) -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 
 generated: completions man
