@@ -40,7 +40,7 @@ public enum ProfileFile {
         let profile = Profile(
             name: name, displayName: try document.string("display_name"), description: try document.string("description"),
             icon: try document.string("icon"), color: try document.string("color"),
-            domains: try document.domains("domains", names: names), services: try document.strings("services"),
+            domains: try document.domainList("domains", names: names), services: try document.strings("services"),
             categories: try document.strings("categories"), allow: try document.domains("allow", names: names),
             addresses: try document.networks("addresses"), mode: try mode(document), apps: try document.strings("apps"),
             appCategories: try appCategories(document), running: try running(document),

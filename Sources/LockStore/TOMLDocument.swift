@@ -13,7 +13,10 @@ public struct TOMLDocument {
     /// The root table; valid while this document (or a copy) exists.
     public var table: TOMLTable { tree.root }
     private let tree: Tree
-    private let lines: [Substring]
+    /// The source, split into lines only to find where a problem is: the lines of a 100 000-name
+    /// profile took 4 MB at every read.
+    private let text: String
+    private var lines: [Substring] { text.split(separator: "\n", omittingEmptySubsequences: false) }
 
     /// Owns the parsed tree. TOMLKit 0.6.0 never frees a parsed document (its table has no
     /// deinit), which kept about 11 MB for good after each read of a 100 000-name profile;
@@ -27,7 +30,7 @@ public struct TOMLDocument {
     /// Parses `text`; a syntax error becomes a `FileProblem` with TOMLKit's line.
     public init(file: String, text: String) throws(FileProblem) {
         self.file = file
-        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        self.text = text
         do {
             tree = Tree(try TOMLTable(string: text))
         } catch let error as TOMLParseError {
@@ -49,6 +52,7 @@ public struct TOMLDocument {
     /// The line of a `[section]` header (1-based), or 0 for the top level.
     public func line(ofSection section: String?) -> Int? {
         guard let section else { return 0 }
+        let lines = lines
         for (index, line) in lines.enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed == "[\(section)]" { return index + 1 }
@@ -59,6 +63,7 @@ public struct TOMLDocument {
     /// The line where `key` is assigned in `section` (nil: the top level), if it can be found.
     public func line(of key: String, section: String? = nil) -> Int? {
         guard let start = line(ofSection: section) else { return nil }
+        let lines = lines
         for index in start..<lines.count {
             let trimmed = lines[index].drop { $0 == " " || $0 == "\t" }
             if isTableHeader(trimmed) { return nil }
@@ -73,6 +78,7 @@ public struct TOMLDocument {
     /// span lines), falling back to the key's line.
     public func line(of value: String, in key: String, section: String? = nil) -> Int? {
         guard let start = line(of: key, section: section) else { return nil }
+        let lines = lines
         for index in (start - 1)..<lines.count {
             if index > start - 1, lines[index].contains("=") || isTableHeader(lines[index]) { break }
             if lines[index].contains("\"\(value)\"") || lines[index].contains("'\(value)'") { return index + 1 }
@@ -149,37 +155,47 @@ public struct TOMLDocument {
 
     /// An array-of-strings field; empty when absent.
     public func strings(_ key: String, section: String? = nil) throws(FileProblem) -> [String] {
-        guard let value = table(section)?[key] else { return [] }
-        guard let array = value.array else { throw problem(key, section: section, "must be an array of strings") }
-        if let strings = Self.stringsFreeingCopies(array) { return strings }
         var result: [String] = []
-        for element in array {
-            guard let string = element.string else { throw problem(key, section: section, "must contain only strings") }
-            result.append(string)
-        }
+        try forEachString(key, section: section) { result.append($0) }
         return result
     }
 
-    /// The strings of `array` read through TOMLKit's C layer, each copy it makes freed; nil when
-    /// an element is not a string (the caller then reports which), or when TOMLKit's array no
-    /// longer keeps its pointer where this looks.
+    /// Calls `body` with each string of an array-of-strings field (nothing when absent), so that
+    /// a caller building something compact from 100 000 of them never holds them all as `String`s.
     ///
-    /// TOMLKit 0.6.0's `string` getter returns a `strdup` copy it never frees. For the 100 000
-    /// names of a large profile that leaked 2 MB per read in 32-byte pieces, spread over the heap
-    /// the parse had used, where they kept about 8 MB of freed pages from going back.
-    static func stringsFreeingCopies(_ array: TOMLArray) -> [String]? {
-        guard let pointer = Mirror(reflecting: array).children.first(where: { $0.label == "arrayPointer" })?.value as? OpaquePointer
-        else { return nil }
-        let count = arraySize(pointer)
-        guard count == array.count else { return nil }
-        var result: [String] = []
-        result.reserveCapacity(count)
-        for index in 0..<count {
-            guard let copy = nodeAsString(arrayGetNode(pointer, Int64(index))) else { return nil }
-            result.append(String(cString: copy))
-            free(UnsafeMutableRawPointer(mutating: copy))
+    /// The strings are read through TOMLKit's C layer and each copy it makes is freed: TOMLKit
+    /// 0.6.0's `string` getter returns a `strdup` copy it never frees. For the 100 000 names of a
+    /// large profile that leaked 2 MB per read in 32-byte pieces, spread over the heap the parse
+    /// had used, where they kept about 8 MB of freed pages from going back.
+    public func forEachString(
+        _ key: String, section: String? = nil, _ body: (String) throws(FileProblem) -> Void
+    ) throws(FileProblem) {
+        guard let value = table(section)?[key] else { return }
+        guard let array = value.array else { throw problem(key, section: section, "must be an array of strings") }
+        guard let pointer = Self.arrayPointer(array) else {
+            for element in array {
+                guard let string = element.string else { throw problem(key, section: section, "must contain only strings") }
+                try body(string)
+            }
+            return
         }
-        return result
+        for index in 0..<array.count {
+            guard let copy = nodeAsString(arrayGetNode(pointer, Int64(index))) else {
+                throw problem(key, section: section, "must contain only strings")
+            }
+            let string = String(cString: copy)
+            free(UnsafeMutableRawPointer(mutating: copy))
+            try body(string)
+        }
+    }
+
+    /// The C array behind `array`, nil when TOMLKit no longer keeps its pointer where this
+    /// looks (the caller then falls back to TOMLKit's leaking getter).
+    static func arrayPointer(_ array: TOMLArray) -> OpaquePointer? {
+        guard let pointer = Mirror(reflecting: array).children.first(where: { $0.label == "arrayPointer" })?.value as? OpaquePointer,
+            arraySize(pointer) == array.count
+        else { return nil }
+        return pointer
     }
 
     /// A duration field written like the command line (`"25m"`); nil when absent.
@@ -191,12 +207,24 @@ public struct TOMLDocument {
     /// Domain names, each parsed by `names`; the first bad one is reported at its line.
     public func domains(_ key: String, section: String? = nil, names: DomainNameParser) throws(FileProblem) -> [DomainName] {
         var result: [DomainName] = []
-        for text in try strings(key, section: section) {
-            do { result.append(try names.parse(text)) } catch {
+        try forEachString(key, section: section) { (text: String) throws(FileProblem) in
+            do throws(DomainName.InvalidError) { result.append(try names.parse(text)) } catch {
                 throw problem(key, value: text, section: section, error.description)
             }
         }
         return result
+    }
+
+    /// Domain names as a compact list in their order without repeats, each parsed by `names`
+    /// as it is read; the first bad one is reported at its line.
+    public func domainList(_ key: String, section: String? = nil, names: DomainNameParser) throws(FileProblem) -> DomainList {
+        try DomainList { (add: (DomainName) -> Void) throws(FileProblem) in
+            try forEachString(key, section: section) { (text: String) throws(FileProblem) in
+                do throws(DomainName.InvalidError) { add(try names.parse(text)) } catch {
+                    throw problem(key, value: text, section: section, error.description)
+                }
+            }
+        }
     }
 
     /// Addresses and CIDR networks, each validated; the first bad one is reported at its line.

@@ -61,7 +61,10 @@ extension CompactNamesTests {
             }
             let list = NameList(collecting: { body in for name in names { body(name) } })
             #expect(Array(list) == Array(Set(names)).sorted())
-            #expect(Array(NameList(wwwTwinsOf: list)) == Array(list).map { "www." + $0 })
+            #expect(Array(NameList(addingWWWTwinsTo: list)) == Array(Set(names + names.map { "www." + $0 })).sorted())
+            let mixed = NameList(names.map { Bool.random(using: &generator) ? "www." + $0 : $0 } + ["www.", "w.example", "www.www.a"])
+            let twins = mixed.filter { !$0.hasPrefix("www.") }.map { "www." + $0 }
+            #expect(Array(NameList(addingWWWTwinsTo: mixed)) == Array(Set(Array(mixed) + twins)).sorted())
         }
     }
 
@@ -77,6 +80,21 @@ extension CompactNamesTests {
             let other = NameList(
                 (0..<Int.random(in: 0...30, using: &generator)).map { _ in "n\(Int.random(in: 0...40, using: &generator)).example" })
             #expect(other.isSubset(of: list) == Set(other).isSubset(of: Set(list)), "\(other) in \(list)")
+        }
+    }
+
+    @Test func aDomainListCollectedKeepsTheFirstOfEachNameInTheWrittenOrder() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            let names = (0..<Int.random(in: 0...60, using: &generator)).map { _ in
+                DomainName(normalized: "n\(Int.random(in: 0...30, using: &generator)).example")
+            }
+            let list = DomainList { add in for name in names { add(name) } }
+            var seen = Set<DomainName>()
+            #expect(Array(list) == names.filter { seen.insert($0).inserted })
+            #expect(DomainList(list) == list)
+            for name in names { #expect(list.contains(name)) }
+            #expect(!list.contains(DomainName(normalized: "n99.example")) && !list.contains(DomainName(normalized: "n1.exampl")))
         }
     }
 }

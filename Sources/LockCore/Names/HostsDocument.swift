@@ -216,11 +216,14 @@ public struct HostsDocument: Sendable, Equatable {
         let eol: [UInt8] = usesCRLF ? [13, 10] : [10]
         var section: [UInt8] = Array(HostsDocument.beginMarker.utf8) + eol
         section += Array("\(HostsDocument.commentPrefix): edits inside this section are undone. \(listed.count) names.".utf8) + eol
+        // Appended byte by byte: a section of 20 000 names made two strings and an array per
+        // name, at every write.
         for address in ["0.0.0.0", "::"] {
             var line = Array(address.utf8)
             var lineHasNames = false
             for name in listed {
-                guard HostsDocument.pairFits(address: address.utf8.count, name: name.utf8.count) else {
+                let length = name.utf8.count
+                guard HostsDocument.pairFits(address: address.utf8.count, name: length) else {
                     // Too long to share a line with its trailing-dot form: each on a line alone.
                     if lineHasNames { section += line + eol }
                     section += Array((address + " " + name).utf8) + eol + Array((address + " " + name + ".").utf8) + eol
@@ -228,12 +231,17 @@ public struct HostsDocument: Sendable, Equatable {
                     lineHasNames = false
                     continue
                 }
-                let entry = Array((" " + name + " " + name + ".").utf8)
-                if lineHasNames, line.count + entry.count + eol.count > HostsDocument.maxLineBytes {
-                    section += line + eol
-                    line = Array(address.utf8)
+                if lineHasNames, line.count + 2 * length + 3 + eol.count > HostsDocument.maxLineBytes {
+                    section.append(contentsOf: line)
+                    section.append(contentsOf: eol)
+                    line.removeAll(keepingCapacity: true)
+                    line.append(contentsOf: address.utf8)
                 }
-                line += entry
+                line.append(UInt8(ascii: " "))
+                line.append(contentsOf: name.utf8)
+                line.append(UInt8(ascii: " "))
+                line.append(contentsOf: name.utf8)
+                line.append(UInt8(ascii: "."))
                 lineHasNames = true
             }
             if lineHasNames { section += line + eol }

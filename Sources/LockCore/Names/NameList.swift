@@ -83,14 +83,30 @@ public struct NameList: Sendable, Hashable, RandomAccessCollection, ExpressibleB
         ends.append(UInt32(bytes.count))
     }
 
-    /// The `www.` twin of every name that does not start with `www.` (sorted, as the names are).
-    public init(wwwTwinsOf names: NameList) {
-        reserveCapacity(names.count, length: names.bytes.count / Swift.max(1, names.count) + 4)
+    /// `names` and the `www.` twin of every name that does not start with `www.`, sorted: the
+    /// twins of sorted names are themselves sorted (one common prefix), so one merge of the list
+    /// with its twins, made as they are read, orders them without a list of the twins alone.
+    public init(addingWWWTwinsTo names: NameList) {
+        reserveCapacity(2 * names.count, length: names.bytes.count / Swift.max(1, names.count) + 2)
         names.bytes.withUnsafeBufferPointer { all in
+            var twin = 0
+            func nextTwin() {
+                while twin < names.count, UnsafeBufferPointer(rebasing: all[names.range(twin)]).starts(with: "www.".utf8) { twin += 1 }
+            }
+            nextTwin()
             for index in 0..<names.count {
                 let name = UnsafeBufferPointer(rebasing: all[names.range(index)])
-                if name.starts(with: "www.".utf8) { continue }
-                append(bytes: name, prefix: "www.")
+                while twin < names.count, Self.compare(name, UnsafeBufferPointer(rebasing: all[names.range(twin)]), prefix: "www.") > 0 {
+                    append(bytes: UnsafeBufferPointer(rebasing: all[names.range(twin)]), prefix: "www.")
+                    twin += 1
+                    nextTwin()
+                }
+                append(bytes: name)
+            }
+            while twin < names.count {
+                append(bytes: UnsafeBufferPointer(rebasing: all[names.range(twin)]), prefix: "www.")
+                twin += 1
+                nextTwin()
             }
         }
         shrinkToFit()
@@ -215,7 +231,7 @@ public struct NameList: Sendable, Hashable, RandomAccessCollection, ExpressibleB
     }
 
     /// Negative, zero or positive as `a` sorts before, with or after `prefix` + `b`.
-    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, prefix: StaticString? = nil) -> Int {
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, prefix: StaticString? = nil) -> Int {
         var index = 0
         if let prefix {
             let head = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)

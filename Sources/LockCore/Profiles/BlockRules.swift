@@ -171,11 +171,9 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// In allowlist mode, the names to allow (with `www.` twins); empty otherwise.
     public var allowedNames: [String] { mode == .allowlist ? Array(Self.withTwins(block)) : [] }
 
-    /// The rules of `set` and their `www.` twins, sorted and unique: the twins of sorted names
-    /// are themselves sorted (one common prefix), so one merge orders them.
+    /// The rules of `set` and their `www.` twins, sorted and unique.
     private static func withTwins(_ set: DomainSet) -> NameList {
-        let rules = NameList(collecting: set.forEach)
-        return .union(rules, NameList(wwwTwinsOf: rules))
+        NameList(addingWWWTwinsTo: NameList(collecting: set.forEach))
     }
 
     /// The rules after a change to a strict session's profile: they may only get stricter. Two
