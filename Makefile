@@ -46,7 +46,11 @@ CONFIGURATION ?= release
 SCRATCH       ?= .build
 # Installed binaries must not depend on the toolchain's runtime libraries (the RUNPATH of a
 # default build points into the toolchain directory), hence a static Swift standard library.
-SWIFT_BUILD_FLAGS ?= --static-swift-stdlib
+# Every function in a section of its own (SwiftPM's Swift objects otherwise hold one .text per
+# source file), so that the release link can place the functions of link-order/*.order side by
+# side and drop the ones nothing calls.
+SECTION_FLAGS ?= -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcxx -ffunction-sections
+SWIFT_BUILD_FLAGS ?= --static-swift-stdlib $(SECTION_FLAGS)
 BUILDDIR      ?= $(SCRATCH)/$(CONFIGURATION)
 GENDIR        ?= $(SCRATCH)/simplylock-generated
 

@@ -178,6 +178,10 @@ import Testing
         #expect(!blocked.contains("bad") && !blocked.contains("hash"))
         #expect(blocked.contains(" ok.com ok.com.") && blocked.components(separatedBy: " ok.com ").count == 3)
         #expect(blocked.contains("2 names."))
+        // Between short names, the long one ends the line before it and starts a new one after.
+        let mixed = render("127.0.0.1 localhost", ["a.com", longest, "b.com"]).split(separator: "\n").filter { $0.hasPrefix("0.0.0.0") }
+            .map(String.init)
+        #expect(mixed == ["0.0.0.0 a.com a.com.", "0.0.0.0 " + longest, "0.0.0.0 " + longest + ".", "0.0.0.0 b.com b.com."])
     }
 
     @Test(arguments: [false, true])

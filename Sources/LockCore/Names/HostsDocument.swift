@@ -214,48 +214,70 @@ public struct HostsDocument: Sendable, Equatable {
         let listed = HostsDocument.listable(names)
         guard !listed.isEmpty else { return userBytes }
         let eol: [UInt8] = usesCRLF ? [13, 10] : [10]
-        var section: [UInt8] = Array(HostsDocument.beginMarker.utf8) + eol
-        section += Array("\(HostsDocument.commentPrefix): edits inside this section are undone. \(listed.count) names.".utf8) + eol
-        // Appended byte by byte: a section of 20 000 names made two strings and an array per
-        // name, at every write.
+        let before = userBytes[..<sectionOffset]
+        let after = userBytes[sectionOffset...]
+        // The file is written into one buffer reserved at about its size: a 20 000-name section
+        // grown by doubling, then copied between the user's parts, took three times its size.
+        var file: [UInt8] = []
+        let names = listed.reduce(0) { $0 + 2 * $1.utf8.count + 4 }
+        file.reserveCapacity(userBytes.count + 2 * names + 2 * names / 400 * (eol.count + 8) + 256)
+        file += before
+        // The user's last line has no newline: ours goes in front and the file keeps ending
+        // without one, so that taking the section out restores it exactly.
+        let endsWithoutNewline = after.isEmpty && before.last.map { $0 != UInt8(ascii: "\n") } == true
+        if endsWithoutNewline { file += eol }
+        file += HostsDocument.beginMarker.utf8
+        file += eol
+        file += "\(HostsDocument.commentPrefix): edits inside this section are undone. \(listed.count) names.".utf8
+        file += eol
         for address in ["0.0.0.0", "::"] {
-            var line = Array(address.utf8)
+            var lineStart = file.count
             var lineHasNames = false
+            func startLine() {
+                lineStart = file.count
+                file += address.utf8
+            }
+            startLine()
             for name in listed {
                 let length = name.utf8.count
                 guard HostsDocument.pairFits(address: address.utf8.count, name: length) else {
                     // Too long to share a line with its trailing-dot form: each on a line alone.
-                    if lineHasNames { section += line + eol }
-                    section += Array((address + " " + name).utf8) + eol + Array((address + " " + name + ".").utf8) + eol
-                    line = Array(address.utf8)
+                    if lineHasNames {
+                        file += eol
+                    } else {
+                        file.removeLast(file.count - lineStart)
+                    }
+                    file += (address + " " + name).utf8
+                    file += eol
+                    file += (address + " " + name + ".").utf8
+                    file += eol
+                    startLine()
                     lineHasNames = false
                     continue
                 }
-                if lineHasNames, line.count + 2 * length + 3 + eol.count > HostsDocument.maxLineBytes {
-                    section.append(contentsOf: line)
-                    section.append(contentsOf: eol)
-                    line.removeAll(keepingCapacity: true)
-                    line.append(contentsOf: address.utf8)
+                if lineHasNames, file.count - lineStart + 2 * length + 3 + eol.count > HostsDocument.maxLineBytes {
+                    file += eol
+                    startLine()
                 }
-                line.append(UInt8(ascii: " "))
-                line.append(contentsOf: name.utf8)
-                line.append(UInt8(ascii: " "))
-                line.append(contentsOf: name.utf8)
-                line.append(UInt8(ascii: "."))
+                file.append(UInt8(ascii: " "))
+                file += name.utf8
+                file.append(UInt8(ascii: " "))
+                file += name.utf8
+                file.append(UInt8(ascii: "."))
                 lineHasNames = true
             }
-            if lineHasNames { section += line + eol }
+            if lineHasNames {
+                file += eol
+            } else {
+                file.removeLast(file.count - lineStart)
+            }
         }
-        section += Array(HostsDocument.endMarker.utf8)
-
-        let before = userBytes[..<sectionOffset]
-        let after = userBytes[sectionOffset...]
-        if after.isEmpty, let lastByte = before.last, lastByte != UInt8(ascii: "\n") {
-            // The user's last line has no newline: ours goes in front and the file keeps
-            // ending without one, so that taking the section out restores it exactly.
-            return Array(before) + eol + section
+        file += HostsDocument.endMarker.utf8
+        if !endsWithoutNewline {
+            file += eol
+            file += after
         }
-        return Array(before) + section + eol + Array(after)
+        return file
     }
 
     /// True when the user's part uses CRLF line ends (judged by its first line end).
