@@ -6,7 +6,7 @@ scratch root: start-up, status polls, a block started, checked and stopped, a re
 doctor, then a clean shutdown; lockctl runs under callgrind for the status calls status bars make
 and for start and stop.
 """
-import os
+import bisect
 import re
 import shutil
 import signal
@@ -19,7 +19,7 @@ from benchlib import scratch_root
 
 bin_dir, data_dir, out_dir = sys.argv[1:4]
 work = tempfile.mkdtemp(prefix="simplylock-link-order-")
-FUNCTION = re.compile(r"^c?fn=\(\d+\) (.+)$")
+ADDRESS = re.compile(r"^(?:calls=\d+ )?0x([0-9a-f]+) ")
 
 
 def copy_without_debug_info(name):
@@ -31,31 +31,43 @@ def copy_without_debug_info(name):
 
 
 def callgrind(out, argv):
-    return ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", *argv]
+    # Instruction addresses, not callgrind's function names: it files some functions under a
+    # neighbour's name (GRDB's Mutex.init under its deinit), and those would be left out.
+    return ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--compress-pos=no", f"--callgrind-out-file={out}", *argv]
 
 
-def executed(outputs):
-    """The functions named in callgrind outputs, in the order first seen, without repeats."""
+def write_order(binary, outputs, name):
+    """The functions of the binary whose instructions ran, in the order first seen, as the input
+    sections the compiler gave them."""
+    listing = subprocess.run(["nm", "-n", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
+    starts, functions = [], []
+    for fields in (line.split() for line in listing.splitlines()):
+        if len(fields) == 3 and fields[1] in "tTwW":
+            starts.append(int(fields[0], 16))
+            functions.append(fields[2])
+    sections = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
+    text = next(line.split() for line in sections.splitlines() if " .text " in line)
+    text_start = int(text[text.index(".text") + 2], 16)
+    text_end = text_start + int(text[text.index(".text") + 4], 16)
     seen, order = set(), []
     for path in outputs:
         with open(path) as f:
             for line in f:
-                match = FUNCTION.match(line.rstrip("\n"))
-                if match and match.group(1) not in seen:
-                    seen.add(match.group(1))
-                    order.append(match.group(1))
-    return order
-
-
-def write_order(binary, outputs, name):
-    """Keeps the functions the binary defines, as the input sections the compiler gave them."""
-    listing = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
-    defined = {fields[2] for fields in (line.split() for line in listing.splitlines())
-               if len(fields) == 3 and fields[1] in "tTwW"}
-    names = [function for function in executed(outputs) if function in defined]
+                match = ADDRESS.match(line)
+                if not match:
+                    continue
+                address = int(match.group(1), 16)
+                # The loader's and the C library's code is not the binary's to place.
+                if not text_start <= address < text_end:
+                    continue
+                index = bisect.bisect_right(starts, address) - 1
+                function = functions[index]
+                if function not in seen:
+                    seen.add(function)
+                    order.append(function)
     with open(f"{out_dir}/{name}.order", "w") as f:
-        f.writelines(f".text.{function}\n" for function in names)
-    print(f"{name}: {len(names)} functions")
+        f.writelines(f".text.{function}\n" for function in order)
+    print(f"{name}: {len(order)} functions")
 
 
 daemon_binary = copy_without_debug_info("simplylockd")
