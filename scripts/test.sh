@@ -11,9 +11,12 @@ swift build --build-tests
 # Shell completions and man pages from the debug build, for the make install tests.
 make --no-print-directory generated CONFIGURATION=debug BUILDDIR="$(swift build --show-bin-path)" >/dev/null
 swift test --skip-build "$@"
-# The release binaries as `make` links them (static lockctl, link order, no exported symbols),
-# driving one block end to end; skipped when the run is narrowed with test arguments.
+# The release binaries as `make` links them (static lockctl, every function in its own section,
+# link order, no exported symbols): their properties, one block end to end, then the integration
+# tests against them. Skipped when the run is narrowed with test arguments.
 if [ $# -eq 0 ]; then
     make --no-print-directory build >/dev/null
-    python3 scripts/release-check.py "$(swift build -c release --static-swift-stdlib --show-bin-path)"
+    release=$(swift build -c release --static-swift-stdlib --show-bin-path)
+    python3 scripts/release-check.py "$release"
+    SIMPLYLOCK_BIN_DIR=$release swift test --skip-build --filter IntegrationTests
 fi
