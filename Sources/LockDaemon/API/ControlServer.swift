@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// Serves the HTTP/1.1 + JSON control API on the Unix socket.
 ///
@@ -29,6 +30,12 @@ final class ControlServer: Service {
     private let counter: ConnectionCounter
     private let logger: Logger
     private let ready: @Sendable () async -> Void
+    /// Event streams still writing: at shutdown the bus has ended them (`EventStreamCloser`
+    /// stops first), and each writes its last event before the connections are cut.
+    private let openEventStreams = Atomic(0)
+    /// How long shutdown waits for event streams to deliver their last event: a client that
+    /// does not read cannot hold the daemon up longer.
+    static let lastEventGrace: Duration = .seconds(1)
 
     init(
         listener: Listener, router: Router, events: EventBus, limits: ConnectionLimits, logger: Logger,
@@ -89,14 +96,28 @@ final class ControlServer: Service {
         await ready()
         defer { if case .path(let path) = listener { unlink(path) } }
         do {
-            try await cancelWhenGracefulShutdown {
-                try await withThrowingDiscardingTaskGroup { group in
-                    try await server.executeThenClose { connections in
-                        for try await connection in connections {
-                            group.addTask { await self.serve(connection) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await withThrowingDiscardingTaskGroup { connectionGroup in
+                        try await server.executeThenClose { connections in
+                            for try await connection in connections {
+                                connectionGroup.addTask { await self.serve(connection) }
+                            }
                         }
                     }
                 }
+                group.addTask {
+                    // Cutting the connections at once raced the event streams' last
+                    // `daemon.stopping`, which a loaded machine then never delivered.
+                    try await gracefulShutdown()
+                    let deadline = ContinuousClock.now + Self.lastEventGrace
+                    while self.openEventStreams.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
+                        try? await Task.sleep(for: .milliseconds(10))
+                    }
+                    throw CancellationError()
+                }
+                try await group.next()
+                group.cancelAll()
             }
         } catch is CancellationError {
             // Graceful shutdown: open connections are cut, which is what stopping means.
@@ -230,6 +251,8 @@ final class ControlServer: Service {
         _ stream: AsyncStream<DaemonEvent>, for request: HTTPRequestHead, peerGone: AsyncStream<Void>,
         to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
     ) async throws {
+        openEventStreams.add(1, ordering: .relaxed)
+        defer { openEventStreams.subtract(1, ordering: .relaxed) }
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/x-ndjson")
         headers.add(name: "Cache-Control", value: "no-cache")
