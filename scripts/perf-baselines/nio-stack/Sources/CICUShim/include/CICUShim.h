@@ -1,0 +1,1 @@
+int icu_shim_open(void);
