@@ -23,8 +23,9 @@ import Testing
         for _ in 0..<10 { _ = try document.strings("domains") }
         let grown = Int(mallinfo2().uordblks) - Int(before)
         // TOMLKit's getter keeps a copy of every string read: 10 reads of 10 000 would keep
-        // over 3 MB.
-        #expect(grown < 256 * 1024, "the heap grew by \(grown) bytes over 10 reads")
+        // over 3 MB. The arena is the process's: tests running beside this one move it by a few
+        // hundred kilobytes.
+        #expect(grown < 1024 * 1024, "the heap grew by \(grown) bytes over 10 reads")
     }
 
     @Test func anArrayWithANonStringIsStillReportedAsSuch() throws {

@@ -108,8 +108,11 @@ final class ControlServer: Service {
                 }
                 group.addTask {
                     // Cutting the connections at once raced the event streams' last
-                    // `daemon.stopping`, which a loaded machine then never delivered.
+                    // `daemon.stopping`, which a loaded machine then never delivered. No new
+                    // connection meanwhile: a client that follows events (`lockctl notify`)
+                    // reconnects at once, and would only be told again that the daemon stops.
                     try await gracefulShutdown()
+                    try? await server.channel.close()
                     let deadline = ContinuousClock.now + Self.lastEventGrace
                     while self.openEventStreams.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
                         try? await Task.sleep(for: .milliseconds(10))
