@@ -30,8 +30,8 @@ final class ControlServer: Service {
     private let counter: ConnectionCounter
     private let logger: Logger
     private let ready: @Sendable () async -> Void
-    /// Event streams still writing: at shutdown the bus has ended them (`EventStreamCloser`
-    /// stops first), and each writes its last event before the connections are cut.
+    /// Event streams still writing: at shutdown the bus ends them, and each writes its last
+    /// event before the connections are cut.
     private let openEventStreams = Atomic(0)
     /// How long shutdown waits for event streams to deliver their last event: a client that
     /// does not read cannot hold the daemon up longer.
@@ -107,12 +107,14 @@ final class ControlServer: Service {
                     }
                 }
                 group.addTask {
-                    // Cutting the connections at once raced the event streams' last
-                    // `daemon.stopping`, which a loaded machine then never delivered. No new
-                    // connection meanwhile: a client that follows events (`lockctl notify`)
-                    // reconnects at once, and would only be told again that the daemon stops.
+                    // In this order: no new connection (a client that follows events, such as
+                    // `lockctl notify`, reconnects as soon as its stream ends, and would only
+                    // be told again that the daemon stops); every event stream ends with a last
+                    // `daemon.stopping`; a second for them to deliver it (cutting connections at
+                    // once raced that write, and a loaded machine lost it); then the cut.
                     try await gracefulShutdown()
                     try? await server.channel.close()
+                    self.events.close(with: .stopping(at: Date()))
                     let deadline = ContinuousClock.now + Self.lastEventGrace
                     while self.openEventStreams.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
                         try? await Task.sleep(for: .milliseconds(10))

@@ -122,9 +122,8 @@ struct Daemon {
                     store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
                     clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
             .init(service: MemoryTrimService(events: core.events)),
+            // Ends the event streams itself at shutdown, after it stops taking connections.
             .init(service: server),
-            // Shut down in reverse order: event streams end first, so no client holds the server up.
-            .init(service: EventStreamCloser(events: core.events)),
             // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
             .init(
                 service: SystemdService(
