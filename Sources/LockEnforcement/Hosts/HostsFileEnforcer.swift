@@ -44,18 +44,18 @@ public actor HostsFileEnforcer: Enforcer {
     private let logger: Logger
     /// The block's names the section lists: the block's own list, shared rather than copied,
     /// or its first `maxNames` when the cap leaves some out.
-    private var listed = NameList()
+    var listed = NameList()
     /// The always-listed names the block does not list itself, listed after it.
-    private var extra: [String] = []
+    var extra: [String] = []
     /// The block's names (sorted) when the cap left some out of the section: the list the
     /// daemon's desired state holds, shared rather than copied.
-    private var capped: NameList?
-    private var lastApplied: Date?
-    private var lastError: String?
-    private var restores = 0
-    private var lastRepair: String?
-    private var lastMethod: AtomicFile.Method?
-    private var inForce = false
+    var capped: NameList?
+    var lastApplied: Date?
+    var lastError: String?
+    var restores = 0
+    var lastRepair: String?
+    var lastMethod: AtomicFile.Method?
+    var inForce = false
     /// The user's part at the last sane reading, and where the section stood in it.
     private var knownUser: [UInt8]?
     private var knownOffset: Int?
@@ -114,41 +114,12 @@ public actor HostsFileEnforcer: Enforcer {
     }
 
     /// The names the section lists, in its order.
-    private var desired: [String] { Array(listed) + extra }
+    var desired: [String] { Array(listed) + extra }
     /// True when the section lists anything.
-    private var blocking: Bool { !listed.isEmpty || !extra.isEmpty }
+    var blocking: Bool { !listed.isEmpty || !extra.isEmpty }
     /// How many names the section lists.
-    private var desiredCount: Int { listed.count + extra.count }
-    private func isListed(_ name: String) -> Bool { listed.contains(name) || extra.contains(name) }
-
-    public nonisolated var scope: EnforcerScope? {
-        EnforcerScope(
-            covers: "exact names only, each with its www. twin and trailing-dot form, for programs that read \(path)",
-            misses: "subdomains and imported lists need the dns enforcer; browsers using DNS over HTTPS skip the file")
-    }
-
-    public func coverage(of name: String) async -> Coverage? {
-        var exact = name.lowercased()
-        let trailingDot = exact.hasSuffix(".")
-        if trailingDot { exact.removeLast() }
-        guard inForce, lastError == nil, blocking else {
-            return .doesNotCover(lastError.map { "the section is not in force: \($0)" } ?? "nothing is listed in \(path)")
-        }
-        if isListed(exact) {
-            return .blocks("listed in \(path)" + (trailingDot ? " (with its trailing-dot form)" : ""))
-        }
-        if let capped, capped.contains(exact) {
-            return .doesNotCover("blocked, but beyond hosts_max_names: the section lists the first \(maxNames) of \(capped.count) names")
-        }
-        var parent = Substring(exact)
-        while let dot = parent.firstIndex(of: ".") {
-            parent = parent[parent.index(after: dot)...]
-            if isListed(String(parent)) {
-                return .doesNotCover("\(parent) is listed, but a hosts file holds exact names only: names under it need the dns enforcer")
-            }
-        }
-        return .doesNotCover("not listed in \(path)")
-    }
+    var desiredCount: Int { listed.count + extra.count }
+    func isListed(_ name: String) -> Bool { listed.contains(name) || extra.contains(name) }
 
     public func watch() async {
         // A watch that cannot start (the directory missing or unreadable for a moment) is
@@ -221,90 +192,15 @@ public actor HostsFileEnforcer: Enforcer {
         }
     }
 
-    public func status() async -> EnforcerStatus {
-        var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores), "maxNames": .count(maxNames)]
-        if let capped {
-            details["capped"] = .text(
-                "lists the first \(maxNames) of \(capped.count) names (hosts_max_names); the dns and nftables enforcers block them all")
-        }
-        if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
-        if let lastRepair { details["lastRepair"] = .text(lastRepair) }
-        // Counted in `elements` beside the blocked names, so clients can say which is which.
-        if blocking, !alwaysWithBlock.isEmpty { details["alsoListed"] = .text(alwaysWithBlock.joined(separator: ", ")) }
-        return EnforcerStatus(
-            name: name, applied: inForce && lastError == nil, elements: desiredCount,
-            lastApplied: lastApplied, lastError: lastError, details: details)
-    }
-
-    /// Checks the file as the machine's resolvers see it: the section the active blocks need,
-    /// and no entry of the user's own that maps a blocked name to a real address (the user's
-    /// entries come first in lookups, so one defeats the block).
-    public func diagnose() async -> [Finding] {
-        let subject = "hosts file"
-        // What other users' resolvers see: file type, modes, and glibc's and musl's reading.
-        let desired = desired
-        if let problem = HostsFileInspection(path: path).problem(names: desired) { return [problem] }
-        let directory = (path as NSString).deletingLastPathComponent
-        guard access(directory, W_OK) == 0 || access(path, W_OK) == 0 else {
-            return [
-                Finding(
-                    subject, .problem, "\(path) cannot be written by simplylockd",
-                    fix: "make \(directory) writable for the daemon (ReadWritePaths=/etc in the unit)")
-            ]
-        }
-        let bytes: [UInt8]
-        do { bytes = try AtomicFile.read(path) ?? [] } catch {
-            return [Finding(subject, .problem, error.description, fix: "check the file's permissions")]
-        }
-        let document = HostsDocument(bytes: bytes)
-        if document.rendered(names: desired) != bytes {
-            let text = String(decoding: bytes, as: UTF8.self)
-            let begins = text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == HostsDocument.beginMarker }.count
-            let what =
-                begins > 1
-                ? "has \(begins) managed sections"
-                : (desired.isEmpty
-                    ? "still has a managed section although nothing is blocked" : "does not have the section the active blocks need")
-            return [
-                Finding(
-                    subject, .problem, "\(path) \(what)",
-                    fix:
-                        "the daemon rewrites it on every change and within a second of an edit; if this persists, see `journalctl -u simplylockd`"
-                )
-            ]
-        }
-        for line in String(decoding: document.userBytes, as: UTF8.self).split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix { !$0.hasPrefix("#") }
-            guard let address = fields.first, address != "0.0.0.0", address != "::", address != "127.0.0.1", address != "::1" else {
-                continue
-            }
-            if let name = fields.dropFirst().first(where: { isListed(String($0).lowercased()) }) {
-                return [
-                    Finding(
-                        subject, .warning,
-                        "your own entry \"\(line.trimmingCharacters(in: .whitespaces))\" maps blocked \(name) to a real address",
-                        fix: "remove that line from \(path) while you want \(name) blocked")
-                ]
-            }
-        }
-        return [
-            Finding(
-                subject, .ok,
-                desired.isEmpty
-                    ? "\(path): nothing blocked, no managed section"
-                    : "\(path): managed section in place, \(desired.count) names")
-        ]
-    }
-
     /// Makes the file match `desired`. Returns what had to be repaired (`content`,
     /// `section`, `truncated`, `deleted`, `symlink`, `directory`, `special file`, `mode`), or
     /// nil when the file was already right.
-    @discardableResult
     ///
     /// With `unlessVerified` (a change event), a regular file with the bytes last written or
     /// found right, and the right mode and owner, is left alone without being parsed: the
     /// event of our own write, mostly. Parsing a 100 000-name file again cost 30 ms and left
     /// 10 MB of freed heap behind.
+    @discardableResult
     private func sync(unlessVerified: Bool = false) throws(SystemError) -> String? {
         if !started { start() }
         if unlessVerified, let verified, case .regular(let bytes, let status) = try AtomicFile.entry(at: path),

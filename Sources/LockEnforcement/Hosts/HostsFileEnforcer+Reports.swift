@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import LockCore
+import LockPlatform
+
+/// What the hosts enforcer reports without changing anything: what it covers, its status, and
+/// the file as the machine's resolvers read it. Kept apart from the writing and restoring.
+extension HostsFileEnforcer {
+    public nonisolated var scope: EnforcerScope? {
+        EnforcerScope(
+            covers: "exact names only, each with its www. twin and trailing-dot form, for programs that read \(path)",
+            misses: "subdomains and imported lists need the dns enforcer; browsers using DNS over HTTPS skip the file")
+    }
+
+    public func coverage(of name: String) async -> Coverage? {
+        var exact = name.lowercased()
+        let trailingDot = exact.hasSuffix(".")
+        if trailingDot { exact.removeLast() }
+        guard inForce, lastError == nil, blocking else {
+            return .doesNotCover(lastError.map { "the section is not in force: \($0)" } ?? "nothing is listed in \(path)")
+        }
+        if isListed(exact) {
+            return .blocks("listed in \(path)" + (trailingDot ? " (with its trailing-dot form)" : ""))
+        }
+        if let capped, capped.contains(exact) {
+            return .doesNotCover("blocked, but beyond hosts_max_names: the section lists the first \(maxNames) of \(capped.count) names")
+        }
+        var parent = Substring(exact)
+        while let dot = parent.firstIndex(of: ".") {
+            parent = parent[parent.index(after: dot)...]
+            if isListed(String(parent)) {
+                return .doesNotCover("\(parent) is listed, but a hosts file holds exact names only: names under it need the dns enforcer")
+            }
+        }
+        return .doesNotCover("not listed in \(path)")
+    }
+
+    public func status() async -> EnforcerStatus {
+        var details: [String: EnforcerStatus.Detail] = ["path": .text(path), "restores": .count(restores), "maxNames": .count(maxNames)]
+        if let capped {
+            details["capped"] = .text(
+                "lists the first \(maxNames) of \(capped.count) names (hosts_max_names); the dns and nftables enforcers block them all")
+        }
+        if let lastMethod { details["write"] = .text(lastMethod.rawValue) }
+        if let lastRepair { details["lastRepair"] = .text(lastRepair) }
+        // Counted in `elements` beside the blocked names, so clients can say which is which.
+        if blocking, !alwaysWithBlock.isEmpty { details["alsoListed"] = .text(alwaysWithBlock.joined(separator: ", ")) }
+        return EnforcerStatus(
+            name: name, applied: inForce && lastError == nil, elements: desiredCount,
+            lastApplied: lastApplied, lastError: lastError, details: details)
+    }
+
+    /// Checks the file as the machine's resolvers see it: the section the active blocks need,
+    /// and no entry of the user's own that maps a blocked name to a real address (the user's
+    /// entries come first in lookups, so one defeats the block).
+    public func diagnose() async -> [Finding] {
+        let subject = "hosts file"
+        // What other users' resolvers see: file type, modes, and glibc's and musl's reading.
+        let desired = desired
+        if let problem = HostsFileInspection(path: path).problem(names: desired) { return [problem] }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard access(directory, W_OK) == 0 || access(path, W_OK) == 0 else {
+            return [
+                Finding(
+                    subject, .problem, "\(path) cannot be written by simplylockd",
+                    fix: "make \(directory) writable for the daemon (ReadWritePaths=/etc in the unit)")
+            ]
+        }
+        let bytes: [UInt8]
+        do { bytes = try AtomicFile.read(path) ?? [] } catch {
+            return [Finding(subject, .problem, error.description, fix: "check the file's permissions")]
+        }
+        let document = HostsDocument(bytes: bytes)
+        if document.rendered(names: desired) != bytes {
+            let text = String(decoding: bytes, as: UTF8.self)
+            let begins = text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == HostsDocument.beginMarker }.count
+            let what =
+                begins > 1
+                ? "has \(begins) managed sections"
+                : (desired.isEmpty
+                    ? "still has a managed section although nothing is blocked" : "does not have the section the active blocks need")
+            return [
+                Finding(
+                    subject, .problem, "\(path) \(what)",
+                    fix:
+                        "the daemon rewrites it on every change and within a second of an edit; if this persists, see `journalctl -u simplylockd`"
+                )
+            ]
+        }
+        for line in String(decoding: document.userBytes, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix { !$0.hasPrefix("#") }
+            guard let address = fields.first, address != "0.0.0.0", address != "::", address != "127.0.0.1", address != "::1" else {
+                continue
+            }
+            if let name = fields.dropFirst().first(where: { isListed(String($0).lowercased()) }) {
+                return [
+                    Finding(
+                        subject, .warning,
+                        "your own entry \"\(line.trimmingCharacters(in: .whitespaces))\" maps blocked \(name) to a real address",
+                        fix: "remove that line from \(path) while you want \(name) blocked")
+                ]
+            }
+        }
+        return [
+            Finding(
+                subject, .ok,
+                desired.isEmpty
+                    ? "\(path): nothing blocked, no managed section"
+                    : "\(path): managed section in place, \(desired.count) names")
+        ]
+    }
+}
