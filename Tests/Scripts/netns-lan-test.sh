@@ -269,7 +269,8 @@ expect "lifted for the other group" sh -c "sleep 0.1; $(declare -f ask other_get
 
 echo "# a block started while Unbound is down"
 stop_server
-expect "lockctl start --for lan succeeds while Unbound is down" lockctl start site 10m --for lan
+expect "lockctl start --for lan while Unbound is down: saved, not yet in force (exit 8)" \
+    sh -c "'$bin/lockctl' --root '$root' start site 10m --for lan >'$work/start.out'; [ \$? -eq 8 ] && grep -q 'site saved for lan' '$work/start.out' && grep -q 'not yet in force for lan' '$work/start.out'"
 expect "status says the block waits for Unbound" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound .*applied when Unbound answers'"
 start_unbound || exit 1
 answering=$(date +%s%3N)

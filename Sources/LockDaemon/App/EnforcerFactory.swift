@@ -144,7 +144,7 @@ struct EnforcerFactory {
                 enforcers.append(enforcer)
                 apps = enforcer
             case "unbound":
-                let lan = configuration.lan.unbound
+                let lan = configuration.lan.unbound.under(root: paths.root)
                 enforcers.append(
                     UnboundEnforcer(
                         settings: .init(
@@ -153,7 +153,7 @@ struct EnforcerFactory {
                             logPath: lan.log),
                         logger: logger))
             case "dnsmasq":
-                let lan = configuration.lan.dnsmasq
+                let lan = configuration.lan.dnsmasq.under(root: paths.root)
                 enforcers.append(DnsmasqEnforcer(settings: .init(serversFile: lan.serversFile, pidFile: lan.pidFile), logger: logger))
             default:
                 problems.append("unknown enforcer \(name)")

@@ -39,9 +39,23 @@ public struct Reporter: Sendable {
         if let capped = statuses.first(where: { $0.name == "hosts" })?.details["capped"] {
             notices.append("hosts file \(capped)")
         }
-        return StatusSnapshot(
+        var snapshot = StatusSnapshot(
             now: now, sessions: active, blockedNames: desired.domains.count, enforcers: statuses,
             notices: notices, caches: caches)
+        snapshot.lanNotInForce = Self.lanNotInForce(statuses)
+        return snapshot
+    }
+
+    /// Why blocks aimed at the LAN are saved but not yet in force (the LAN's DNS server does
+    /// not take them: Unbound down, dnsmasq not running), or nil when they are.
+    public func lanNotInForce() async -> String? {
+        var statuses: [EnforcerStatus] = []
+        for enforcer in enforcement.enforcers where Self.lanEnforcers.contains(enforcer.name) { statuses.append(await enforcer.status()) }
+        return Self.lanNotInForce(statuses)
+    }
+
+    static func lanNotInForce(_ statuses: [EnforcerStatus]) -> String? {
+        statuses.first { lanEnforcers.contains($0.name) && $0.lastError != nil }.map { "\($0.name): \($0.lastError ?? "")" }
     }
 
     /// The enforcers that block for other devices through the LAN's DNS server.
@@ -141,6 +155,8 @@ public struct StatusSnapshot: Sendable {
     public var notices: [String]
     /// The last flush of the machine's resolver caches, when the daemon flushes them.
     var caches: ResolverCacheFlusher.Report?
+    /// Why blocks aimed at the LAN are not yet in force, when they are not.
+    public var lanNotInForce: String?
 }
 
 /// What `check` found.
