@@ -238,7 +238,7 @@ uninstall: uninstall-blocks
 	    fi; \
 	fi
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/simplylock 2>/dev/null
-	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(notdir $(DATA_FILES)))
+	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(notdir $(DATA_FILES) $(BPF_OBJECT)))
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/profiles/,$(notdir $(DATA_PROFILES)))
 	-rmdir $(DESTDIR)$(PKGDATADIR)/profiles $(DESTDIR)$(PKGDATADIR) 2>/dev/null
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lockctl $(DESTDIR)$(ZSHCOMPDIR)/_lockctl $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish
