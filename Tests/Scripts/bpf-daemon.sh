@@ -72,9 +72,12 @@ start_daemon || exit 1
 run_game
 check "the game runs before any block (exit $code: $out)" "runs"
 lockctl profiles create game --app fakegame --strict >/dev/null
-lockctl start game 10m >/dev/null
+started=$(lockctl start game 10m 2>&1); start_code=$?
 
 if [ "$mode" = refused ]; then
+    # Never a half-applied block: a block of apps the guard cannot hold is refused as a whole.
+    check "the block is refused, naming the guard (exit $start_code: $started)" \
+        "[ $start_code -ne 0 ] && echo \"\$started\" | grep -q 'bpf: BPF exec guard loading'"
     check "status: bpf is not applied and says why" \
         "lockctl status --json | json \"[e for e in d['enforcers'] if e['name'] == 'bpf'][0]['applied'] == False and [e for e in d['enforcers'] if e['name'] == 'bpf'][0]['lastError']\""
     check "doctor: the guard cannot run here, and what is not covered" \
@@ -83,6 +86,7 @@ if [ "$mode" = refused ]; then
     exit 0
 fi
 
+check "the block starts (exit $start_code: $started)" "[ $start_code -eq 0 ]"
 check "status: bpf applied, one file, memfds refused" \
     "lockctl status --json | json \"[(e['applied'], e['elements'], e['details']['memfd']) for e in d['enforcers'] if e['name'] == 'bpf'] == [(True, 1, 'refused')]\""
 run_game
