@@ -4,6 +4,9 @@
 #   - exec latency (fork+exec+wait of a static no-op, p50/p99 over 5 000 execs each) with no
 #     watcher, with the watcher and a cold cache (every exec a file the guard has not seen since
 #     the blocked set last changed), and with a warm cache (the same file again)
+#   - the same during a strict block, for files an ordinary user owns that are large enough to be
+#     a copy of the blocked game: cold (each read and compared before its exec is answered) and
+#     warm, against no watcher
 #   - time from applying a block to its running instances being gone
 #   - the guard's CPU time while `make -j2` builds a generated C project under a block that puts
 #     a mark on the filesystem the compiler lives on
