@@ -10,6 +10,8 @@
 #   - time from applying a block to its running instances being gone
 #   - the guard's CPU time while `make -j2` builds a generated C project under a block that puts
 #     a mark on the filesystem the compiler lives on
+#   - the BPF LSM exec guard (scripts/bench-bpf.py): exec latency cold and warm and the same
+#     make -j2, without and with the guard attached
 # Needs root (fanotify, mount namespaces) and gcc with a static C library.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +19,7 @@ scripts/setup.sh
 [ "$(id -u)" = 0 ] || { echo "bench-apps: needs root (fanotify, mount namespaces)" >&2; exit 1; }
 swift build -c release --product exec-guard-probe >/dev/null
 bin=$(swift build -c release --show-bin-path)
-exec unshare -m --propagation private python3 scripts/bench-apps.py "$bin/exec-guard-probe" "$@"
+unshare -m --propagation private python3 scripts/bench-apps.py "$bin/exec-guard-probe" "$@"
+# The BPF LSM exec guard's row, in the same run (a line saying why where the kernel refuses it).
+make --no-print-directory "$bin/exec-guard.bpf.o" BUILDDIR="$bin" >/dev/null
+unshare -m --propagation private python3 scripts/bench-bpf.py "$bin/exec-guard.bpf.o" "$PWD"

@@ -41,18 +41,35 @@ public struct Reporter: Sendable {
         }
         if !desired.apps.isEmpty {
             // Saying an app is blocked is a promise: only an enforcer in force keeps it.
-            if let apps = statuses.first(where: { $0.name == "apps" }) {
-                if !apps.applied {
-                    notices.append("apps are NOT blocked: the app enforcer failed" + (apps.lastError.map { ": \($0)" } ?? ""))
-                }
-            } else {
+            let appEnforcers = statuses.filter { Self.appEnforcers.contains($0.name) }
+            if appEnforcers.isEmpty {
                 notices.append("apps are NOT blocked: no app enforcer is running")
+            } else if !appEnforcers.contains(where: \.applied) {
+                let errors = appEnforcers.compactMap { status in status.lastError.map { "\(status.name): \($0)" } }
+                notices.append("apps are NOT blocked: the app enforcers failed" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")))
             }
         }
-        return StatusSnapshot(
+        var snapshot = StatusSnapshot(
             now: now, sessions: active, blockedNames: desired.domains.count, enforcers: statuses,
             notices: notices, caches: caches)
+        snapshot.lanNotInForce = Self.lanNotInForce(statuses)
+        return snapshot
     }
+
+    /// Why blocks aimed at the LAN are saved but not yet in force (the LAN's DNS server does
+    /// not take them: Unbound down, dnsmasq not running), or nil when they are.
+    public func lanNotInForce() async -> String? {
+        var statuses: [EnforcerStatus] = []
+        for enforcer in enforcement.enforcers where Self.lanEnforcers.contains(enforcer.name) { statuses.append(await enforcer.status()) }
+        return Self.lanNotInForce(statuses)
+    }
+
+    static func lanNotInForce(_ statuses: [EnforcerStatus]) -> String? {
+        statuses.first { lanEnforcers.contains($0.name) && $0.lastError != nil }.map { "\($0.name): \($0.lastError ?? "")" }
+    }
+
+    /// The enforcers that keep blocked apps from running (fanotify, the BPF LSM guard).
+    static let appEnforcers: Set<String> = ["apps", "bpf"]
 
     /// The enforcers that block for other devices through the LAN's DNS server.
     static let lanEnforcers: Set<String> = ["unbound", "dnsmasq"]
@@ -184,6 +201,8 @@ public struct StatusSnapshot: Sendable {
     public var notices: [String]
     /// The last flush of the machine's resolver caches, when the daemon flushes them.
     var caches: ResolverCacheFlusher.Report?
+    /// Why blocks aimed at the LAN are not yet in force, when they are not.
+    public var lanNotInForce: String?
 }
 
 /// What `check` found.
