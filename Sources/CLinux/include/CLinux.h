@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <malloc.h>
 #include <sys/random.h>
+#include "clinux_chunker.h"
+#include "clinux_sentinel.h"
 
 // mkostemp needs _GNU_SOURCE, which cannot be set for the Glibc module itself.
 int clinux_mkostemp(char *template_path, int flags);
