@@ -54,6 +54,9 @@ struct StatusCommand: AsyncParsableCommand {
         if let lineFormat { return print(StatusLine.render(status, format: lineFormat)) }
         if try global.printJSON(status) { return }
         print(StatusCommand.render(status))
+        // Allowances being used or spent (`video-time 22m of 30m left`); a daemon without them says nothing.
+        let allowances = (try? await global.client.allowances().allowances) ?? []
+        for line in AllowancesCommand.statusLines(allowances) { print(line) }
     }
 
     /// Draws the status, then again after each event from the daemon's event stream and each
