@@ -27,7 +27,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "LockCore"),
-        .target(name: "LockProtocol", dependencies: ["LockCore"]),
+        .target(name: "LockProtocol"),
         .target(name: "CLinux"),
         .target(name: "LockPlatform", dependencies: ["LockCore", "CLinux"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -102,6 +102,7 @@ let package = Package(
             dependencies: [
                 "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "LockEnforcementTests",
