@@ -6,8 +6,8 @@ import PackageDescription
 //     → LockPlatform (Linux plumbing: files, clocks, timers, inotify) → LockEnforcement / LockStore
 //     → LockDaemon (domain services, API edge, systemd glue) → simplylockd
 //   LockCore + CICU (through CICUBridge) → LockNames (names as typed: UTS 46, URLs, public suffixes) → LockStore, LockDaemon
-//   LockCore → LockProtocol (wire types, the endpoint table) → LockClient → LockCommands → lockctl
-// LockDaemon's API edge is the only place wire types meet domain types. lockctl never links
+//   LockProtocol (wire types, the endpoint table; depends on nothing) → LockClient → LockCommands → lockctl
+// LockDaemon's API edge is the only place wire types meet domain types (API/WireTypes+Domain.swift). lockctl never links
 // the daemon, the enforcers, SQLite or ICU: it sends names as typed and the daemon parses them.
 let package = Package(
     name: "simplylock",
@@ -34,11 +34,14 @@ let package = Package(
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
         .systemLibrary(name: "CICU", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
         .target(name: "CICUBridge", dependencies: ["CICU"]),
+        .systemLibrary(name: "CLibBPF", pkgConfig: "libbpf", providers: [.apt(["libbpf-dev"])]),
+        // Loads, attaches and pins the BPF LSM exec guard (bpf/exec-guard.bpf.c, built by the Makefile).
+        .target(name: "CExecGuardBPF", dependencies: ["CLibBPF"]),
         .target(name: "LockNames", dependencies: ["LockCore", "CICUBridge"]),
         .target(
             name: "LockEnforcement",
             dependencies: [
-                "LockCore", "LockPlatform", "CNFTables", "CLinux",
+                "LockCore", "LockPlatform", "CNFTables", "CLinux", "CExecGuardBPF",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -25,11 +25,14 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     /// Apps its profile names that were not found installed when it started (or last took
     /// its profile's rules).
     public var missingApps: [String]
+    /// Set when the block is saved but not yet in force, with why: a block aimed at the LAN
+    /// while the LAN's DNS server does not take it (Unbound down). Absent when it is in force.
+    public var notInForce: String?
 
     /// Creates the value field by field.
     public init(
         id: String, profile: String, origin: String, strict: Bool, target: [String], startedAt: Date, endsAt: Date, remainingSeconds: Int,
-        blockedNames: Int, apps: [String], missingApps: [String]
+        blockedNames: Int, apps: [String], missingApps: [String], notInForce: String? = nil
     ) {
         self.id = id
         self.profile = profile
@@ -42,5 +45,6 @@ public struct SessionInfo: Sendable, Equatable, Codable {
         self.blockedNames = blockedNames
         self.apps = apps
         self.missingApps = missingApps
+        self.notInForce = notInForce
     }
 }

@@ -50,6 +50,9 @@ public struct EnforcerKind: Sendable, Equatable, CustomStringConvertible {
     /// Programs, through fanotify or the proc connector.
     public static let apps = EnforcerKind(
         name: "apps", covers: [.apps], section: "apps", machineWide: true, lanReach: nil, attempts: "denied execs")
+    /// Programs, through a BPF LSM program pinned so that it outlives the daemon.
+    public static let bpf = EnforcerKind(
+        name: "bpf", covers: [.apps], section: nil, machineWide: true, lanReach: nil, attempts: nil)
     /// A LAN's Unbound server, per device group (views).
     public static let unbound = EnforcerKind(
         name: "unbound", covers: [.names, .subdomains, .lanTargets], section: "unbound", machineWide: true,
@@ -61,7 +64,7 @@ public struct EnforcerKind: Sendable, Equatable, CustomStringConvertible {
 
     /// Every kind, in the order they apply: the DNS filter before nftables, so that its forwarder
     /// listens by the time the firewall's first commit asks where to redirect DNS.
-    public static let all: [EnforcerKind] = [.hosts, .dns, .nftables, .apps, .unbound, .dnsmasq]
+    public static let all: [EnforcerKind] = [.hosts, .dns, .nftables, .apps, .bpf, .unbound, .dnsmasq]
 
     /// The kind named `name`, if any.
     public static func named(_ name: String) -> EnforcerKind? { all.first { $0.name == name } }

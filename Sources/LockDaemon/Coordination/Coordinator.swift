@@ -188,8 +188,10 @@ public actor Coordinator {
             problems += await profiles.reload().map(\.description)
             await sessions.setMaxSession(configuration.maxSession)
             // The enforcers stay those the daemon started with; the device groups follow the file.
-            let reach = await sessions.targetPolicy.reach
-            await sessions.setTargetPolicy(TargetPolicy(groups: configuration.lan.groups, reach: reach, configFile: paths.configFile))
+            let running = await sessions.targetPolicy
+            await sessions.setTargetPolicy(
+                TargetPolicy(
+                    groups: configuration.lan.groups, reach: running.reach, configFile: paths.configFile, heldBack: running.heldBack))
             await pomodoro.setDefaults(configuration.pomodoro)
             await emergency.setFriction(configuration.friction)
             problems += await scheduler.reloadFiles(defaultWarning: configuration.scheduleWarning).map(\.description)

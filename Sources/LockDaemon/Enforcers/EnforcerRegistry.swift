@@ -21,7 +21,7 @@ struct EnforcerRegistration: Sendable {
 
 extension EnforcerRegistration {
     /// Every enforcer the daemon can run.
-    static let all: [EnforcerRegistration] = [hosts, dns, nftables, apps, unbound, dnsmasq]
+    static let all: [EnforcerRegistration] = [hosts, dns, nftables, apps, bpf, unbound, dnsmasq]
 
     /// The registration of `name`, if any.
     static func named(_ name: String) -> EnforcerRegistration? { all.first { $0.kind.name == name } }
@@ -73,8 +73,14 @@ extension EnforcerRegistration {
         return AppEnforcer(settings: enforcerSettings, logger: factory.logger, onDenial: { attempts.appDenied($0) })
     }
 
+    static let bpf = EnforcerRegistration(kind: .bpf, byDefault: nil) { factory, _, _, _ in
+        BPFExecEnforcer(
+            object: BPFObject.locate(dataDirectory: factory.paths.dataDirectory), pinDirectory: BPFObject.pins(factory.paths),
+            logger: factory.logger)
+    }
+
     static let unbound = EnforcerRegistration(kind: .unbound, byDefault: nil) { factory, _, _, _ in
-        let lan = factory.configuration.lan.unbound
+        let lan = factory.configuration.lan.unbound.under(root: factory.paths.root)
         return UnboundEnforcer(
             settings: .init(
                 controlPath: lan.control, includePath: lan.include, answerNull: lan.answerNull,
@@ -83,7 +89,7 @@ extension EnforcerRegistration {
     }
 
     static let dnsmasq = EnforcerRegistration(kind: .dnsmasq, byDefault: nil) { factory, _, _, _ in
-        let lan = factory.configuration.lan.dnsmasq
+        let lan = factory.configuration.lan.dnsmasq.under(root: factory.paths.root)
         return DnsmasqEnforcer(settings: .init(serversFile: lan.serversFile, pidFile: lan.pidFile), logger: factory.logger)
     }
 }
