@@ -6,8 +6,8 @@ import PackageDescription
 //     → LockPlatform (Linux plumbing: files, clocks, timers, inotify) → LockEnforcement / LockStore
 //     → LockDaemon (domain services, API edge, systemd glue) → simplylockd
 //   LockCore + CICU (through CICUBridge) → LockNames (names as typed: UTS 46, URLs, public suffixes) → LockStore, LockDaemon
-//   LockCore → LockProtocol (wire types, the endpoint table) → LockClient → LockCommands → lockctl
-// LockDaemon's API edge is the only place wire types meet domain types. lockctl never links
+//   LockProtocol (wire types, the endpoint table; depends on nothing) → LockClient → LockCommands → lockctl
+// LockDaemon's API edge is the only place wire types meet domain types (API/WireTypes+Domain.swift). lockctl never links
 // the daemon, the enforcers, SQLite or ICU: it sends names as typed and the daemon parses them.
 let package = Package(
     name: "simplylock",
@@ -27,7 +27,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "LockCore"),
-        .target(name: "LockProtocol", dependencies: ["LockCore"]),
+        .target(name: "LockProtocol"),
         .target(name: "CLinux"),
         .target(name: "LockPlatform", dependencies: ["LockCore", "CLinux"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -105,6 +105,7 @@ let package = Package(
             dependencies: [
                 "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "LockDaemon", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "LockEnforcementTests",

@@ -19,6 +19,10 @@ public protocol Enforcer: AnyObject, Sendable {
     /// it reports that in `status()` and tries again rather than returning.
     func watch() async
 
+    /// Stops everything it started (threads, sockets, monitors) at the daemon's shutdown, after
+    /// its watch ended. What it put in force stays: blocks outlive a restart.
+    func shutdown() async
+
     /// What this enforcer has in force now, for `lockctl status` and `lockctl doctor`.
     func status() async -> EnforcerStatus
 
@@ -39,6 +43,7 @@ public protocol Enforcer: AnyObject, Sendable {
 }
 
 extension Enforcer {
+    public func shutdown() async {}
     public func diagnose() async -> [Finding] { [] }
     public func coverage(of name: String) async -> Coverage? { nil }
     public var scope: EnforcerScope? { nil }

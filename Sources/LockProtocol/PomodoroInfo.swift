@@ -1,5 +1,4 @@
 import Foundation
-import LockCore
 
 /// `GET /v1/pomodoro`: the Pomodoro timer as clients see it.
 public struct PomodoroInfo: Sendable, Equatable, Codable {
@@ -66,33 +65,6 @@ public struct PomodoroInfo: Sendable, Equatable, Codable {
         self.settings = settings
         self.summary = summary
         self.problem = problem
-    }
-
-    /// The wire form of a run's status.
-    public init(
-        _ status: PomodoroStatus, profile: String, startedAt: Date, settings: PomodoroConfig,
-        session: String?, problem: String?
-    ) {
-        var next: String?
-        var nextSeconds: Int?
-        switch status.next {
-        case .phase(let phase, let duration)?:
-            next = phase.rawValue
-            nextSeconds = Int(duration.seconds.rounded(.up))
-        case .finish?:
-            next = "finish"
-        case nil:
-            break
-        }
-        var finishReason: String?
-        if case .finished(let reason) = status.state { finishReason = reason.rawValue }
-        self.init(
-            state: status.state.name, profile: profile, phase: status.phase?.rawValue, cycle: status.cycle,
-            cycles: status.cycles, remainingSeconds: status.remainingSeconds.map { Int($0) },
-            endsAt: status.endsAt, blocking: status.isBlocking, session: status.isBlocking ? session : nil,
-            next: next, nextSeconds: nextSeconds, completedFocusPhases: status.completedFocusPhases,
-            finishReason: finishReason, startedAt: startedAt, settings: PomodoroSettings(settings),
-            summary: status.description, problem: problem)
     }
 
     /// Whether a run is under way (running, paused or waiting).

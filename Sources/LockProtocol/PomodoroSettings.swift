@@ -1,5 +1,3 @@
-import LockCore
-
 /// How a Pomodoro run is paced, as clients see it.
 public struct PomodoroSettings: Sendable, Equatable, Codable {
     /// Length of a focus phase, in seconds.
@@ -17,14 +15,17 @@ public struct PomodoroSettings: Sendable, Equatable, Codable {
     /// Focus phases cannot be skipped or stopped.
     public var strict: Bool
 
-    /// The wire form of `config`.
-    public init(_ config: PomodoroConfig) {
-        focusSeconds = config.focus.seconds
-        shortBreakSeconds = config.shortBreak.seconds
-        longBreakSeconds = config.longBreak.seconds
-        longEvery = config.longEvery
-        cycles = config.cycles
-        manual = config.manual
-        strict = config.strict
+    /// Creates the value field by field.
+    public init(
+        focusSeconds: Double, shortBreakSeconds: Double, longBreakSeconds: Double, longEvery: Int, cycles: Int? = nil, manual: Bool,
+        strict: Bool
+    ) {
+        self.focusSeconds = focusSeconds
+        self.shortBreakSeconds = shortBreakSeconds
+        self.longBreakSeconds = longBreakSeconds
+        self.longEvery = longEvery
+        self.cycles = cycles
+        self.manual = manual
+        self.strict = strict
     }
 }

@@ -1,5 +1,3 @@
-import LockCore
-
 /// A profile as clients see it.
 public struct ProfileInfo: Sendable, Equatable, Codable {
     /// Identifier.
@@ -49,32 +47,36 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
     /// Apps it names that are not installed here (only in single-profile answers).
     public var missingApps: [String]?
 
-    /// Creates the wire form of a profile.
-    public init(_ profile: Profile, rules: BlockRules, includeExpansion: Bool) {
-        name = profile.name
-        displayName = profile.displayName
-        description = profile.description
-        icon = profile.icon
-        color = profile.color
-        domains = profile.domains.map(\.value)
-        services = profile.services
-        categories = profile.categories
-        allow = profile.allow.map(\.value)
-        addresses = profile.addresses.map(\.description)
-        lists = profile.lists
-        let imported = Set(rules.lists.map(\.name))
-        missingLists = profile.lists.filter { !imported.contains($0) }
-        mode = profile.mode.rawValue
-        apps = profile.apps
-        appCategories = profile.appCategories.map(\.name)
-        running = profile.running.rawValue
-        strict = profile.strict
-        kind = profile.kind.rawValue
-        domainCount = rules.block.count
-        expandedDomains = includeExpansion ? rules.block.sorted : nil
-        appCount = rules.apps.count
-        expandedApps = includeExpansion ? rules.apps.map(\.id) : nil
-        missingApps = includeExpansion ? rules.missingApps : nil
+    /// Creates the value field by field.
+    public init(
+        name: String, displayName: String? = nil, description: String? = nil, icon: String? = nil, color: String? = nil, domains: [String],
+        services: [String], categories: [String], allow: [String], addresses: [String], lists: [String], missingLists: [String],
+        mode: String, apps: [String], appCategories: [String], running: String, strict: Bool, kind: String, domainCount: Int,
+        expandedDomains: [String]? = nil, appCount: Int, expandedApps: [String]? = nil, missingApps: [String]? = nil
+    ) {
+        self.name = name
+        self.displayName = displayName
+        self.description = description
+        self.icon = icon
+        self.color = color
+        self.domains = domains
+        self.services = services
+        self.categories = categories
+        self.allow = allow
+        self.addresses = addresses
+        self.lists = lists
+        self.missingLists = missingLists
+        self.mode = mode
+        self.apps = apps
+        self.appCategories = appCategories
+        self.running = running
+        self.strict = strict
+        self.kind = kind
+        self.domainCount = domainCount
+        self.expandedDomains = expandedDomains
+        self.appCount = appCount
+        self.expandedApps = expandedApps
+        self.missingApps = missingApps
     }
 }
 

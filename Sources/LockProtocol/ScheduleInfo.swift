@@ -1,5 +1,4 @@
 import Foundation
-import LockCore
 
 /// A schedule as clients see it: its definition, and where it stands now.
 public struct ScheduleInfo: Sendable, Equatable, Codable {
@@ -53,38 +52,35 @@ public struct ScheduleInfo: Sendable, Equatable, Codable {
     /// Why it cannot block as it should (a profile that no longer exists), if so.
     public var problem: String?
 
-    /// Creates the wire form of `schedule` as it stands.
-    public init(_ schedule: Schedule, status: ScheduleStatus, session: String?, problem: String?) {
-        name = schedule.name
-        profile = schedule.profile
-        switch schedule.rule {
-        case .weekly(let window):
-            kind = "weekly"
-            days = window.days.description
-            from = window.from.description
-            to = window.to.description
-        case .calendar(let spec, let duration):
-            kind = "calendar"
-            on = spec.normalizedText
-            seconds = Int(duration.seconds)
-        case .cron(let expression, let duration):
-            kind = "cron"
-            cron = expression.text
-            seconds = Int(duration.seconds)
-        }
-        summary = schedule.summary
-        flags = schedule.rule.description
-        tz = schedule.timeZoneName
-        timeZone = schedule.ownZoneName ?? status.zone.identifier
-        strict = status.strict
-        warnSeconds = Int(status.warning.seconds)
-        enabled = schedule.enabled
-        target = schedule.target.names
-        active = status.active
-        stoppedByHand = status.stoppedByHand
-        strictDeferred = status.strictDeferred
-        blockEnd = status.blockEnd
-        next = status.next.map(ScheduleInterval.init)
+    /// Creates the value field by field.
+    public init(
+        name: String, profile: String, kind: String, days: String? = nil, from: String? = nil, to: String? = nil, on: String? = nil,
+        cron: String? = nil, seconds: Int? = nil, summary: String, flags: String, tz: String? = nil, timeZone: String, strict: Bool,
+        warnSeconds: Int, enabled: Bool, target: [String], active: Bool, stoppedByHand: Bool, strictDeferred: Bool, blockEnd: Date? = nil,
+        next: ScheduleInterval? = nil, session: String? = nil, problem: String? = nil
+    ) {
+        self.name = name
+        self.profile = profile
+        self.kind = kind
+        self.days = days
+        self.from = from
+        self.to = to
+        self.on = on
+        self.cron = cron
+        self.seconds = seconds
+        self.summary = summary
+        self.flags = flags
+        self.tz = tz
+        self.timeZone = timeZone
+        self.strict = strict
+        self.warnSeconds = warnSeconds
+        self.enabled = enabled
+        self.target = target
+        self.active = active
+        self.stoppedByHand = stoppedByHand
+        self.strictDeferred = strictDeferred
+        self.blockEnd = blockEnd
+        self.next = next
         self.session = session
         self.problem = problem
     }

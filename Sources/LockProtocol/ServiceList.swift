@@ -1,5 +1,3 @@
-import LockCore
-
 /// `GET /v1/services`: the service catalog that profiles refer to by name.
 public struct ServiceList: Sendable, Equatable, Codable {
     /// One catalog service.
@@ -48,18 +46,5 @@ public struct ServiceList: Sendable, Equatable, Codable {
     public init(services: [Entry], categories: [Category]) {
         self.services = services
         self.categories = categories
-    }
-
-    /// The catalog as clients see it, sorted by name.
-    public init(_ catalog: ServiceCatalog) {
-        services = catalog.services.values.sorted { $0.name < $1.name }.map {
-            Entry(name: $0.name, displayName: $0.displayName, categories: $0.categories, domains: $0.domains.map(\.value))
-        }
-        let names = Set(catalog.categories.keys).union(catalog.services.values.flatMap(\.categories))
-        categories = names.sorted().map { name in
-            Category(
-                name: name, description: catalog.categories[name] ?? "",
-                services: catalog.services.values.filter { $0.categories.contains(name) }.map(\.name).sorted())
-        }
     }
 }

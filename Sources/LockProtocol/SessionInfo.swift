@@ -1,5 +1,4 @@
 import Foundation
-import LockCore
 
 /// A session as clients see it.
 public struct SessionInfo: Sendable, Equatable, Codable {
@@ -30,19 +29,22 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     /// while the LAN's DNS server does not take it (Unbound down). Absent when it is in force.
     public var notInForce: String?
 
-    /// Creates the wire form of `session` as it looks at `now`.
-    public init(_ session: Session, at now: ClockReading) {
-        id = session.id
-        profile = session.profile
-        origin = session.origin.rawValue
-        strict = session.strict
-        target = session.target.names
-        startedAt = session.startedAt
-        let remaining = session.remaining(at: now)
-        remainingSeconds = Int(remaining.seconds.rounded(.up))
-        endsAt = now.wall.addingTimeInterval(Double(remainingSeconds))
-        blockedNames = session.rules.exactNameCount
-        apps = session.rules.apps.map(\.id)
-        missingApps = session.rules.missingApps
+    /// Creates the value field by field.
+    public init(
+        id: String, profile: String, origin: String, strict: Bool, target: [String], startedAt: Date, endsAt: Date, remainingSeconds: Int,
+        blockedNames: Int, apps: [String], missingApps: [String], notInForce: String? = nil
+    ) {
+        self.id = id
+        self.profile = profile
+        self.origin = origin
+        self.strict = strict
+        self.target = target
+        self.startedAt = startedAt
+        self.endsAt = endsAt
+        self.remainingSeconds = remainingSeconds
+        self.blockedNames = blockedNames
+        self.apps = apps
+        self.missingApps = missingApps
+        self.notInForce = notInForce
     }
 }

@@ -10,7 +10,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var enforcers: [String]?
     /// DNS servers for resolving blocked names into firewall addresses (`9.9.9.9`,
     /// `[2620:fe::fe]:53`); empty means the machine's resolv.conf.
-    public var resolvers: [String] = []
+    public var resolvers: [ResolverAddress] = []
     /// A DNS-over-HTTPS endpoint list to use instead of the shipped `doh.txt`.
     public var dohList: String?
     /// How often active sessions are checkpointed to disk (what a reboot can lose at most).
@@ -41,7 +41,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
-    public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "connections", "apps", "bpf", "unbound", "dnsmasq"]
+    public static let knownEnforcers: Set<String> = Set(EnforcerKind.all.map(\.name))
     static let keys = Set(
         [
             "log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",
@@ -66,22 +66,6 @@ public struct DaemonConfiguration: Sendable, Equatable {
             self.configuration = configuration
             self.problems = problems
         }
-    }
-
-    /// An address with an optional port: `9.9.9.9`, `9.9.9.9:53`, `2620:fe::fe`, `[2620:fe::fe]:53`.
-    static func isResolverAddress(_ text: String) -> Bool {
-        var host = Substring(text)
-        var port: Substring?
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
-            port = host[host.index(after: close)...].drop { $0 == ":" }
-            host = host[host.index(after: host.startIndex)..<close]
-        } else if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") {
-            port = host[host.index(after: colon)...]
-            host = host[..<colon]
-        }
-        if let port, !port.isEmpty, UInt16(port) == nil { return false }
-        guard let address = try? IPNetwork(parsing: String(host)) else { return false }
-        return address.isSingleAddress
     }
 
     /// Reads `path`. A missing file gives the defaults. Every key is checked on its own: a bad
@@ -128,14 +112,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
             configuration.enforcers = names
         }
         check { () throws(FileProblem) in
-            var resolvers: [String] = []
+            var resolvers: [ResolverAddress] = []
             for text in try document.strings("resolvers") {
-                guard isResolverAddress(text) else {
+                do throws(IPNetworkError) { resolvers.append(try ResolverAddress(parsing: text)) } catch {
                     throw document.problem(
                         "resolvers", value: text,
                         "\"\(text)\" is not a resolver address (9.9.9.9, 2620:fe::fe or [2620:fe::fe]:53)")
                 }
-                resolvers.append(text)
             }
             configuration.resolvers = resolvers
         }

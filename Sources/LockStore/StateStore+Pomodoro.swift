@@ -7,21 +7,7 @@ extension StateStore {
     /// completed, in one transaction: a crash can neither lose a completed phase nor, since
     /// the state saved with it no longer replays that phase, record it twice.
     public func savePomodoro<T: Encodable>(_ state: T?, forKey key: String, completed: [FocusRecord]) throws {
-        try requireWritable()
-        try database.write { db in
-            try StateStore.setValue(state, forKey: key, db)
-            for record in completed {
-                try db.execute(
-                    sql: """
-                        INSERT OR IGNORE INTO pomodoroFocus (run, profile, cycle, cycles, startedAt, endedAt, focusedSeconds)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        record.run, record.profile, record.cycle, record.cycles, record.startedAt, record.endedAt,
-                        record.focused.seconds,
-                    ])
-            }
-        }
+        try save([try .value(state, forKey: key), .focus(completed)])
     }
 
     /// The most recent completed focus phases, newest first, with the count and focus time of

@@ -10,11 +10,13 @@ extension StateStore {
         }
     }
 
-    /// Saves a change to the active sessions and their history in one transaction.
-    public func commit(_ change: SessionChange, at now: ClockReading) throws {
-        guard !change.isEmpty else { return }
+    /// Saves a change to the active sessions and their history, with the records of the owners
+    /// that made it (`writes`), in one transaction.
+    public func commit(_ change: SessionChange, writes: [StateWrite] = [], at now: ClockReading) throws {
+        guard !change.isEmpty || !writes.isEmpty else { return }
         try requireWritable()
         try database.write { db in
+            try StateStore.apply(writes, db)
             for session in change.started {
                 try SessionRecord(session).insert(db, onConflict: .replace)
                 try db.execute(
@@ -48,26 +50,6 @@ extension StateStore {
             // The cached INSERT statement keeps its last bound rules, and SQLite a copy of them:
             // megabytes after a 100 000-name start, for as long as the block lasts.
             db.releaseMemory()
-        }
-    }
-
-    /// Takes back a change saved by `commit` that could not be enforced, as if it never happened.
-    public func revert(_ change: SessionChange, at now: ClockReading) throws {
-        guard !change.isEmpty else { return }
-        try requireWritable()
-        try database.write { db in
-            for session in change.started {
-                try db.execute(sql: "DELETE FROM activeSession WHERE id = ?", arguments: [session.id])
-                try db.execute(sql: "DELETE FROM history WHERE id = ?", arguments: [session.id])
-            }
-            for update in change.updated {
-                try save(update.old, rulesChanged: update.old.rules != update.new.rules, at: now, db)
-            }
-            for ending in change.ended {
-                try SessionRecord(ending.session).insert(db, onConflict: .replace)
-                try db.execute(sql: "UPDATE history SET endedAt = NULL, endReason = NULL WHERE id = ?", arguments: [ending.session.id])
-                try db.execute(sql: "DELETE FROM emergencyUnlock WHERE session = ?", arguments: [ending.session.id])
-            }
         }
     }
 

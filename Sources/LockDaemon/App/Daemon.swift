@@ -108,8 +108,11 @@ struct Daemon {
         }
         let interval = settings.checkpointInterval
         let (idleSample, busySample) = AppUsageMeter.intervals()
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: EnforcerWatchService(enforcers: built.enforcers)),
+        // Each enforcer a service of its own, first, so that they stop last, in reverse order.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = built.enforcers.map {
+            .init(service: EnforcerService(enforcer: $0))
+        }
+        services += [
             .init(
                 service: SessionClockService(
                     sessions: core.sessions, deadlines: sessionTimer, interval: interval,
@@ -136,8 +139,10 @@ struct Daemon {
                     execGuardAnswers: { [apps = built.apps] in apps?.isAnswering(within: SystemdService.execGuardSilence) ?? true })),
         ]
         if let firewall = built.firewall {
-            // Before the server in the list, so it saves the addresses after the server stopped.
-            services.insert(.init(service: AddressBookService(firewall: firewall, store: store, interval: interval)), at: 1)
+            // Before the server in the list, so it saves the addresses after the server stopped
+            // (and before the firewall stops).
+            services.insert(
+                .init(service: AddressBookService(firewall: firewall, store: store, interval: interval)), at: built.enforcers.count + 1)
         }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

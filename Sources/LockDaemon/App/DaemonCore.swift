@@ -113,8 +113,14 @@ public struct DaemonCore: Sendable {
             state: store, events: events, timer: timers.schedules, logger: logger, clock: clock,
             systemZone: zone, defaultWarning: settings.scheduleWarning)
         await scheduler.start()
+        // Every session owner, asked together at every reconciliation from here on: what
+        // changes at one instant is one batch. A new kind of owner is added here.
+        await sessions.register([pomodoro, scheduler])
+        let emergency = EmergencyAccess(
+            sessions: sessions, profiles: profiles, store: store, friction: settings.friction, clock: clock, logger: logger,
+            generator: randomness)
         let coordinator = Coordinator(
-            profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, lists: lists,
+            profiles: profiles, sessions: sessions, scheduler: scheduler, pomodoro: pomodoro, emergency: emergency, lists: lists,
             events: events, apps: apps, configuration: configuration, paths: paths, logger: logger, clock: clock)
         // Versions only blocks that ended while the daemon was down still held.
         await coordinator.collectUnusedLists()
@@ -122,11 +128,7 @@ public struct DaemonCore: Sendable {
             sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
             profiles: profiles, apps: apps, coordinator: coordinator, lists: lists, store: store, paths: paths,
             firewallUnavailable: firewallUnavailable, clock: clock, launch: launch, zone: zone)
-        let currentConfiguration: @Sendable () async -> DaemonConfiguration = { await coordinator.currentConfiguration }
-        let insights = InsightsService(store: store, configuration: currentConfiguration, clock: clock, zone: zone)
-        let emergency = EmergencyAccess(
-            sessions: sessions, profiles: profiles, store: store, configuration: currentConfiguration,
-            clock: clock, logger: logger, generator: randomness)
+        let insights = InsightsService(store: store, emergency: emergency, clock: clock, zone: zone)
         let inbox = attemptInbox ?? AttemptInbox(clock: clock)
         let attempts = AttemptRecorder(inbox: inbox, sessions: sessions, store: store, events: events, logger: logger, clock: clock)
         let usage = UsageRecorder(store: store, logger: logger)

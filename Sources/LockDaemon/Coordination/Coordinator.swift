@@ -12,6 +12,7 @@ public actor Coordinator {
     private let sessions: SessionService
     private let scheduler: Scheduler
     private let pomodoro: PomodoroEngine
+    private let emergency: EmergencyAccess
     private let lists: ListService
     private let events: EventBus
     private let apps: AppCatalogService
@@ -26,7 +27,8 @@ public actor Coordinator {
     /// Creates the coordinator over services built with `configuration`.
     public init(
         profiles: ProfileService, sessions: SessionService, scheduler: Scheduler, pomodoro: PomodoroEngine,
-        lists: ListService, events: EventBus, apps: AppCatalogService, configuration: DaemonConfiguration.Loaded, paths: Paths,
+        emergency: EmergencyAccess, lists: ListService, events: EventBus, apps: AppCatalogService,
+        configuration: DaemonConfiguration.Loaded, paths: Paths,
         logger: Logger, clock: @escaping @Sendable () -> ClockReading
     ) {
         self.lists = lists
@@ -34,6 +36,7 @@ public actor Coordinator {
         self.sessions = sessions
         self.scheduler = scheduler
         self.pomodoro = pomodoro
+        self.emergency = emergency
         self.events = events
         self.configuration = configuration.configuration
         self.configurationProblems = configuration.problems
@@ -173,12 +176,12 @@ public actor Coordinator {
         await lists.collectGarbage(keeping: await sessions.heldLists)
     }
 
-    /// Reads the configuration, profiles and schedules again (`lockctl reload`, SIGHUP). A bad
-    /// file keeps its last good version; every problem is returned. The configuration is read
-    /// once and handed to each service.
     /// Reloads the allowances' files too from now on.
     public func setAllowances(_ owner: AllowanceOwner) { allowances = owner }
 
+    /// Reads the configuration, profiles and schedules again (`lockctl reload`, SIGHUP). A bad
+    /// file keeps its last good version; every problem is returned. The configuration is read
+    /// once, here, and each service is handed its part (no service reads it back).
     public func reload() async -> ReloadOutcome {
         await gate.run {
             let loaded = DaemonConfiguration.load(paths.configFile)
@@ -194,6 +197,7 @@ public actor Coordinator {
                 TargetPolicy(
                     groups: configuration.lan.groups, reach: running.reach, configFile: paths.configFile, heldBack: running.heldBack))
             await pomodoro.setDefaults(configuration.pomodoro)
+            await emergency.setFriction(configuration.friction)
             problems += await scheduler.reloadFiles(defaultWarning: configuration.scheduleWarning).map(\.description)
             problems += await allowances?.reload().map(\.description) ?? []
             problems += await sessions.refreshAllRules().map { "cannot apply the changed profile \($0); retried at each checkpoint" }

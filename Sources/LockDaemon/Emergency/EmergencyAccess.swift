@@ -15,7 +15,8 @@ public actor EmergencyAccess {
     private let sessions: SessionService
     private let profiles: ProfileService
     private let store: StateStore
-    private let configuration: @Sendable () async -> DaemonConfiguration
+    /// The configuration's `[friction]`, pushed at start-up and by each reload.
+    private var friction: FrictionSettings?
     private let clock: @Sendable () -> ClockReading
     private let logger: Logger
     private let gate = SerialGate()
@@ -25,17 +26,23 @@ public actor EmergencyAccess {
     /// Creates the service; `generator` makes the texts (the system's in the daemon).
     public init(
         sessions: SessionService, profiles: ProfileService, store: StateStore,
-        configuration: @escaping @Sendable () async -> DaemonConfiguration, clock: @escaping @Sendable () -> ClockReading,
+        friction: FrictionSettings?, clock: @escaping @Sendable () -> ClockReading,
         logger: Logger, generator: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.sessions = sessions
         self.profiles = profiles
         self.store = store
-        self.configuration = configuration
+        self.friction = friction
         self.clock = clock
         self.logger = logger
         self.generator = generator
     }
+
+    /// Takes the configuration's `[friction]` (after a reload).
+    public func setFriction(_ friction: FrictionSettings?) { self.friction = friction }
+
+    /// The policy of profiles without a `[friction]` of their own.
+    public var defaultPolicy: FrictionPolicy { FrictionSettings.resolve(profile: nil, configuration: friction) }
 
     /// A new challenge for the strict session `reference` names, replacing any earlier one.
     public func challenge(_ reference: String) async throws(EmergencyError) -> (Session, UnlockChallenge, EmergencyAllowance.Status) {
@@ -102,7 +109,7 @@ public actor EmergencyAccess {
         let now = clock()
         var own: FrictionSettings?
         if let profile { own = await profiles.profile(profile)?.friction }
-        let policy = FrictionSettings.resolve(profile: own, configuration: await configuration().friction)
+        let policy = FrictionSettings.resolve(profile: own, configuration: friction)
         return EmergencyAllowance.status(try records(scope: own?.perWeek != nil ? profile : nil), policy: policy, at: now)
     }
 
@@ -126,7 +133,7 @@ public actor EmergencyAccess {
         -> (FrictionPolicy, EmergencyAllowance.Status)
     {
         let own = await profiles.profile(session.profile)?.friction
-        let policy = FrictionSettings.resolve(profile: own, configuration: await configuration().friction)
+        let policy = FrictionSettings.resolve(profile: own, configuration: friction)
         let records = try records(scope: own?.perWeek != nil ? session.profile : nil)
         return (policy, EmergencyAllowance.status(records, policy: policy, at: now))
     }

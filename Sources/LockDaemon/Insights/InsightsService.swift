@@ -7,7 +7,8 @@ import LockStore
 /// attempts and early ends.
 public struct InsightsService: Sendable {
     let store: StateStore
-    let configuration: @Sendable () async -> DaemonConfiguration
+    /// Knows the friction policy in force (for the allowance in the report).
+    let emergency: EmergencyAccess
     let clock: @Sendable () -> ClockReading
     let zone: @Sendable () -> TimeZone
 
@@ -136,8 +137,7 @@ public struct InsightsService: Sendable {
             }
         }
         let windowDailyTotals = windowFocus
-        let configuration = await configuration()
-        let policy = FrictionSettings.resolve(profile: nil, configuration: configuration.friction)
+        let policy = await emergency.defaultPolicy
         return InsightsReport(
             window: window, zone: zone, goals: goals, days: reportDays, weeks: weeks,
             currentStreak: streak.days, todayMet: streak.todayMet,

@@ -4,15 +4,17 @@ import LockStore
 import Logging
 
 /// The Pomodoro timer: one `PomodoroMachine` linked to a profile. A boot-clock timer is armed
-/// for the next phase end (the engine never polls), and the single session of origin
-/// `pomodoro` is made to match the machine through `SessionService.reconcileOwned`: present
-/// during focus phases (and strict paused ones), absent otherwise.
+/// for the next phase end (the engine never polls). As a `SessionOwner` it owns the single
+/// session of origin `pomodoro`: present during focus phases (and strict paused ones), absent
+/// otherwise.
 ///
-/// Every change follows the daemon's order: validate, persist (the snapshot together with the
-/// focus phases it completed), enforce (reconcile the owned session), publish events. A change
-/// a user asked for is undone if its session cannot be put in place; one that time brought
-/// about cannot be, so its problem is reported in the status and retried at each checkpoint.
-public actor PomodoroEngine {
+/// Every change is proposed, not made: validated, then handed to the session service's
+/// reconciliation, which puts the session in place and saves the run (with the focus phases it
+/// completed) in the sessions' transaction; only then does the engine take the new machine
+/// into use (`settle`) and publish its events. A change a user asked for that cannot go through
+/// is simply never taken into use; one that time brought about happens anyway, its problem is
+/// reported in the status and retried at each checkpoint.
+public actor PomodoroEngine: SessionOwner {
     /// Key of the saved run in the state store.
     static let storeKey = "pomodoro"
     /// How far ahead the session of a paused strict focus phase ends. It has no end while
@@ -32,6 +34,22 @@ public actor PomodoroEngine {
     private var run: PomodoroRun?
     private var machine: PomodoroMachine?
     private var problem: String?
+    /// A change waiting for its reconciliation (asked for by this engine).
+    private var pending: Proposal?
+    /// The change handed out in `claims`, taken into use (or not) in `settle`.
+    private var inFlight: Proposal?
+
+    /// A machine and run the engine would move to, with what they bring.
+    private struct Proposal: Sendable {
+        var run: PomodoroRun?
+        var machine: PomodoroMachine?
+        var events: [PomodoroEvent] = []
+        var completed: [FocusRecord] = []
+        /// Someone asked for it: it is not taken into use if its session cannot be put in place.
+        var isRequest = false
+        /// The run is saved with it.
+        var save = true
+    }
 
     /// Creates an engine; call `restore()` before serving requests.
     public init(
@@ -63,21 +81,20 @@ public actor PomodoroEngine {
         await gate.run {
             let now = clock()
             let saved: PomodoroRun?
+            var dropped = false
             do { saved = try store.value(PomodoroRun.self, forKey: Self.storeKey) } catch {
                 logger.error("the saved Pomodoro cannot be read; it is dropped", metadata: ["error": "\(error)"])
-                try? store.savePomodoro(Optional<PomodoroRun>.none, forKey: Self.storeKey, completed: [])
                 saved = nil
+                dropped = true
             }
             guard let saved else {
                 // A session without a run (the run was dropped) must not outlive it.
-                await enforce(now: now)
+                pending = Proposal(run: nil, machine: nil, save: dropped)
+                await sessions.reconcile(asking: self)
                 return
             }
-            run = saved
-            let outcome = PomodoroMachine.restore(saved.snapshot, at: now)
-            machine = outcome.machine
-            try? await commit(outcome, now: now)
-            timer.arm(at: machine?.nextDeadline)
+            pending = Self.proposal(saved, PomodoroMachine.restore(saved.snapshot, at: now), isRequest: false)
+            await sessions.reconcile(asking: self)
             if let machine, !machine.isFinished {
                 logger.info("pomodoro resumed", metadata: ["profile": "\(saved.profile)", "state": "\(machine.status(at: now))"])
             }
@@ -118,12 +135,10 @@ public actor PomodoroEngine {
             if let machine, let run, !machine.advance(to: now).machine.isFinished {
                 throw .alreadyRunning(profile: run.profile, status: "\(machine.status(at: now))")
             }
-            let previous = (run, machine)
-            run = PomodoroRun(
+            let started = PomodoroRun(
                 id: makeID(), profile: profile.name, startedAt: now.wall, snapshot: outcome.machine.snapshot,
                 target: request.target.isThisMachine ? nil : request.target)
-            machine = outcome.machine
-            try await commit(outcome, now: now, undoing: previous)
+            try await propose(Self.proposal(started, outcome, isRequest: true))
             logger.info("pomodoro started", metadata: ["profile": "\(profile.name)", "run": "\(run?.id ?? "")"])
             return await view(at: now)
         }
@@ -146,9 +161,9 @@ public actor PomodoroEngine {
             } catch {
                 throw .refused(error)
             }
-            machine = outcome.machine
-            try await commit(outcome, now: now, undoing: (run, current))
-            logger.info("pomodoro \(operation.rawValue)", metadata: ["profile": "\(run?.profile ?? "")"])
+            guard let run else { throw .notRunning }
+            try await propose(Self.proposal(run, outcome, isRequest: true))
+            logger.info("pomodoro \(operation.rawValue)", metadata: ["profile": "\(run.profile)"])
             return await view(at: now)
         }
     }
@@ -183,83 +198,93 @@ public actor PomodoroEngine {
     private func refresh() async {
         await gate.run {
             guard let current = machine, !current.isFinished else { return }
-            let now = clock()
-            let outcome = current.advance(to: now)
-            machine = outcome.machine
-            try? await commit(outcome, now: now)
+            // Asked without a proposal: the claims move the machine on to the batch's instant.
+            await sessions.reconcile(asking: self)
         }
     }
 
-    /// Persists the machine with the focus phases it completed, puts its session in place,
-    /// re-arms the timer and publishes the events. With `undoing`, a failure to save or to put
-    /// the session in place restores that earlier state and is thrown; without, time has moved
-    /// on regardless: the block still follows the machine, and saving or enforcing is retried
-    /// at the next checkpoint (a session problem is shown in the status meanwhile).
-    private func commit(
-        _ outcome: PomodoroOutcome, now: ClockReading,
-        undoing previous: (PomodoroRun?, PomodoroMachine?)? = nil
-    ) async throws(PomodoroError) {
-        guard var current = run else { return }
-        current.snapshot = outcome.machine.snapshot
+    /// Hands a change someone asked for to the reconciliation; throws why it did not go through.
+    private func propose(_ proposal: Proposal) async throws(PomodoroError) {
+        pending = proposal
+        let outcome = await sessions.reconcile(asking: self)
+        if let error = outcome.problem(.pomodoro) { throw .session(error) }
+    }
+
+    /// The proposal of moving `run` to `outcome`'s machine.
+    private static func proposal(_ run: PomodoroRun, _ outcome: PomodoroOutcome, isRequest: Bool) -> Proposal {
+        var run = run
+        run.snapshot = outcome.machine.snapshot
         let completed = outcome.events.compactMap { event -> FocusRecord? in
             guard case .focusCompleted(let cycle, let cycles, let focused, let startedAt, let at) = event else { return nil }
             return FocusRecord(
-                run: current.id, profile: current.profile, cycle: cycle, cycles: cycles,
-                startedAt: startedAt, endedAt: at, focused: focused)
+                run: run.id, profile: run.profile, cycle: cycle, cycles: cycles, startedAt: startedAt, endedAt: at, focused: focused)
         }
-        do { try store.savePomodoro(current, forKey: Self.storeKey, completed: completed) } catch {
-            if let previous {
-                (run, machine) = previous
-                throw .storage("\(error)")
-            }
-            logger.error("cannot save the Pomodoro; will retry", metadata: ["error": "\(error)"])
-        }
-        // Enforced before the new state shows: `pomodoro status` never says a focus phase ended
-        // while its block is still in place (changes are serialised by the gate; reads are not).
-        let failure = await enforce(outcome.machine, current, now: now)
-        if let failure, let previous {
-            (run, machine) = previous
-            try? store.savePomodoro(run, forKey: Self.storeKey, completed: [])
-            await enforce(now: now)
-            timer.arm(at: machine?.nextDeadline)
-            throw .session(failure)
-        }
-        run = current
-        machine = outcome.machine
-        timer.arm(at: machine?.nextDeadline)
-        for event in outcome.events { publish(event, run: current) }
+        return Proposal(run: run, machine: outcome.machine, events: outcome.events, completed: completed, isRequest: isRequest)
     }
 
-    /// Makes the Pomodoro session match the machine; returns the failure, if any.
-    @discardableResult
-    private func enforce(now: ClockReading) async -> SessionError? {
-        await enforce(machine, run, now: now)
+    // MARK: - Owning the session
+
+    public nonisolated func owns(_ origin: SessionOrigin) -> Bool { origin == .pomodoro }
+
+    public func claims(at now: ClockReading, owned: [Session], asked: Bool) async -> OwnerClaims {
+        let proposal: Proposal
+        if let pending {
+            // Its own reconciliation follows; until then the machine stays as it is.
+            guard asked else { return .none }
+            proposal = pending
+        } else if let machine, let run, !machine.isFinished {
+            var moved = Self.proposal(run, machine.advance(to: now), isRequest: false)
+            moved.save = asked || !moved.events.isEmpty
+            proposal = moved
+        } else if run != nil || asked {
+            // A finished run owns no session; asked without a run, no session may outlive it.
+            proposal = Proposal(run: run, machine: machine, save: false)
+        } else {
+            return .none
+        }
+        inFlight = proposal
+        let writes: [StateWrite]
+        do { writes = proposal.save ? [try .value(proposal.run, forKey: Self.storeKey), .focus(proposal.completed)] : [] } catch {
+            logger.error("cannot encode the Pomodoro", metadata: ["error": "\(error)"])
+            writes = []
+        }
+        let isRequest = proposal.isRequest
+        return OwnerClaims(
+            sessions: [.pomodoro: Self.desiredSession(proposal.machine, proposal.run, now: now)], isRequest: isRequest,
+            records: { refused in isRequest && !refused.isEmpty ? [] : writes })
     }
 
-    /// Makes the Pomodoro session match `machine` and `run`; returns the failure, if any.
-    private func enforce(_ machine: PomodoroMachine?, _ run: PomodoroRun?, now: ClockReading) async -> SessionError? {
-        var desired: OwnedSession?
-        if let machine, let run {
-            switch machine.state {
-            case .running(.focus, let deadline) where deadline > now.boot:
-                desired = OwnedSession(
-                    profile: run.profile, remaining: deadline - now.boot, strict: machine.config.strict,
-                    target: run.target ?? .thisMachine)
-            case .paused(.focus, _) where machine.config.strict:
-                desired = OwnedSession(
-                    profile: run.profile, remaining: Self.pausedHorizon, strict: true, target: run.target ?? .thisMachine)
-            default:
-                break
-            }
-        }
-        do {
-            try await sessions.reconcileOwned(.pomodoro, desired)
+    public func settle(_ outcome: OwnerOutcome) async {
+        guard let proposal = inFlight else { return }
+        inFlight = nil
+        if outcome.asked { pending = nil }
+        let failure = outcome.problem(.pomodoro)
+        // A request that did not go through is never taken into use: nothing to undo.
+        if proposal.isRequest, failure != nil { return }
+        if !outcome.saved, proposal.save { logger.error("cannot save the Pomodoro; will retry", metadata: [:]) }
+        run = proposal.run
+        machine = proposal.machine
+        if let failure {
+            problem = "cannot block \(proposal.run?.profile ?? "the profile"): \(failure)"
+            logger.error("cannot put the Pomodoro session in place", metadata: ["error": "\(failure)"])
+        } else {
             problem = nil
+        }
+        timer.arm(at: machine?.nextDeadline)
+        if let run { for event in proposal.events { publish(event, run: run) } }
+    }
+
+    /// The session `machine` and `run` call for at `now`.
+    private static func desiredSession(_ machine: PomodoroMachine?, _ run: PomodoroRun?, now: ClockReading) -> OwnedSession? {
+        guard let machine, let run else { return nil }
+        switch machine.state {
+        case .running(.focus, let deadline) where deadline > now.boot:
+            return OwnedSession(
+                profile: run.profile, remaining: deadline - now.boot, strict: machine.config.strict, target: run.target ?? .thisMachine)
+        case .paused(.focus, _) where machine.config.strict:
+            return OwnedSession(profile: run.profile, remaining: Self.pausedHorizon, strict: true, target: run.target ?? .thisMachine)
+        default:
             return nil
-        } catch {
-            problem = "cannot block \(desired?.profile ?? "the profile"): \(error)"
-            logger.error("cannot put the Pomodoro session in place", metadata: ["error": "\(error)"])
-            return error
         }
     }
 

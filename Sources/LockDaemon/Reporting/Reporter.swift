@@ -70,10 +70,10 @@ public struct Reporter: Sendable {
     }
 
     /// The enforcers that keep blocked apps from running (fanotify, the BPF LSM guard).
-    static let appEnforcers: Set<String> = ["apps", "bpf"]
+    static let appEnforcers = Set(EnforcerKind.all.filter { $0.covers.contains(.apps) }.map(\.name))
 
     /// The enforcers that block for other devices through the LAN's DNS server.
-    static let lanEnforcers: Set<String> = ["unbound", "dnsmasq"]
+    static let lanEnforcers = Set(EnforcerKind.all.filter { $0.covers.contains(.lanTargets) }.map(\.name))
 
     /// Which sessions block `name` (with the rule, and the imported list it comes from), and
     /// whether each enforcer really keeps it from being reached now. `name` is normalised; with

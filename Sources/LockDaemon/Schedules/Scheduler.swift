@@ -5,12 +5,15 @@ import Logging
 
 /// Turns schedules into sessions.
 ///
-/// It keeps no picture of what "should be running": every evaluation (at start-up, at each
-/// edge and warning instant, when the wall clock is set or the machine resumes, when the time
-/// zone or the profiles change, after each change to the schedules) asks the planner what the
-/// sessions should be now, makes them so through `SessionService.reconcileOwned`, sends the
-/// warnings that became due, and arms one timer for the next instant anything can change.
-public actor Scheduler {
+/// It keeps no picture of what "should be running". As a `SessionOwner` it answers, whenever
+/// the session service reconciles (at start-up, at each edge and warning instant, when the wall
+/// clock is set or the machine resumes, when the time zone or the profiles change, after each
+/// change to the schedules, and whenever anything else changes the sessions), what the planner
+/// says the sessions should be now: every schedule that changes at one instant goes into the
+/// same batch. Once the batch has gone through it keeps the records (saved in the sessions'
+/// transaction), sends the warnings that became due, and arms one timer for the next instant
+/// anything can change.
+public actor Scheduler: SessionOwner {
     private var store: ScheduleStore
     private let sessions: SessionService
     private let profiles: any ProfileCatalog
@@ -23,6 +26,10 @@ public actor Scheduler {
     private let gate = SerialGate()
     private let timer: any WallClockTimer
     private var records: [String: ScheduleRecord] = [:]
+    /// The records as last saved; a batch saves `records` when they differ.
+    private var savedRecords: [String: ScheduleRecord] = [:]
+    /// The plan handed out in `claims`, settled in `settle`.
+    private var inFlight: SchedulePlan?
     private var problems: [String: String] = [:]
     private var sentWarnings: Set<String> = []
     private var zoneName: String?
@@ -58,7 +65,10 @@ public actor Scheduler {
     /// Reads the schedule files and what was recorded before a restart, and makes the sessions
     /// match the schedules: a machine booting in the middle of an interval is blocked from here on.
     public func start() async {
-        do { records = try state.value([String: ScheduleRecord].self, forKey: Scheduler.recordsKey) ?? [:] } catch {
+        do {
+            records = try state.value([String: ScheduleRecord].self, forKey: Scheduler.recordsKey) ?? [:]
+            savedRecords = records
+        } catch {
             logger.error("cannot read the schedule records; blocks stopped by hand may start again", metadata: ["error": "\(error)"])
         }
         await refreshProfiles()
@@ -204,33 +214,64 @@ public actor Scheduler {
     // MARK: - Evaluation
 
     private func evaluateNow(_ reason: String) async {
-        let (plan, _) = await currentPlan()
-        var kept: [String: ScheduleRecord] = [:]
-        var anyFailed = false
+        await sessions.reconcile(asking: self)
+        logger.debug("schedules evaluated", metadata: ["reason": "\(reason)"])
+    }
+
+    // MARK: - Owning sessions
+
+    public nonisolated func owns(_ origin: SessionOrigin) -> Bool {
+        if case .schedule = origin { return true }
+        return false
+    }
+
+    public func claims(at now: ClockReading, owned: [Session], asked: Bool) async -> OwnerClaims {
+        let plan = plan(at: now, owned: owned)
+        inFlight = plan
+        var claimed: [SessionOrigin: OwnedSession?] = [:]
         for decision in plan.decisions {
-            let name = decision.name
-            var succeeded = true
             switch decision.action {
             case .leave:
                 break
             case .run(let block):
-                let remaining = block.end.timeIntervalSince(clock().wall)
+                let remaining = block.end.timeIntervalSince(now.wall)
                 guard remaining > 0 else { continue }
-                do {
-                    try await sessions.reconcileOwned(
-                        .schedule(name),
-                        OwnedSession(
-                            profile: block.profile, remaining: .seconds(remaining),
-                            strict: block.strict, target: block.target))
-                    problems[name] = nil
-                } catch {
-                    succeeded = false
+                claimed[.schedule(decision.name)] = OwnedSession(
+                    profile: block.profile, remaining: .seconds(remaining), strict: block.strict, target: block.target)
+            case .end:
+                claimed.updateValue(nil, forKey: .schedule(decision.name))
+            }
+        }
+        let (records, saved) = (records, savedRecords)
+        return OwnerClaims(sessions: claimed) { refused in
+            let kept = Self.kept(plan, records, refused: refused)
+            guard kept != saved, let write = try? StateWrite.value(kept, forKey: Scheduler.recordsKey) else { return [] }
+            return [write]
+        }
+    }
+
+    public func settle(_ outcome: OwnerOutcome) async {
+        guard let plan = inFlight else { return }
+        inFlight = nil
+        var anyFailed = false
+        var refused = Set(outcome.refused.keys)
+        for decision in plan.decisions {
+            let name = decision.name
+            let origin = SessionOrigin.schedule(name)
+            switch decision.action {
+            case .leave:
+                break
+            case .run:
+                if let error = outcome.problem(origin) {
+                    refused.insert(origin)
                     anyFailed = true
                     problems[name] = "\(error)"
                     logger.error("schedule cannot block; trying again", metadata: ["schedule": "\(name)", "error": "\(error)"])
+                } else {
+                    problems[name] = nil
                 }
             case .end:
-                do { try await sessions.reconcileOwned(.schedule(name), nil) } catch {
+                if let error = outcome.problem(origin) {
                     anyFailed = true
                     logger.error("cannot end a schedule's block; trying again", metadata: ["schedule": "\(name)", "error": "\(error)"])
                 }
@@ -238,22 +279,30 @@ public actor Scheduler {
             if decision.status?.stoppedByHand == true, records[name]?.stoppedByHand != true {
                 logger.info("schedule's block was stopped by hand; it blocks again at its next interval", metadata: ["schedule": "\(name)"])
             }
-            if let record = succeeded ? decision.record : records[name] { kept[name] = record }
         }
-        if kept != records {
-            do {
-                try state.setValue(kept, forKey: Scheduler.recordsKey)
-                records = kept
-            } catch {
-                logger.error("cannot save the schedule records", metadata: ["error": "\(error)"])
-            }
-        }
+        records = Self.kept(plan, records, refused: refused)
+        if outcome.saved { savedRecords = records }
         publishWarnings(plan)
         // A block that could not be put in place (or lifted) is tried again soon rather than
         // at the next edge, which may be hours away.
         let retry = anyFailed ? plan.now.addingTimeInterval(Self.retryDelay) : nil
         timer.arm(atWall: [plan.wake, retry].compactMap { $0 }.min())
-        logger.debug("schedules evaluated", metadata: ["reason": "\(reason)", "wake": "\(plan.wake.map { "\($0)" } ?? "never")"])
+    }
+
+    /// The records once `plan` is carried out, but for the schedules whose blocks were refused.
+    private static func kept(
+        _ plan: SchedulePlan, _ records: [String: ScheduleRecord], refused: Set<SessionOrigin>
+    ) -> [String: ScheduleRecord] {
+        var kept: [String: ScheduleRecord] = [:]
+        for decision in plan.decisions {
+            var succeeded = true
+            if case .run(let block) = decision.action {
+                guard block.end > plan.now else { continue }
+                succeeded = !refused.contains(.schedule(decision.name))
+            }
+            if let record = succeeded ? decision.record : records[decision.name] { kept[decision.name] = record }
+        }
+        return kept
     }
 
     private func publishWarnings(_ plan: SchedulePlan) {
@@ -271,22 +320,27 @@ public actor Scheduler {
     /// The plan for now, and the ids of the sessions the schedules own.
     private func currentPlan() async -> (SchedulePlan, [String: String]) {
         let reading = clock()
+        let owned = await sessions.active.filter { owns($0.origin) }
+        var ids: [String: String] = [:]
+        for session in owned { if case .schedule(let name) = session.origin { ids[name] = session.id } }
+        return (plan(at: reading, owned: owned), ids)
+    }
+
+    /// The plan at `reading`, given the sessions the schedules own.
+    private func plan(at reading: ClockReading, owned: [Session]) -> SchedulePlan {
         let zone = systemZone()
         if zone.identifier != zoneName {
             if let zoneName { logger.notice("system time zone changed", metadata: ["from": "\(zoneName)", "to": "\(zone.identifier)"]) }
             zoneName = zone.identifier
         }
-        var owned: [String: OwnedSession] = [:]
-        var ids: [String: String] = [:]
-        for session in await sessions.active {
+        var sessions: [String: OwnedSession] = [:]
+        for session in owned {
             guard case .schedule(let name) = session.origin else { continue }
-            owned[name] = OwnedSession(
-                profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict,
-                target: session.target)
-            ids[name] = session.id
+            sessions[name] = OwnedSession(
+                profile: session.profile, remaining: session.remaining(at: reading), strict: session.strict, target: session.target)
         }
         let planner = SchedulePlanner(systemZone: zone, defaultWarning: defaultWarning, profileStrict: profileStrict)
-        return (planner.plan(store.sorted, at: reading.wall, sessions: owned, records: records), ids)
+        return planner.plan(store.sorted, at: reading.wall, sessions: sessions, records: records)
     }
 
     // MARK: - Helpers
@@ -320,19 +374,11 @@ public actor Scheduler {
             if await sessions.active.contains(where: { $0.origin == .schedule(schedule.name) && $0.strict }) { return }
             record = ScheduleRecord(intervalStart: open.start, strictDeferred: true)
         }
-        var kept = records
-        kept[schedule.name] = record
-        do {
-            try state.setValue(kept, forKey: Scheduler.recordsKey)
-            records = kept
-            logger.info(
-                startNow ? "strict schedule blocks from now" : "strict schedule blocks from its next interval",
-                metadata: ["schedule": "\(schedule.name)"])
-        } catch {
-            // Without the record the block starts at once, as the schedule says, only without
-            // the grace: logged rather than refusing the change.
-            logger.error("cannot save the schedule records", metadata: ["error": "\(error)"])
-        }
+        // Saved with the evaluation that follows, in the sessions' transaction.
+        records[schedule.name] = record
+        logger.info(
+            startNow ? "strict schedule blocks from now" : "strict schedule blocks from its next interval",
+            metadata: ["schedule": "\(schedule.name)"])
     }
 
     private func refuseIfStrict(_ name: String, _ verb: String) async throws(SchedulingError) {

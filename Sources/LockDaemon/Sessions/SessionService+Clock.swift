@@ -61,7 +61,9 @@ extension SessionService {
                 return
             }
             let change = SessionChange(ended: due.map { .init(session: $0, reason: .expired, at: now.wall) })
-            do { try await commit(change, at: now, savingIsOptional: true) } catch {
+            // With the owners' claims of the same instant (a Pomodoro focus phase ending with
+            // its session): one pass over the enforcers.
+            if let error = await reconcileNow(change, at: now, requestIsOptional: true).failure {
                 logger.error("cannot end expired sessions; trying again", metadata: ["error": "\(error)"])
                 timer.arm(at: now.boot + Self.retryDelay)
             }

@@ -47,7 +47,9 @@ public actor SessionService {
     private let events: EventBus
     let timer: any DeadlineTimer
     let clock: @Sendable () -> ClockReading
-    private let makeID: @Sendable () -> String
+    let makeID: @Sendable () -> String
+    /// The session owners asked at every reconciliation (`register`).
+    var owners: [any SessionOwner] = []
     /// Finds the loaded imported lists, for weighing a strict session's new exceptions.
     let listResolver: @Sendable (BlocklistReference) -> Blocklist?
     let logger: Logger
@@ -96,8 +98,12 @@ public actor SessionService {
     /// What the enforcers are told to block now.
     public var desiredBlock: DesiredBlock { desired }
 
-    /// The longest session that may be started or extended to.
+    /// The longest session that may be started or extended to (`max_session`; only this service
+    /// keeps it).
     public func setMaxSession(_ limit: Duration) { maxSession = limit }
+
+    /// The longest session that may be started or extended to.
+    public var maxSessionLength: Duration { maxSession }
 
     /// The targets that can be enforced now.
     public var targetPolicy: TargetPolicy { targets }
@@ -139,7 +145,7 @@ public actor SessionService {
                 id: makeID(), profile: expansion.profile.name, origin: .manual,
                 strict: strict ?? expansion.profile.strict, rules: expansion.rules, duration: duration, now: now,
                 target: target)
-            try await commit(SessionChange(started: [session]), at: now)
+            try await commitRequest(SessionChange(started: [session]), at: now)
             logger.info("session started", metadata: metadata(session, ["duration": "\(DurationParser.format(duration))"]))
             return session
         }
@@ -158,7 +164,7 @@ public actor SessionService {
             matching.removeAll { $0.origin == .pomodoro }
             if matching.isEmpty, let session = owned.first { throw .ownedByPomodoro(session) }
             if let strict = matching.first(where: \.strict) { throw .strict(strict.resumed(at: now)) }
-            try await commit(SessionChange(ended: matching.map { .init(session: $0, reason: .stopped, at: now.wall) }), at: now)
+            try await commitRequest(SessionChange(ended: matching.map { .init(session: $0, reason: .stopped, at: now.wall) }), at: now)
             for session in matching { logger.info("session stopped", metadata: metadata(session)) }
             return matching
         }
@@ -171,7 +177,7 @@ public actor SessionService {
         try await gate.run { () async throws(SessionError) -> Session in
             let now = clock()
             guard let session = sessions.session(id: id) else { throw .noSession(id) }
-            try await commit(SessionChange(ended: [.init(session: session, reason: .unlocked, at: now.wall)]), at: now)
+            try await commitRequest(SessionChange(ended: [.init(session: session, reason: .unlocked, at: now.wall)]), at: now)
             logger.notice("strict session ended early through emergency access", metadata: metadata(session))
             return session
         }
@@ -190,106 +196,55 @@ public actor SessionService {
             }
             let extended = session.extended(by: extra, at: now)
             guard extended.remaining(at: now) <= maxSession else { throw .invalidLength(.tooLong(limit: maxSession)) }
-            try await commit(SessionChange(updated: [.init(old: session, new: extended)]), at: now, extendedBy: extra)
+            try await commitRequest(SessionChange(updated: [.init(old: session, new: extended)]), at: now, extendedBy: extra)
             logger.info("session extended", metadata: metadata(extended, ["by": "\(DurationParser.format(extra))"]))
             return extended
         }
     }
 
-    /// Makes the one session owned by `origin` (a schedule or the Pomodoro timer) match
-    /// `desired`: started if missing, adjusted in place if its profile is the same (its end
-    /// moves, nothing is lifted in between), replaced if the profile changed, ended for nil.
-    /// Owners decide when their sessions end, so strictness does not stop them from ending it.
-    /// Returns the session now in force, if any.
-    @discardableResult
-    public func reconcileOwned(_ origin: SessionOrigin, _ desired: OwnedSession?) async throws(SessionError) -> Session? {
-        precondition(origin != .manual, "manual sessions are not owned")
-        return try await gate.run { () async throws(SessionError) -> Session? in
-            let now = clock()
-            let existing = sessions.sessions.filter { $0.origin == origin }
-            var change = SessionChange()
-            // An owner ending its session at the moment it was due (its own timer may fire a
-            // little before ours) ends it naturally, within the same tolerance as adjustments.
-            let isDue = { (session: Session) in session.remaining(at: now) < .milliseconds(500) }
-            for session in existing where desired == nil || desired?.profile != session.profile {
-                change.ended.append(.init(session: session, reason: isDue(session) ? .expired : .stopped, at: now.wall))
-            }
-            if let desired {
-                guard desired.remaining > .zero, desired.remaining <= Duration.seconds(Int64(Int32.max)) else {
-                    throw .invalidLength(.tooShort)
-                }
-                if let problem = targets.problem(with: desired.target) { throw .invalidTarget(problem) }
-                guard let expansion = await profiles.expansion(of: desired.profile) else { throw .unknownProfile(desired.profile) }
-                if let current = existing.first(where: { $0.profile == desired.profile }) {
-                    let wantedEnd = now.boot + desired.remaining
-                    let resumed = current.resumed(at: now)
-                    let drift = abs((resumed.endBoot - wantedEnd).seconds)
-                    if drift >= 0.5 || current.strict != desired.strict || current.rules != expansion.rules
-                        || current.target != desired.target
-                    {
-                        var adjusted = resumed
-                        adjusted.endBoot = wantedEnd
-                        adjusted.checkpointRemaining = desired.remaining
-                        adjusted.strict = desired.strict
-                        adjusted.rules = expansion.rules
-                        adjusted.target = desired.target
-                        change.updated.append(.init(old: current, new: adjusted))
-                    }
-                } else {
-                    change.started.append(
-                        Session(
-                            id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
-                            rules: expansion.rules, duration: desired.remaining, now: now, target: desired.target))
-                }
-            }
-            guard !change.isEmpty else { return existing.first }
-            try await commit(change, at: now)
-            for ending in change.ended {
-                logger.info("session ended by its owner", metadata: metadata(ending.session, ["reason": "\(ending.reason.rawValue)"]))
-            }
-            for session in change.started {
-                logger.info(
-                    "session started", metadata: metadata(session, ["duration": "\(DurationParser.format(desired?.remaining ?? .zero))"]))
-            }
-            return change.started.first ?? change.updated.first?.new ?? sessions.sessions.first { $0.origin == origin }
-        }
-    }
-
     // MARK: - The commit path
 
+    /// Puts `change` in force: the enforcers apply the new desired block (all or nothing), then
+    /// the change and the owners' records (`writes`) are saved in one transaction, then it takes
+    /// effect here and the events go out. Enforcing before saving leaves nothing to take back in
+    /// the store: when saving a change someone asked for fails, the enforcers are given the
+    /// previous block again (the one compensation, and the same for every change).
     func commit(
-        _ change: SessionChange, at now: ClockReading, extendedBy extra: Duration? = nil,
+        _ change: SessionChange, at now: ClockReading, writes: [StateWrite] = [], extendedBy extra: Duration? = nil,
         savingIsOptional: Bool = false
     ) async throws(SessionError) {
-        guard !change.isEmpty else { return }
-        let next = change.applied(to: sessions)
-        var saved = true
-        do { try store.commit(change, at: now) } catch {
-            guard savingIsOptional else { throw .storage("\(error)") }
-            saved = false
-            logger.error(
-                "cannot save the change; it happens anyway and the saved state catches up at the next start",
-                metadata: ["error": "\(error)"])
+        guard !change.isEmpty || !writes.isEmpty else { return }
+        if !savingIsOptional {
+            // The usual reason saving fails is known before any enforcer moves.
+            do { try store.checkWritable() } catch { throw .storage("\(error)") }
         }
-        var nextDesired: DesiredBlock?
+        let next = change.applied(to: sessions)
+        var applied: DesiredBlock?
         if change.changesRules || needsEnforcement {
             let block = next.desiredBlock(groups: targets.groups)
-            nextDesired = block
             do { try await enforcement.apply(block, previous: desired) } catch {
-                if saved {
-                    do { try store.revert(change, at: now) } catch {
-                        // The enforcers were put back; only the saved state disagrees, and the next
-                        // start would restore the change that did not happen.
-                        logger.critical("cannot take back a change that failed to enforce", metadata: ["error": "\(error)"])
-                    }
-                }
                 events.publish(
                     .enforcementFailed(enforcer: (error as? EnforcementFailure)?.enforcer ?? "?", message: "\(error)", at: now.wall))
                 throw .enforcement("\(error)")
             }
+            applied = block
             needsEnforcement = false
         }
-        if change.changesRules { pendingDesired = nextDesired }
+        do { try store.commit(change, writes: writes, at: now) } catch {
+            guard savingIsOptional else {
+                if let applied {
+                    do { try await enforcement.apply(desired, previous: applied) } catch {
+                        needsEnforcement = true
+                        logger.critical("cannot put back the block of a change that could not be saved", metadata: ["error": "\(error)"])
+                    }
+                }
+                throw .storage("\(error)")
+            }
+            logger.error(
+                "cannot save the change; it happens anyway and the saved state catches up at the next start",
+                metadata: ["error": "\(error)"])
+        }
+        if change.changesRules { pendingDesired = applied }
         sessions = next
         timer.arm(at: sessions.nextDeadline)
         for session in change.started { events.publish(.sessionStarted(session, at: now)) }

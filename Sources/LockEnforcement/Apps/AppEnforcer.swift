@@ -201,6 +201,15 @@ public actor AppEnforcer: Enforcer {
         }
     }
 
+    /// The exec guard's threads stop with the daemon (from then on nothing is denied, as when
+    /// the process exits).
+    public func shutdown() async {
+        guardian.withLock { current in
+            current?.stop()
+            current = nil
+        }
+    }
+
     /// Applies again when the mount table changes (a blocked program's filesystem mounted
     /// again, a new filesystem under a user-writable path). Runs until cancelled.
     public func watch() async {

@@ -94,6 +94,9 @@ public actor DNSFilterEnforcer: Enforcer {
         await forwarder.stop()
     }
 
+    /// The forwarder's sockets and thread stop with the daemon.
+    public func shutdown() async { await stop() }
+
     /// Puts the rules of `desired` in force. Idempotent; a state equal to the last one costs a
     /// comparison.
     ///

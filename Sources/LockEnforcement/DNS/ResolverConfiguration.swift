@@ -26,32 +26,12 @@ public struct ResolverConfiguration: Sendable, Equatable {
         ///
         /// - Throws: `IPNetworkError` naming the value when it is not one address (with port).
         public init(parsing text: String) throws(IPNetworkError) {
-            var host = Substring(text)
-            var port: UInt16 = 53
-            if host.hasPrefix("[") {
-                guard let close = host.firstIndex(of: "]") else {
-                    throw IPNetworkError(value: text, reason: "missing \"]\" after the IPv6 address")
-                }
-                let rest = host[host.index(after: close)...]
-                host = host[host.index(after: host.startIndex)..<close]
-                if !rest.isEmpty {
-                    guard rest.hasPrefix(":"), let value = UInt16(rest.dropFirst()), value > 0 else {
-                        throw IPNetworkError(value: text, reason: "port after \"]:\" must be 1-65535")
-                    }
-                    port = value
-                }
-            } else if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") {
-                guard let value = UInt16(host[host.index(after: colon)...]), value > 0 else {
-                    throw IPNetworkError(value: text, reason: "port after \":\" must be 1-65535")
-                }
-                port = value
-                host = host[..<colon]
-            }
-            let address = try IPNetwork(parsing: String(host))
-            guard address.isSingleAddress else {
-                throw IPNetworkError(value: text, reason: "a DNS server must be one address, not a network")
-            }
-            self.init(address: address, port: port)
+            self.init(try ResolverAddress(parsing: text))
+        }
+
+        /// The server at `resolver` (as the configuration names it).
+        public init(_ resolver: ResolverAddress) {
+            self.init(address: resolver.address, port: resolver.port)
         }
 
         public var description: String {

@@ -149,6 +149,12 @@ actor NFTablesController {
         watchMethod = method
     }
 
+    /// Stops the NFLOG reader's thread at shutdown; the counters still count.
+    func stopAttemptReader() {
+        reader?.stop()
+        reader = nil
+    }
+
     /// True when the latest resolution of some name failed.
     var hasResolutionFailures: Bool { !book.failures.isEmpty }
 

@@ -148,6 +148,9 @@ public final class NFTablesEnforcer: Enforcer {
         await controller.setWatchMethod("not running")
     }
 
+    /// The NFLOG reader's thread stops with the daemon (the monitor stopped with the watch).
+    public func shutdown() async { await controller.stopAttemptReader() }
+
     /// The addresses currently known for each resolved name, for the daemon to save, so that
     /// after a reboot the block can be in force before DNS is reachable (`seed`).
     public func knownAddresses() async -> [String: [IPNetwork]] {

@@ -7,7 +7,6 @@ struct SessionRoutes {
 
     func register(in router: inout Router) {
         let sessions = core.sessions
-        let coordinator = core.coordinator
         let clock = core.clock
         let reporter = core.reporter
         router.add(Endpoints.startSession) { context throws(APIError) in
@@ -15,7 +14,8 @@ struct SessionRoutes {
             let length: SessionLength
             switch (request.seconds, request.until) {
             case (let seconds?, nil):
-                let limit = await coordinator.currentConfiguration.maxSession
+                // The service's own limit, read here only to name it in the answer.
+                let limit = await sessions.maxSessionLength
                 length = .duration(try InputParsing.seconds(seconds, field: "duration", maximum: limit))
             case (nil, let until?): length = .until(until)
             default: throw APIError(.invalidArgument, "give exactly one of seconds and until")
@@ -36,7 +36,7 @@ struct SessionRoutes {
             return stopped.map { SessionInfo($0, at: now) }
         }
         router.add(Endpoints.extendSession) { context throws(APIError) in
-            let limit = await coordinator.currentConfiguration.maxSession
+            let limit = await sessions.maxSessionLength
             let extra = try InputParsing.seconds(context.body.seconds, field: "seconds", maximum: limit)
             let session = try await context.call { () async throws(SessionError) in
                 try await sessions.extend(context.parameter("ref"), by: extra)

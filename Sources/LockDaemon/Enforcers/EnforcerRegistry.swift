@@ -1,0 +1,114 @@
+import Foundation
+import LockCore
+import LockEnforcement
+import LockStore
+import Logging
+
+/// How each kind of enforcer is built, one entry per kind (what each is, covers, where it is
+/// configured and where its attempts come from is its `EnforcerKind`). Adding an enforcer: its
+/// type in `LockEnforcement`, its `EnforcerKind`, and an entry here.
+struct EnforcerRegistration: Sendable {
+    /// The kind it builds.
+    let kind: EnforcerKind
+    /// Whether it runs when the configuration names no enforcers, and why (nil: only when named).
+    let byDefault: (@Sendable (EnforcerFactory) -> (used: Bool, reason: String))?
+    /// Builds it, given the names chosen and the enforcers built before it (in `EnforcerKind.all`
+    /// order); problems go to `problems`. Nil when it cannot run with the others chosen.
+    let build:
+        @Sendable (_ factory: EnforcerFactory, _ chosen: [String], _ built: [String: any Enforcer], _ problems: inout [String]) ->
+            (any Enforcer)?
+}
+
+extension EnforcerRegistration {
+    /// Every enforcer the daemon can run.
+    static let all: [EnforcerRegistration] = [hosts, dns, connections, nftables, apps, bpf, unbound, dnsmasq]
+
+    /// The registration of `name`, if any.
+    static func named(_ name: String) -> EnforcerRegistration? { all.first { $0.kind.name == name } }
+
+    static let hosts = EnforcerRegistration(kind: .hosts, byDefault: { _ in (true, "always") }) { factory, _, _, _ in
+        HostsFileEnforcer(
+            path: factory.paths.hostsFile, alwaysWithBlock: [EnforcerFactory.dohCanary],
+            userCopyPath: factory.paths.stateDirectory + "/hosts.user",
+            maxNames: factory.configuration.hostsMaxNames, logger: factory.logger)
+    }
+
+    /// The firewall, and the DNS filter the firewall sends the machine's DNS to.
+    static let dns = EnforcerRegistration(kind: .dns, byDefault: { $0.firewallDecision() }) { factory, chosen, _, problems in
+        if !chosen.contains(EnforcerKind.nftables.name) {
+            problems.append("the dns enforcer needs the nftables enforcer to send the machine's DNS through it")
+        }
+        let attempts = factory.attempts
+        return DNSFilterEnforcer(
+            settings: DNSForwarder.Settings(port: factory.configuration.dnsPort), servers: factory.servers,
+            onBlocked: { attempts.dnsBlocked($0) }, lists: factory.library.resolver,
+            redirected: chosen.contains(EnforcerKind.nftables.name), logger: factory.logger)
+    }
+
+    /// Named in `enforcers` for now: its namespace test (Tests/Scripts/netns-web-test.sh) has not
+    /// yet run on a kernel with nft_queue.
+    static let connections = EnforcerRegistration(
+        kind: .connections,
+        byDefault: { _ in (false, "not on by default yet: add connections to enforcers (needs nft_queue)") }
+    ) { factory, chosen, _, problems in
+        guard chosen.contains(EnforcerKind.nftables.name) else {
+            problems.append("the connections enforcer needs the nftables enforcer to queue new connections to it")
+            return nil
+        }
+        return ConnectionNameEnforcer(
+            unavailable: EnforcerFactory.connectionQueueUnavailable(), lists: factory.library.resolver, logger: factory.logger)
+    }
+
+    static let nftables = EnforcerRegistration(kind: .nftables, byDefault: { $0.firewallDecision() }) { factory, _, built, problems in
+        let doh: DoHList
+        let listPath = factory.configuration.dohList ?? factory.paths.dataDirectory + "/doh.txt"
+        do { doh = try DoHList.load(contentsOf: URL(fileURLWithPath: listPath)) } catch {
+            problems.append("\(listPath): \(error); DNS-over-HTTPS endpoints are not blocked")
+            doh = DoHList(names: [], addresses: [])
+        }
+        let dns = built[EnforcerKind.dns.name] as? DNSFilterEnforcer
+        var redirect: (@Sendable () -> DNSRedirect?)?
+        if let dns { redirect = { dns.redirect } }
+        // Its queries carry the filter's mark, so that they reach the real servers.
+        let resolver = DNSResolver(servers: factory.servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, logger: factory.logger)
+        var connectionCheck: (@Sendable () -> ConnectionCheck?)?
+        if let connections = built[EnforcerKind.connections.name] as? ConnectionNameEnforcer {
+            connectionCheck = { connections.check }
+        }
+        let attempts = factory.attempts
+        return NFTablesEnforcer(
+            resolver: resolver, doh: doh, dnsRedirect: redirect, onBlocked: { attempts.firewallBlocked($0) },
+            connectionCheck: connectionCheck, logger: factory.logger)
+    }
+
+    static let apps = EnforcerRegistration(kind: .apps, byDefault: { EnforcerFactory.appsDecision($0.configuration.apps) }) {
+        factory, _, _, _ in
+        let settings = factory.configuration.apps
+        var enforcerSettings = AppEnforcer.Settings(
+            preference: ExecGuard.Preference(rawValue: settings.mechanism.rawValue) ?? .automatic,
+            terminateGrace: settings.terminateGrace, frozenRecord: EnforcerFactory.frozenRecord(factory.paths))
+        if let userWritable = settings.userWritable { enforcerSettings.userWritable = userWritable }
+        let attempts = factory.attempts
+        return AppEnforcer(settings: enforcerSettings, logger: factory.logger, onDenial: { attempts.appDenied($0) })
+    }
+
+    static let bpf = EnforcerRegistration(kind: .bpf, byDefault: nil) { factory, _, _, _ in
+        BPFExecEnforcer(
+            object: BPFObject.locate(dataDirectory: factory.paths.dataDirectory), pinDirectory: BPFObject.pins(factory.paths),
+            logger: factory.logger)
+    }
+
+    static let unbound = EnforcerRegistration(kind: .unbound, byDefault: nil) { factory, _, _, _ in
+        let lan = factory.configuration.lan.unbound.under(root: factory.paths.root)
+        return UnboundEnforcer(
+            settings: .init(
+                controlPath: lan.control, includePath: lan.include, answerNull: lan.answerNull,
+                bulkThreshold: lan.bulkThreshold, logPath: lan.log),
+            logger: factory.logger)
+    }
+
+    static let dnsmasq = EnforcerRegistration(kind: .dnsmasq, byDefault: nil) { factory, _, _, _ in
+        let lan = factory.configuration.lan.dnsmasq.under(root: factory.paths.root)
+        return DnsmasqEnforcer(settings: .init(serversFile: lan.serversFile, pidFile: lan.pidFile), logger: factory.logger)
+    }
+}
