@@ -15,7 +15,7 @@ struct ReloadCommand: AsyncParsableCommand {
         let result = try await global.call { try await $0.reload() }
         if try !global.printJSON(result) {
             print("reloaded: \(TextFormat.count(result.profiles, "profile"))")
-            for problem in result.problems { print("  problem: \(problem)") }
+            for problem in result.problems { print("  problem: \(TextFormat.shown(problem))") }
         }
         // A bad file keeps its last good version, so the daemon runs on; the status says the
         // files need fixing, like doctor's.

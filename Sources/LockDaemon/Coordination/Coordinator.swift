@@ -184,6 +184,7 @@ public actor Coordinator {
             await apps.setRoots(AppCatalogService.roots(paths: paths, extraDataDirectories: configuration.apps.dataDirectories))
             problems += await profiles.reload().map(\.description)
             await sessions.setMaxSession(configuration.maxSession)
+            await sessions.setFrictionDefaults(configuration.friction)
             // The enforcers stay those the daemon started with; the device groups follow the file.
             let reach = await sessions.targetPolicy.reach
             await sessions.setTargetPolicy(TargetPolicy(groups: configuration.lan.groups, reach: reach, configFile: paths.configFile))

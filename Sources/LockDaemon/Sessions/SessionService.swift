@@ -53,6 +53,8 @@ public actor SessionService {
     let logger: Logger
     let gate = SerialGate()
     private var maxSession: Duration
+    /// The configuration's `[friction]`, for the policy each new session keeps.
+    private var frictionDefaults: FrictionSettings?
     /// The enforcers are not known to hold the current sessions' block.
     var needsEnforcement = false
     /// Profiles changed but their running sessions could not be given the new rules yet.
@@ -67,8 +69,10 @@ public actor SessionService {
         timer: any DeadlineTimer, maxSession: Duration, logger: Logger,
         clock: @escaping @Sendable () -> ClockReading, targets: TargetPolicy = .localOnly,
         makeID: @escaping @Sendable () -> String = { SessionService.randomID() },
-        lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil }
+        lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil },
+        friction: FrictionSettings? = nil
     ) {
+        self.frictionDefaults = friction
         self.targets = targets
         desired = DesiredBlock(lan: LANBlock(groups: targets.groups))
         self.listResolver = lists
@@ -98,6 +102,14 @@ public actor SessionService {
 
     /// The longest session that may be started or extended to.
     public func setMaxSession(_ limit: Duration) { maxSession = limit }
+
+    /// The configuration's `[friction]`; sessions already running keep the policy they started with.
+    public func setFrictionDefaults(_ settings: FrictionSettings?) { frictionDefaults = settings }
+
+    /// The policy a session of `profile` starts with.
+    private func friction(for profile: Profile) -> FrictionPolicy {
+        FrictionSettings.resolve(profile: profile.friction, configuration: frictionDefaults)
+    }
 
     /// The targets that can be enforced now.
     public var targetPolicy: TargetPolicy { targets }
@@ -135,10 +147,11 @@ public actor SessionService {
             {
                 throw .alreadyActive(running)
             }
-            let session = Session(
+            var session = Session(
                 id: makeID(), profile: expansion.profile.name, origin: .manual,
                 strict: strict ?? expansion.profile.strict, rules: expansion.rules, duration: duration, now: now,
                 target: target)
+            session.friction = friction(for: expansion.profile)
             try await commit(SessionChange(started: [session]), at: now)
             logger.info("session started", metadata: metadata(session, ["duration": "\(DurationParser.format(duration))"]))
             return session
@@ -236,10 +249,11 @@ public actor SessionService {
                         change.updated.append(.init(old: current, new: adjusted))
                     }
                 } else {
-                    change.started.append(
-                        Session(
-                            id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
-                            rules: expansion.rules, duration: desired.remaining, now: now, target: desired.target))
+                    var session = Session(
+                        id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
+                        rules: expansion.rules, duration: desired.remaining, now: now, target: desired.target)
+                    session.friction = friction(for: expansion.profile)
+                    change.started.append(session)
                 }
             }
             guard !change.isEmpty else { return existing.first }
