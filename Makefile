@@ -75,7 +75,11 @@ DATA_PROFILES = $(sort $(wildcard config/profiles/*.toml))
 # configuration is installed there too, as a reference copy).
 DATA_FILES    = $(sort $(wildcard config/*.toml config/*.txt))
 BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT)
-GENERATED = $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl \
+# The BPF LSM exec guard (bpf/exec-guard.bpf.c), compiled for the kernel's BPF machine; the
+# daemon loads it from next to itself (a development build) or from PKGDATADIR (installed).
+BPF_CC     ?= clang
+BPF_OBJECT  = $(BUILDDIR)/exec-guard.bpf.o
+GENERATED = $(BPF_OBJECT) $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl \
             $(GENDIR)/completions/lockctl.fish $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8
 
 .PHONY: all build generated completions man install check-built install-bin install-units \
@@ -93,7 +97,12 @@ build:
 	done
 	$(SWIFT) build $(SWIFTPM_FLAGS) -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 
-generated: completions man
+generated: completions man $(BPF_OBJECT)
+
+# linux/bpf.h includes asm/types.h, which Debian keeps in the multiarch include directory.
+$(BPF_OBJECT): bpf/exec-guard.bpf.c
+	@mkdir -p $(@D)
+	$(BPF_CC) -O2 -g -target bpf -I/usr/include/$$(gcc -print-multiarch) -c $< -o $@
 completions: $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl $(GENDIR)/completions/lockctl.fish
 man: $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8
 
@@ -178,7 +187,7 @@ install-config:
 
 install-data:
 	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/profiles
-	$(INSTALL) -m 0644 $(DATA_FILES) $(DESTDIR)$(PKGDATADIR)/
+	$(INSTALL) -m 0644 $(DATA_FILES) $(BPF_OBJECT) $(DESTDIR)$(PKGDATADIR)/
 	$(if $(DATA_PROFILES),$(INSTALL) -m 0644 $(DATA_PROFILES) $(DESTDIR)$(PKGDATADIR)/profiles/)
 
 install-completions:
@@ -229,7 +238,7 @@ uninstall: uninstall-blocks
 	    fi; \
 	fi
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/simplylock 2>/dev/null
-	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(notdir $(DATA_FILES)))
+	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(notdir $(DATA_FILES) $(BPF_OBJECT)))
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/profiles/,$(notdir $(DATA_PROFILES)))
 	-rmdir $(DESTDIR)$(PKGDATADIR)/profiles $(DESTDIR)$(PKGDATADIR) 2>/dev/null
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lockctl $(DESTDIR)$(ZSHCOMPDIR)/_lockctl $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish

@@ -34,11 +34,14 @@ let package = Package(
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
         .systemLibrary(name: "CICU", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
         .target(name: "CICUBridge", dependencies: ["CICU"]),
+        .systemLibrary(name: "CLibBPF", pkgConfig: "libbpf", providers: [.apt(["libbpf-dev"])]),
+        // Loads, attaches and pins the BPF LSM exec guard (bpf/exec-guard.bpf.c, built by the Makefile).
+        .target(name: "CExecGuardBPF", dependencies: ["CLibBPF"]),
         .target(name: "LockNames", dependencies: ["LockCore", "CICUBridge"]),
         .target(
             name: "LockEnforcement",
             dependencies: [
-                "LockCore", "LockPlatform", "CNFTables", "CLinux",
+                "LockCore", "LockPlatform", "CNFTables", "CLinux", "CExecGuardBPF",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

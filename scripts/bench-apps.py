@@ -41,6 +41,12 @@ game = compile_c("game", """
         return 0;
     }
     """, "-static")
+# The same with 450 KB of data: more than half the game's size, so that during a strict block a
+# copy owned by an ordinary user is read and compared with the game before its exec is decided.
+bignoop = compile_c("bignoop", """
+    static const volatile char pad[450000] = {1};
+    void _start(void) { (void)pad[0]; __asm__ volatile("mov $60, %eax\\n xor %edi, %edi\\n syscall"); }
+    """, "-static", "-nostdlib", "-s")
 # fork+exec+wait of PATH (or PATH0, PATH1, … with `distinct`), N times; prints p50 p99 mean in µs.
 execbench = compile_c("execbench", """
     #include <stdio.h>
@@ -84,6 +90,12 @@ shutil.copy(noop, f"{apps}/noop")
 for i in range(EXECS):
     shutil.copy(noop, f"{apps}/noop{i}")
 shutil.copy(game, f"{apps}/game")
+STRICT_EXECS = 500
+for i in range(STRICT_EXECS):
+    shutil.copy(bignoop, f"{apps}/big{i}")
+    os.chown(f"{apps}/big{i}", 65534, 65534)
+shutil.copy(bignoop, f"{apps}/big")
+os.chown(f"{apps}/big", 65534, 65534)
 os.makedirs(f"{apps}/share/applications")
 with open(f"{apps}/share/applications/benchgame.desktop", "w") as f:
     f.write(f"[Desktop Entry]\nType=Application\nName=Bench Game\nExec={apps}/game %U\nCategories=Game;\n")
@@ -103,11 +115,12 @@ def lines():
         return []
 
 
-def command(apps_to_block=None, report=False):
+def command(apps_to_block=None, report=False, strict=False):
     """Sends a command; returns (seconds until answered, report)."""
     global sequence
     sequence += 1
-    body = {"seq": sequence, "report": True} if report else {"seq": sequence, "apps": [{"id": a} for a in apps_to_block]}
+    body = ({"seq": sequence, "report": True} if report else
+            {"seq": sequence, "apps": [{"id": a, "strict": strict} for a in apps_to_block]})
     start = time.perf_counter()
     with open(control, "w") as f:
         f.write(json.dumps(body) + "\n")
@@ -169,6 +182,34 @@ try:
         extra = "" if base is None else (f"  ({p50 - base[0]:+.1f} µs p50, ×{p50 / base[0]:.2f}; "
                                          f"{p99 - base[1]:+.1f} µs p99 vs. no watcher)")
         print(f"  {label:<40} p50 {p50:7.1f} µs   p99 {p99:7.1f} µs{extra}")
+
+    # Strict blocks: every unseen user-owned file of at least half the game's size is read
+    # (SHA-256 and content-defined chunks) and compared before its exec is answered.
+    strict_per_round = STRICT_EXECS // ROUNDS
+    strict_results = {key: [] for key in ("none-same", "none-distinct", "cold", "warm")}
+    for r in range(ROUNDS):
+        command([])
+        strict_results["none-same"].append(measure(f"{apps}/big", strict_per_round))
+        strict_results["none-distinct"].append(measure(f"{apps}/big", strict_per_round, r * strict_per_round, distinct=True))
+        command(["benchgame"], strict=True)
+        strict_results["cold"].append(measure(f"{apps}/big", strict_per_round, r * strict_per_round, distinct=True))
+        measure(f"{apps}/big", 1)
+        strict_results["warm"].append(measure(f"{apps}/big", strict_per_round))
+    _, report = command(report=True)
+    print(f"strict block, fork+exec+wait of a 450 KB static no-op owned by an ordinary user, {STRICT_EXECS} execs "
+          f"per configuration ({ROUNDS} interleaved rounds):")
+    results.update({f"strict-{k}": v for k, v in strict_results.items()})
+    strict_same, strict_distinct = summary("strict-none-same"), summary("strict-none-distinct")
+    for key, label, base in (("strict-none-same", "no watcher, same file", None),
+                             ("strict-none-distinct", "no watcher, distinct files", None),
+                             ("strict-cold", "strict, cold (each file read, compared)", strict_distinct),
+                             ("strict-warm", "strict, warm cache (same file)", strict_same)):
+        p50, p99 = summary(key)
+        extra = "" if base is None else (f"  ({p50 - base[0]:+.1f} µs p50, ×{p50 / base[0]:.2f}; "
+                                         f"{p99 - base[1]:+.1f} µs p99 vs. no watcher)")
+        print(f"  {label:<40} p50 {p50:7.1f} µs   p99 {p99:7.1f} µs{extra}")
+    print(f"  (files read: {report['details'].get('hashes')}, refused unchecked: "
+          f"{report['details'].get('refusedUnchecked', '0')})")
 
     # Apply to gone: running instances terminated at block start.
     command([])

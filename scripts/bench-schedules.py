@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Schedule start latency; see bench-schedules.sh. Arguments: BIN_DIR DATA_DIR [RUNS].
 
-Each run adds a one-off schedule (`--on 'YYYY-MM-DD HH:MM:SS' --tz UTC --for 1s`) starting on
+Each run adds a one-off schedule (`--on 'YYYY-MM-DD HH:MM:SS' --tz UTC --length 1s`) starting on
 a whole second about 1.5 s ahead, and waits with inotify for the hosts file to be replaced
 with the block in it. The latency is the wall-clock time from the start instant to that
 moment; the daemon's timerfd on CLOCK_REALTIME is what wakes it.
@@ -70,7 +70,7 @@ try:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(start))
             name = f"bench-{run}"
             subprocess.run(lockctl + ["schedules", "add", name, "--profile", profile, "--on", when, "--tz", "UTC",
-                                      "--for", "1s", "--warn", "off"], capture_output=True, check=True)
+                                      "--length", "1s", "--warn", "off"], capture_output=True, check=True)
             if hosts_contains(marker) and time.time() < start:
                 sys.exit("bench-schedules: the block was in place before its start")
             in_place = wait_for(lambda: hosts_contains(marker), 10)

@@ -22,10 +22,13 @@ packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq fak
 # dbus, python3-dbus and python3-gi: private buses with stand-ins that record what they receive, for
 # systemd-resolved (the resolver cache flush) and for the desktop's notification server.
 packages+=(dbus python3-dbus python3-gi)
+# clang and libbpf-dev: the BPF LSM exec guard is compiled with clang -target bpf and loaded with
+# libbpf; bpftool shows what is attached (bpftool link list) and what the kernel allows (feature probe).
+packages+=(clang libbpf-dev bpftool)
 if [[ $demo == yes ]]; then
     # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
     # suffix list the daemon reads names with.
-    packages=(pkg-config libsystemd-dev libnftables-dev libicu-dev libc6-dev publicsuffix)
+    packages=(pkg-config libsystemd-dev libnftables-dev libicu-dev libc6-dev publicsuffix clang libbpf-dev)
 fi
 missing=()
 for package in "${packages[@]}"; do

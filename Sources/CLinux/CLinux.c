@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <linux/netlink.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <linux/connector.h>
 #include <linux/cn_proc.h>
 #include "CLinux.h"
@@ -37,6 +39,38 @@ long clinux_raise_nofile(long wanted) {
 }
 
 int clinux_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+// glibc calls every .init_array entry with (argc, argv, envp), in dynamic and static executables
+// alike; Swift's CommandLine reads /proc/self/cmdline instead, which a bare chroot lacks.
+static int clinux_saved_argc = -1;
+static char *const *clinux_saved_argv;
+
+static void clinux_save_arguments(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argv == NULL || argc < 0) return;
+    clinux_saved_argc = argc;
+    clinux_saved_argv = argv;
+}
+
+__attribute__((section(".init_array"), used)) static void (*const clinux_save_arguments_entry)(int, char **, char **) =
+    clinux_save_arguments;
+
+int clinux_start_argc(void) { return clinux_saved_argc; }
+
+int clinux_inode_flags(const char *path, int *immutable, int *append_only) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return -1;
+    int flags = 0;
+    int result = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    if (result != 0) return -1;
+    *immutable = (flags & FS_IMMUTABLE_FL) != 0;
+    *append_only = (flags & FS_APPEND_FL) != 0;
+    return 0;
+}
+char *const *clinux_start_argv(void) { return clinux_saved_argv; }
 
 int clinux_clock_synchronised(void) {
     struct timex tx = {0};

@@ -32,10 +32,15 @@ public protocol Enforcer: AnyObject, Sendable {
 
     /// What names it can and cannot cover, for doctor; nil when names are not its business.
     var scope: EnforcerScope? { get }
+
+    /// Whether it keeps the app with this id (or any of these executables) from running now,
+    /// or nil when apps are not its business. Answers from what is in force.
+    func appCoverage(id: String, executables: [String]) async -> Coverage?
 }
 
 extension Enforcer {
     public func diagnose() async -> [Finding] { [] }
     public func coverage(of name: String) async -> Coverage? { nil }
     public var scope: EnforcerScope? { nil }
+    public func appCoverage(id: String, executables: [String]) async -> Coverage? { nil }
 }

@@ -45,22 +45,23 @@ public struct CheckResponse: Sendable, Equatable, Codable {
     public var name: String
     /// For an app, its display name (`Name=` of its desktop entry).
     public var displayName: String?
-    /// For a name: true only when at least one enforcer in force blocks it (a session's rule
-    /// alone is not enough: the hosts file, say, cannot block a subdomain). For an app: true
-    /// when at least one active session blocks it.
+    /// True only when at least one enforcer in force blocks it (a session's rule alone is not
+    /// enough: the hosts file, say, cannot block a subdomain, and with no app enforcer running
+    /// nothing stops an app).
     public var blocked: Bool
     /// The sessions whose rules block it.
     public var matches: [Match]
-    /// Each enforcer that handles names, in order, with its answer.
+    /// Each enforcer that handles names (or, for an app, apps), in order, with its answer.
     public var enforcers: [EnforcerAnswer]
 
-    /// A response about an app: blocked when at least one session blocks it.
-    public init(name: String, displayName: String? = nil, matches: [Match]) {
+    /// A response about an app: blocked when a session blocks it and an enforcer in force
+    /// stops it.
+    public init(name: String, displayName: String? = nil, matches: [Match], enforcers: [EnforcerAnswer]) {
         self.name = name
         self.displayName = displayName
-        self.blocked = !matches.isEmpty
+        self.blocked = !matches.isEmpty && enforcers.contains { $0.blocks }
         self.matches = matches
-        self.enforcers = []
+        self.enforcers = enforcers
     }
 
     /// A response about a name; `blocked` follows the enforcers' answers.

@@ -26,6 +26,9 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     /// Apps its profile names that were not found installed when it started (or last took
     /// its profile's rules).
     public var missingApps: [String]
+    /// Set when the block is saved but not yet in force, with why: a block aimed at the LAN
+    /// while the LAN's DNS server does not take it (Unbound down). Absent when it is in force.
+    public var notInForce: String?
 
     /// Creates the wire form of `session` as it looks at `now`.
     public init(_ session: Session, at now: ClockReading) {

@@ -38,6 +38,16 @@ public enum LANSection {
 
         /// The defaults.
         public init() {}
+
+        /// These settings with the default paths that were left as they are put under `root`
+        /// (`--root` prefixes every default path; a path that was set is kept).
+        public func under(root: String) -> Unbound {
+            var result = self
+            let defaults = Unbound()
+            if control == defaults.control { result.control = Paths.join(root, String(control.dropFirst())) }
+            if include == defaults.include { result.include = Paths.join(root, String(include.dropFirst())) }
+            return result
+        }
     }
 
     /// How the dnsmasq enforcer reaches dnsmasq.
@@ -49,6 +59,15 @@ public enum LANSection {
 
         /// The defaults.
         public init() {}
+
+        /// These settings with the default paths that were left as they are put under `root`.
+        public func under(root: String) -> Dnsmasq {
+            var result = self
+            let defaults = Dnsmasq()
+            if serversFile == defaults.serversFile { result.serversFile = Paths.join(root, String(serversFile.dropFirst())) }
+            if pidFile == defaults.pidFile { result.pidFile = Paths.join(root, String(pidFile.dropFirst())) }
+            return result
+        }
     }
 
     /// Everything the three sections say.

@@ -82,7 +82,7 @@ public enum ProfileFile {
     public static func render(_ profile: Profile) -> String {
         var writer = TOMLWriter(header: [
             "SimplyLock profile. Edited by `lockctl profiles …`; hand edits are picked up by",
-            "`lockctl reload`. A domain blocks itself and all its subdomains.",
+            "`lockctl reload`. A domain blocks itself, and its subdomains where the dns enforcer runs.",
         ])
         writer.string("name", profile.name)
         writer.string("display_name", profile.displayName)

@@ -39,6 +39,10 @@ public final class StateStore: Sendable {
             do { queue = try DatabaseQueue(path: path, configuration: readOnly) } catch {
                 queue = try DatabaseQueue(path: "file:\(path)?immutable=1", configuration: readOnly)
             }
+            // A file that no version ever wrote to (a fresh state directory with no room) is not
+            // an old database: it was never created, for the reason SQLite gave.
+            let applied = (try? queue.read { db in try StateMigrations.migrator.appliedIdentifiers(db) }) ?? []
+            guard !applied.isEmpty else { throw StateStoreError.cannotCreate(path: path, reason: reason) }
             guard try queue.read({ db in try StateMigrations.migrator.hasCompletedMigrations(db) }) else {
                 throw StateStoreError.readOnlyAndOutdated(reason)
             }
@@ -116,11 +120,16 @@ public enum StateStoreError: Error, CustomStringConvertible {
     case readOnlyAndOutdated(String)
     /// It could only be opened for reading; nothing can be saved.
     case readOnly(String)
+    /// It does not exist yet and cannot be created (a full or read-only state directory).
+    case cannotCreate(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .readOnly(let reason):
             "the state database could only be opened for reading (\(reason)); free space in the state directory and restart simplylockd"
+        case .cannotCreate(let path, let reason):
+            "the state database \(path) cannot be created (\(reason)); free space in \((path as NSString).deletingLastPathComponent) "
+                + "(or make it writable) and start simplylockd again"
         case .readOnlyAndOutdated(let reason):
             "the state database cannot be written (\(reason)) and was saved by an older version that must upgrade it first"
         }

@@ -9,7 +9,7 @@ import Logging
 /// programs without the test runner ever being the process whose execs wait for a decision.
 ///
 /// Usage: `exec-guard-probe --control FIFO --output FILE [--data-dir DIR]… [--path DIR]…
-/// [--user-writable DIR]… [--preference automatic|fanotify|proc-connector] [--grace SECONDS]
+/// [--user-writable DIR]… [--mount-scope DIR]… [--preference automatic|fanotify|proc-connector] [--grace SECONDS]
 /// [--cgroup-root DIR] [--frozen-record FILE]`
 ///
 /// Each line read from the control FIFO is a JSON command:
@@ -38,6 +38,7 @@ struct ExecGuardProbe {
         var dataDirectories: [String] = []
         var searchPath: [String] = []
         var userWritable: [String] = []
+        var mountScope: [String] = []
         var preference = ExecGuard.Preference.automatic
         var grace = 5.0
         var cgroupRoot: String?
@@ -51,6 +52,7 @@ struct ExecGuardProbe {
             case "--data-dir": dataDirectories.append(value)
             case "--path": searchPath.append(value)
             case "--user-writable": userWritable.append(value)
+            case "--mount-scope": mountScope.append(value)
             case "--preference": preference = ExecGuard.Preference(rawValue: value) ?? .automatic
             case "--grace": grace = Double(value) ?? 5
             case "--cgroup-root": cgroupRoot = value
@@ -77,7 +79,7 @@ struct ExecGuardProbe {
             settings: AppEnforcer.Settings(
                 preference: preference, terminateGrace: .milliseconds(Int(grace * 1000)),
                 userWritable: userWritable, cgroupRoot: cgroupRoot,
-                frozenRecord: frozenRecord),
+                frozenRecord: frozenRecord, mountScope: mountScope),
             onDenial: { denial in
                 let json = (try? JSONEncoder().encode(denial)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                 out.append("denied \(json)")

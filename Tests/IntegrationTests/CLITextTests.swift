@@ -130,7 +130,8 @@ struct CLITextTests {
             ["profiles", "add-domain", "social", "x.com"], ["profiles", "create", "mine", "--domain", "bad..name"],
             ["profiles", "create", "mine", "--service", "yotube"], ["services", "yotube"],
             ["schedules", "show", "ghost"], ["schedules", "edit", "ghost", "--to", "10:00"],
-            ["schedules", "add", "x", "--profile", "ghost", "--on", "daily", "--for", "1h"],
+            ["schedules", "add", "x", "--profile", "ghost", "--on", "daily", "--length", "1h"],
+            ["schedules", "add", "x", "--profile", "news", "--on", "daily", "--for", "1h"],
             ["pomodoro", "pause"], ["--json", "stop", "news"],
         ] {
             text += try Self.transcript(arguments, root: root)

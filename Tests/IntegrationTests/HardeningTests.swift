@@ -99,6 +99,15 @@ struct HardeningTests {
         #expect(reload.status == 1, "a reload that reports problems exits 1: \(reload)")
         let problems = (try JSONSerialization.jsonObject(with: Data(reload.stdout.utf8)) as? [String: Any])?["problems"] as? [String] ?? []
         #expect(problems.count == 2, "\(problems)")
+        // One judgement and one fix: doctor counts the bad keys as problems (exit 1), as reload does.
+        #expect(doctor.status == 1, "doctor passed a file that reload refuses: \(doctor)")
+        let findings =
+            (try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [String: Any])?["checks"] as? [[String: Any]] ?? []
+        let configuration = findings.filter { $0["name"] as? String == "configuration" }
+        #expect(configuration.count == 2 && configuration.allSatisfy { $0["state"] as? String == "problem" }, "\(configuration)")
+        let text = try daemon.lockctl("reload")
+        let fixes = Set(configuration.compactMap { $0["fix"] as? String })
+        #expect(fixes.count == 1 && text.stdout.contains("fix: \(fixes.first ?? "?")"), "\(fixes) \(text.stdout)")
     }
 
     @Test("a profile file that is a link to a root-only file is refused without showing its content")
@@ -153,7 +162,7 @@ struct HardeningTests {
                 Binaries.directory, Binaries.dataDirectory,
             ], timeout: 120)
         let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }
-        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok") }.count == 5, "\(result)")
+        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok") }.count == 6, "\(result)")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 }

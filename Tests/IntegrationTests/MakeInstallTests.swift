@@ -68,6 +68,7 @@ struct MakeInstallTests {
             "\(prefix)/share/man/man8/simplylockd.8": "644",
             "\(prefix)/share/simplylock/simplylockd.toml": "644",
             "\(prefix)/share/simplylock/services.toml": "644",
+            "\(prefix)/share/simplylock/exec-guard.bpf.o": "644",
         ]
         for profile in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config/profiles") {
             files["\(prefix)/share/simplylock/profiles/\(profile)"] = "644"

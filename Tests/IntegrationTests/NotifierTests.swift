@@ -99,7 +99,7 @@ struct NotifierTests {
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         #expect(
             try daemon.lockctl(
-                "schedules", "add", "soon", "--profile", "video", "--on", formatter.string(from: soon), "--for", "10m",
+                "schedules", "add", "soon", "--profile", "video", "--on", formatter.string(from: soon), "--length", "10m",
                 "--tz", "UTC", "--warn", "5m"
             ).status == 0)
         try waitUntil("a schedule warning") { desktop.summaries().contains { $0.hasPrefix("soon starts in ") } }

@@ -43,7 +43,7 @@ struct ScheduleTests {
         let start = Self.secondsFromNow(3)
         let add = try daemon.lockctl(
             "schedules", "add", "soon", "--profile", "news", "--on", Self.utcText(start),
-            "--for", "3s", "--tz", "UTC")
+            "--length", "3s", "--tz", "UTC")
         #expect(add.status == 0, "\(add)")
         let listed = try #require(try schedules(daemon).first)
         #expect(Self.rfc3339((listed["next"] as? [String: Any])?["start"] as? String) == start)
@@ -64,7 +64,7 @@ struct ScheduleTests {
         let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 60)
         #expect(
             try daemon.lockctl(
-                "schedules", "add", "now", "--profile", "social", "--on", Self.utcText(start), "--for", "1h",
+                "schedules", "add", "now", "--profile", "social", "--on", Self.utcText(start), "--length", "1h",
                 "--tz", "UTC"
             ).status == 0)
         #expect(root.hosts().contains(" facebook.com"))
@@ -102,7 +102,7 @@ struct ScheduleTests {
         ]
         for (index, expression) in expressions.enumerated() {
             let add = try daemon.lockctl(
-                "schedules", "add", "e\(index)", "--profile", "news", "--on", expression, "--for", "10m",
+                "schedules", "add", "e\(index)", "--profile", "news", "--on", expression, "--length", "10m",
                 "--tz", "Europe/Berlin")
             #expect(add.status == 0, "\(add)")
         }
@@ -150,22 +150,24 @@ struct ScheduleTests {
         let cases: [([String], Int32, String)] = [
             (["--profile", "ghost", "--days", "all", "--from", "09:00", "--to", "10:00"], 6, "ghost"),
             (["--profile", "news", "--days", "mon-fri", "--from", "25:00", "--to", "12:30"], 2, "from: 25:00"),
-            (["--profile", "news", "--cron", "61 * * * *", "--for", "5m"], 2, "cron: minute 61"),
-            (["--profile", "news", "--on", "daily", "--for", "1h", "--tz", "Mars/Olympus"], 2, "tz: Mars/Olympus"),
-            (["--profile", "news", "--on", "daily", "--for", "0s"], 2, "for: "),
-            (["--profile", "news", "--on", "daily", "--for=-5m"], 2, "--for: "),
+            (["--profile", "news", "--cron", "61 * * * *", "--length", "5m"], 2, "cron: minute 61"),
+            (["--profile", "news", "--on", "daily", "--length", "1h", "--tz", "Mars/Olympus"], 2, "tz: Mars/Olympus"),
+            (["--profile", "news", "--on", "daily", "--length", "0s"], 2, "--length: "),
+            (["--profile", "news", "--on", "daily", "--length=-5m"], 2, "--length: "),
+            // --for names devices, as in start; a length given there is refused with the new name.
+            (["--profile", "news", "--on", "daily", "--for", "45m"], 2, "the length of each block is --length 45m"),
             (["--profile", "news", "--days", "all", "--from", "09:00", "--to", "09:00:30"], 2, "--to: "),
-            (["--profile", "news", "--on", "daily"], 2, "--for is required with --on"),
-            (["--profile", "news", "--on", "*-*-* 25:00", "--for", "1h"], 2, "--on: "),
+            (["--profile", "news", "--on", "daily"], 2, "--length is required with --on"),
+            (["--profile", "news", "--on", "*-*-* 25:00", "--length", "1h"], 2, "--on: "),
             (["--profile", "news", "--days", "all", "--from", "09:00", "--to", "10:00", "--cron", "0 9 * * *"], 2, "--cron: "),
-            (["--profile", "news", "--on", "daily", "--for", "1h", "--warn", "soon"], 2, "--warn: "),
+            (["--profile", "news", "--on", "daily", "--length", "1h", "--warn", "soon"], 2, "--warn: "),
         ]
         for (arguments, status, fragment) in cases {
             let result = try daemon.lockctl(["schedules", "add", "bad"] + arguments)
             #expect(result.status == status, "\(arguments): \(result)")
             #expect(result.stderr.contains(fragment), "\(arguments): \(result.stderr)")
         }
-        let badName = try daemon.lockctl("schedules", "add", "Bad_Name", "--profile", "news", "--on", "daily", "--for", "1h")
+        let badName = try daemon.lockctl("schedules", "add", "Bad_Name", "--profile", "news", "--on", "daily", "--length", "1h")
         #expect(badName.status == 2 && badName.stderr.contains("<name>: "), "\(badName)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: root.path + "/etc/simplylock/schedules.d")) ?? []).isEmpty)
         #expect(try schedules(daemon).isEmpty)
@@ -173,8 +175,8 @@ struct ScheduleTests {
         #expect(try daemon.lockctl("schedules", "next", "ghost").status == 6)
         #expect(try daemon.lockctl("schedules", "enable", "ghost").status == 6)
         #expect(try daemon.lockctl("schedules", "remove", "ghost").status == 6)
-        #expect(try daemon.lockctl("schedules", "add", "ok", "--profile", "news", "--on", "daily", "--for", "1h").status == 0)
-        #expect(try daemon.lockctl("schedules", "add", "ok", "--profile", "news", "--on", "daily", "--for", "1h").status == 5)
+        #expect(try daemon.lockctl("schedules", "add", "ok", "--profile", "news", "--on", "daily", "--length", "1h").status == 0)
+        #expect(try daemon.lockctl("schedules", "add", "ok", "--profile", "news", "--on", "daily", "--length", "1h").status == 5)
         #expect(try daemon.lockctl("schedules", "next", "ok", "--after", "yesterday").status == 2)
         #expect(try daemon.lockctl("schedules", "next", "ok", "--count", "0").status == 2)
     }
@@ -186,7 +188,7 @@ struct ScheduleTests {
         let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 60)
         #expect(
             try daemon.lockctl(
-                "schedules", "add", "soft", "--profile", "news", "--on", Self.utcText(start), "--for", "1h",
+                "schedules", "add", "soft", "--profile", "news", "--on", Self.utcText(start), "--length", "1h",
                 "--tz", "UTC"
             ).status == 0)
         #expect(root.hosts().contains(" news.ycombinator.com"))
@@ -212,7 +214,7 @@ struct ScheduleTests {
 
         #expect(
             try daemon.lockctl(
-                "schedules", "add", "exam", "--profile", "video", "--on", Self.utcText(start), "--for", "1h",
+                "schedules", "add", "exam", "--profile", "video", "--on", Self.utcText(start), "--length", "1h",
                 "--tz", "UTC", "--strict", "--now"
             ).status == 0)
         #expect(root.hosts().contains(" youtube.com"))
@@ -267,7 +269,7 @@ struct ScheduleTests {
         let start = Self.secondsFromNow(150)
         #expect(
             try daemon.lockctl(
-                "schedules", "add", "later", "--profile", "news", "--on", Self.utcText(start), "--for", "10m",
+                "schedules", "add", "later", "--profile", "news", "--on", Self.utcText(start), "--length", "10m",
                 "--tz", "UTC"
             ).status == 0)
         try waitUntil("a schedule.warning event", timeout: 20) {
@@ -321,7 +323,7 @@ struct ProfileInUseTests {
         let daemon = try DaemonProcess(root: root)
         #expect(try daemon.lockctl("profiles", "create", "focus", "--domain", "reddit.com").status == 0)
         #expect(
-            try daemon.lockctl("schedules", "add", "later", "--profile", "focus", "--on", "2099-01-01 08:00", "--for", "1h").status == 0)
+            try daemon.lockctl("schedules", "add", "later", "--profile", "focus", "--on", "2099-01-01 08:00", "--length", "1h").status == 0)
         let refused = try daemon.lockctl("profiles", "delete", "focus")
         #expect(refused.status == 5)
         #expect(refused.stderr.contains("schedule later"))

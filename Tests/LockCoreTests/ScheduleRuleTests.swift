@@ -86,12 +86,12 @@ struct ScheduleRuleTests {
         let weekly = try ScheduleRule(days: "weekdays", from: "9:00", to: "12:30")
         #expect(weekly.description == "--days mon-fri --from 09:00 --to 12:30")
         let calendar = try ScheduleRule(on: "mon-fri 9:00", for: .seconds(3 * 3600 + 1800))
-        #expect(calendar.description == "--on 'Mon..Fri *-*-* 09:00:00' --for 3h30m")
+        #expect(calendar.description == "--on 'Mon..Fri *-*-* 09:00:00' --length 3h30m")
         #expect(try ScheduleRule(on: "Mon..Fri *-*-* 09:00:00", for: .seconds(12_600)) == calendar)
         let cron = try ScheduleRule(cron: "0 9 * * 1-5", for: .seconds(45 * 60))
-        #expect(cron.description == "--cron '0 9 * * 1-5' --for 45m")
-        #expect(try ScheduleRule(on: "daily", for: .seconds(93_784)).description == "--on '*-*-* 00:00:00' --for 26h3m4s")
-        #expect(try ScheduleRule(on: "daily", for: .milliseconds(1500)).description == "--on '*-*-* 00:00:00' --for 1.5s")
+        #expect(cron.description == "--cron '0 9 * * 1-5' --length 45m")
+        #expect(try ScheduleRule(on: "daily", for: .seconds(93_784)).description == "--on '*-*-* 00:00:00' --length 26h3m4s")
+        #expect(try ScheduleRule(on: "daily", for: .milliseconds(1500)).description == "--on '*-*-* 00:00:00' --length 1.5s")
     }
 
     @Test func codableRoundTrip() throws {

@@ -81,7 +81,7 @@ struct ScheduleStoreTests {
         try scratch.write(
             "etc/simplylock/schedules.d/focus.toml", "name = \"focus\"\nprofile = \"news\"\ncron = \"0 9 * *\"\nfor = \"1h\"\n")
         #expect(store.reload(profiles: profiles).count == 1)
-        #expect(store.schedules["focus"]?.rule.description == "--cron '0 9 * * *' --for 1h")
+        #expect(store.schedules["focus"]?.rule.description == "--cron '0 9 * * *' --length 1h")
     }
 
     @Test func theDefaultWarningLeadComesFromTheConfiguration() throws {

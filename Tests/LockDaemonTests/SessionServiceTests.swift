@@ -97,6 +97,26 @@ struct SessionServiceTests {
         #expect(await fake.applied.last ?? .empty == .empty)
     }
 
+    /// `start --until 17:30` at 11:32:07.6 must end at 17:30, not 17:29:59.6, which the wire's
+    /// whole-second times and the clock text showed as "until 17:29".
+    @Test func untilEndsNoEarlierThanTheTimeAskedFor() async throws {
+        let utc = TimeZone(identifier: "UTC")!
+        for fraction in [0.1, 0.4, 0.6, 0.9] {
+            let clock = ManualClock(wall: 1_800_000_000 + fraction)
+            let scratch = try Scratch()
+            try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
+            let manager = try await TestDaemon.start(
+                scratch: scratch, store: try StateStore(path: scratch.paths.stateDatabase), clock: clock, enforcers: [FakeEnforcer()])
+            let until = Date(timeIntervalSince1970: 1_800_000_000 + 6 * 3600)
+            let info = try await manager.api.start(StartRequest(profile: "news", until: until))
+            let wire = try API.makeDecoder().decode(SessionInfo.self, from: API.makeEncoder().encode(info))
+            #expect(wire.endsAt >= until, "fraction \(fraction): ends \(wire.endsAt)")
+            #expect(
+                ClockText.time(wire.endsAt, now: clock.now().wall, zone: utc) == ClockText.time(until, now: clock.now().wall, zone: utc))
+            #expect(wire.remainingSeconds == 6 * 3600, "fraction \(fraction)")
+        }
+    }
+
     @Test func restartWithinTheSameBootResumesExactly() async throws {
         let first = try await makeManager()
         _ = try await first.api.start(StartRequest(profile: "news", seconds: 600))

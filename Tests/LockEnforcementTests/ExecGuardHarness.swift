@@ -26,7 +26,7 @@ final class ExecGuardHarness {
     /// Why these tests cannot run here, or nil.
     static let unavailableReason: String? = {
         if getuid() != 0 { return "needs root (mount namespaces, fanotify)" }
-        for tool in ["/usr/bin/unshare", "/usr/bin/nsenter", "/usr/bin/gcc"] where access(tool, X_OK) != 0 {
+        for tool in ["/usr/bin/unshare", "/usr/bin/nsenter", "/usr/bin/gcc", "/usr/bin/setpriv"] where access(tool, X_OK) != 0 {
             return "\(tool) is missing"
         }
         if ExecGuardHarness.fakeGame == nil { return "gcc -static failed (no static C library?)" }
@@ -55,6 +55,8 @@ final class ExecGuardHarness {
         var template = Array("/tmp/execguard-XXXXXX".utf8CString)
         guard mkdtemp(&template) != nil else { throw TestFailure("mkdtemp failed") }
         directory = String(cString: template)
+        // Traversable by the ordinary user the tests run copies as.
+        chmod(directory, 0o755)
         for sub in ["apps", "home"] { mkdir(directory + "/" + sub, 0o755) }
         mkfifo(directory + "/control", 0o600)
         let mounted = directory + "/mounted"
@@ -116,6 +118,12 @@ final class ExecGuardHarness {
         try ProcessRunner.run("/usr/bin/nsenter", ["-t", "\(holder.pid)", "-m", "--", "/bin/sh", "-c", script], timeout: timeout)
     }
 
+    /// Runs a shell script inside the namespace as an ordinary user (nobody, no groups).
+    func asUser(_ script: String, timeout: Double = 30) throws -> CommandResult {
+        let quoted = "'" + script.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return try inside("exec setpriv --reuid=65534 --regid=65534 --clear-groups /bin/sh -c \(quoted)", timeout: timeout)
+    }
+
     /// Starts a program inside the namespace (nsenter execs it: the child's pid is the program's).
     func start(_ arguments: [String]) throws -> ChildProcess {
         try ChildProcess(
@@ -132,7 +140,7 @@ final class ExecGuardHarness {
         let readyBefore = outputLines().filter { $0 == "ready" }.count
         var arguments = [
             Self.probeBinary, "--control", directory + "/control", "--output", directory + "/output",
-            "--data-dir", apps + "/share", "--user-writable", home, "--preference", preference,
+            "--data-dir", apps + "/share", "--user-writable", home, "--mount-scope", directory, "--preference", preference,
             "--grace", "\(grace)",
         ]
         if let cgroupRoot { arguments += ["--cgroup-root", cgroupRoot] }

@@ -73,10 +73,14 @@ import Testing
         #expect(rules.filesystems[shm.device] == "/dev/shm")
         #expect(rules.filesystems.count == Set([FileIdentity(path: game)!.device, shm.device, FileIdentity(path: "/proc")!.device]).count)
 
-        // A copy matches by content; a different file of the same size does not.
+        // A copy an ordinary user owns matches by content; a different file of the same size
+        // does not, and neither does a copy only root may write (a system binary's twin).
         let copy = try scratch.write("copy", Self.elf)
+        chown(copy, 65534, 65534)
         let other = try scratch.write("other", Self.elf.reversed())
-        for (path, expected) in [(copy, true), (other, false)] {
+        chown(other, 65534, 65534)
+        let rootCopy = try scratch.write("root-copy", Self.elf)
+        for (path, expected) in [(copy, true), (other, false), (rootCopy, false)] {
             let fd = open(path, O_RDONLY)
             defer { close(fd) }
             var status = stat()

@@ -37,3 +37,14 @@ check "the log says why" "grep -q 'can only be read\|database or disk is full' '
 stop
 rm -f "$state/filler"
 umount "$state"
+
+# A fresh state directory with no room at all: the daemon refuses to start with the real reason,
+# not as if an older version had saved the database.
+mount -t tmpfs -o size=1m tmpfs "$state" || { echo "not ok cannot mount a tmpfs"; exit 1; }
+dd if=/dev/zero of="$state/filler" bs=4k >/dev/null 2>&1
+sync
+out=$(timeout 20 "$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts 2>&1); code=$?
+check "a fresh full state directory is refused for the real reason (exit $code: $(echo "$out" | tail -1))" \
+    "[ $code -ne 0 ] && [ $code -ne 124 ] && echo \"\$out\" | grep -q 'cannot be created (.*full' && ! echo \"\$out\" | grep -q 'older version'"
+rm -f "$state/filler"
+umount "$state"

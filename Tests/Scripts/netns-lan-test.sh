@@ -269,7 +269,8 @@ expect "lifted for the other group" sh -c "sleep 0.1; $(declare -f ask other_get
 
 echo "# a block started while Unbound is down"
 stop_server
-expect "lockctl start --for lan succeeds while Unbound is down" lockctl start site 10m --for lan
+expect "lockctl start --for lan while Unbound is down: saved, not yet in force (exit 8)" \
+    sh -c "'$bin/lockctl' --root '$root' start site 10m --for lan >'$work/start.out'; [ \$? -eq 8 ] && grep -q 'site saved for lan' '$work/start.out' && grep -q 'not yet in force for lan' '$work/start.out'"
 expect "status says the block waits for Unbound" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +unbound .*applied when Unbound answers'"
 start_unbound || exit 1
 answering=$(date +%s%3N)
@@ -331,8 +332,8 @@ expect "the servers-file holds the block" grep -x 'server=/blocked.test/' "$work
 expect "stopped" lockctl stop site
 expect "lifted" sh -c "sleep 0.2; $(declare -f ask kids_get resolves); kids=$kids; resolves kids m.blocked.test"
 stop_server
-expect "a lan block starts while dnsmasq is down; the servers-file has it" \
-    sh -c "'$bin/lockctl' --root '$root' start site 10m --for lan >/dev/null 2>&1 && grep -x 'server=/blocked.test/' '$work/dnsmasq.servers'"
+expect "a lan block while dnsmasq is down is saved, not in force (exit 8); the servers-file has it" \
+    sh -c "'$bin/lockctl' --root '$root' start site 10m --for lan >'$work/start.out' 2>&1; [ \$? -eq 8 ] && grep -q 'not yet in force for lan: dnsmasq' '$work/start.out' && grep -x 'server=/blocked.test/' '$work/dnsmasq.servers'"
 expect "status says dnsmasq reads it when it starts" sh -c "'$bin/lockctl' --root '$root' status | grep -E '^ +dnsmasq .*read when dnsmasq starts'"
 stop_daemon
 

@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <malloc.h>
 #include <sys/random.h>
+#include "clinux_chunker.h"
+#include "clinux_sentinel.h"
 
 // mkostemp needs _GNU_SOURCE, which cannot be set for the Glibc module itself.
 int clinux_mkostemp(char *template_path, int flags);
@@ -24,6 +26,16 @@ int clinux_pipe_cloexec(int fds[2]);
 
 // 1 when the kernel considers the clock synchronised (adjtimex), 0 when not, -1 on error.
 int clinux_clock_synchronised(void);
+
+// The arguments the process was started with, as glibc hands them to the executable's
+// initialisers (before main, without /proc): their number, or -1 when they were not seen, and
+// the array itself.
+int clinux_start_argc(void);
+// The inode flags chattr(1) sets (FS_IOC_GETFLAGS) of `path`, followed if a link: 1 in
+// `immutable` for +i, in `append_only` for +a. 0, or -1 with errno (ENOTTY: the filesystem has
+// no such flags).
+int clinux_inode_flags(const char *path, int *immutable, int *append_only);
+char *const *clinux_start_argv(void);
 
 // ---- App blocking (exec guard): fanotify, the proc connector, pidfds ----
 #include <sys/fanotify.h>

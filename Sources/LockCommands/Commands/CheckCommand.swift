@@ -40,8 +40,16 @@ struct CheckCommand: AsyncParsableCommand {
                         let rule = match.rule != result.name ? "rule \(match.rule), " : ""
                         print("\(subject) is blocked by \(match.profile) (\(rule)\(match.origin), session \(match.session))")
                     }
-                } else {
+                } else if result.matches.isEmpty {
                     print("\(subject) is not blocked")
+                } else {
+                    let profiles = result.matches.map(\.profile).joined(separator: ", ")
+                    let why = result.enforcers.isEmpty ? "no app enforcer is running" : "no enforcer in force stops it"
+                    print("\(subject) is NOT blocked: \(profiles) blocks it, but \(why)")
+                }
+                if !result.enforcers.isEmpty {
+                    print(
+                        TextFormat.table(result.enforcers.map { ["", $0.name, $0.blocks ? "blocks" : "does not", $0.detail] }, indent: " "))
                 }
             } else {
                 print(CheckCommand.render(result, target: target))

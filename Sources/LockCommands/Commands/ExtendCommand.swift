@@ -21,9 +21,17 @@ struct ExtendCommand: AsyncParsableCommand {
     func run() async throws {
         let seconds = try DurationArgument.validate(duration, option: "<duration>").seconds
         let session = try await global.call(fields: Self.fields) { try await $0.extend(reference, seconds: seconds) }
-        if try global.printJSON(session) { return }
+        if try global.printJSON(session) {
+            if session.notInForce != nil { throw ExitCode(ExitCodes.notInForce) }
+            return
+        }
+        let verb = session.notInForce == nil ? "blocked" : "saved"
         print(
-            "\(session.profile) blocked until \(TextFormat.clock(session.endsAt)) (\(TextFormat.duration(seconds: session.remainingSeconds)) left)"
+            "\(session.profile) \(verb) until \(TextFormat.clock(session.endsAt)) (\(TextFormat.duration(seconds: session.remainingSeconds)) left)"
         )
+        if let reason = session.notInForce {
+            print("  \(reason)")
+            throw ExitCode(ExitCodes.notInForce)
+        }
     }
 }

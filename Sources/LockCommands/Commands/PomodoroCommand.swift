@@ -83,8 +83,12 @@ struct PomodoroCommand: AsyncParsableCommand {
                 "target": "--for",
             ])
             let info = try await global.call(fields: fields) { try await $0.startPomodoro(request) }
-            if try global.printJSON(info) { return }
-            print("Pomodoro started for \(info.profile ?? profile): \(info.summary)")
+            if try !global.printJSON(info) {
+                print("Pomodoro started for \(info.profile ?? profile): \(info.summary)")
+                if let problem = info.problem { print("  \(problem)") }
+            }
+            // Started, but its block is not in force (a LAN target while the DNS server is down).
+            if info.problem != nil { throw ExitCode(ExitCodes.notInForce) }
         }
     }
 

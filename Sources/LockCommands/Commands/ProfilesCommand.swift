@@ -42,10 +42,24 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let profile = try await global.call { try await $0.profile(name) }
             if try global.printJSON(profile) { return }
-            print(Show.render(profile))
+            // What "blocks a domain" means depends on the enforcers in force here.
+            let enforcers = (try? await global.client.status())?.enforcers.map(\.name)
+            print(Show.render(profile, enforcers: enforcers))
         }
 
-        static func render(_ profile: ProfileInfo) -> String {
+        /// What blocking a domain does with `enforcers` in force (nil: not known): only the dns
+        /// enforcer reaches the names under it; the hosts file and the firewall take exact names.
+        static func coverage(_ enforcers: [String]?) -> String {
+            guard let enforcers else { return "" }
+            var parts: [String] = []
+            if enforcers.contains("dns") { parts.append("with every name under them (dns)") }
+            if enforcers.contains("hosts") { parts.append("the exact names and their www. twins (hosts)") }
+            if enforcers.contains("nftables") { parts.append("the addresses of the exact names (nftables)") }
+            if !enforcers.contains("dns") { parts.append("subdomains only with the dns enforcer") }
+            return parts.isEmpty ? "" : ": " + parts.joined(separator: "; ")
+        }
+
+        static func render(_ profile: ProfileInfo, enforcers: [String]? = nil) -> String {
             var rows: [[String]] = [
                 ["Name:", profile.name + (profile.displayName.map { " (\(TextFormat.shown($0)))" } ?? "")],
                 ["Kind:", profile.kind], ["Strict:", profile.strict ? "yes" : "no"],
@@ -64,7 +78,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                 rows.append(["Mode:", "allowlist: only these domains and addresses are reachable (firewall enforcer)"])
                 rows.append(["Allows:", "\(TextFormat.count(profile.domainCount, "domain")) and their subdomains"])
             } else {
-                rows.append(["Blocks:", "\(TextFormat.count(profile.domainCount, "domain")) and their subdomains"])
+                rows.append(["Blocks:", TextFormat.count(profile.domainCount, "domain") + coverage(enforcers)])
             }
             if !profile.apps.isEmpty { rows.append(["Apps:", profile.apps.joined(separator: " ")]) }
             if !profile.appCategories.isEmpty { rows.append(["App categories:", profile.appCategories.joined(separator: " ")]) }
@@ -99,7 +113,9 @@ struct ProfilesCommand: AsyncParsableCommand {
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name: a-z, 0-9 and '-'.") var name: String
-        @Option(name: .customLong("domain"), help: "A domain to block with its subdomains (URLs are accepted). Repeatable.")
+        @Option(
+            name: .customLong("domain"),
+            help: "A domain to block (URLs are accepted); its subdomains too where the dns enforcer runs. Repeatable.")
         var domains: [String] = []
         @Option(
             name: .customLong("service"), help: "A catalog service such as youtube (see `lockctl services`). Repeatable.",

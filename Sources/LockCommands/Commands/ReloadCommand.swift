@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockCore
 
 /// `lockctl reload`.
 struct ReloadCommand: AsyncParsableCommand {
@@ -16,6 +17,9 @@ struct ReloadCommand: AsyncParsableCommand {
         if try !global.printJSON(result) {
             print("reloaded: \(TextFormat.count(result.profiles, "profile"))")
             for problem in result.problems { print("  problem: \(TextFormat.shown(problem))") }
+            if !result.problems.isEmpty {
+                print("  fix: \(Finding.fixFile(lockctl: global.root == "/" ? "lockctl" : "lockctl --root \(global.root)"))")
+            }
         }
         // A bad file keeps its last good version, so the daemon runs on; the status says the
         // files need fixing, like doctor's.

@@ -12,7 +12,7 @@ struct SchedulesCommand: AsyncParsableCommand {
         defaultSubcommand: List.self)
 
     /// How schedule commands name the request fields.
-    static let fields = FieldNames(["seconds": "--for", "for": "--for", "warnSeconds": "--warn", "name": "<name>"])
+    static let fields = FieldNames(["seconds": "--length", "for": "--length", "warnSeconds": "--warn", "name": "<name>", "target": "--for"])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -20,8 +20,8 @@ struct SchedulesCommand: AsyncParsableCommand {
             discussion: """
                 Say when in one of three ways:
                   --days mon-fri --from 09:00 --to 12:30   weekly windows
-                  --on 'Mon..Fri 09:30' --for 45m          a systemd calendar expression
-                  --cron '0 8-17/2 * * 1-5' --for 30m      a five-field cron expression
+                  --on 'Mon..Fri 09:30' --length 45m       a systemd calendar expression
+                  --cron '0 8-17/2 * * 1-5' --length 30m   a five-field cron expression
                 A window whose --to is before its --from runs overnight; systemd.time(7)
                 explains --on. A strict schedule whose window is open already blocks from
                 its next interval, unless --now starts the block at once.
@@ -29,7 +29,10 @@ struct SchedulesCommand: AsyncParsableCommand {
                   lockctl schedules add mornings --profile deep-work \\
                       --days mon-fri --from 09:00 --to 12:30
                   lockctl schedules add exam --profile focus \\
-                      --on '2027-01-15 08:00' --for 3h --strict
+                      --on '2027-01-15 08:00' --length 3h --strict
+                  lockctl schedules add school-nights --profile social \\
+                      --days sun-thu --from 20:00 --to 07:00 --for kids
+                --for names the devices, as in `lockctl start`; the length of each block is --length.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -47,14 +50,19 @@ struct SchedulesCommand: AsyncParsableCommand {
         @Option(help: "Warn this long before each start and end (5m, or off; default: schedule_warning, 5m).") var warn: String?
         @Flag(help: "If the schedule is strict and its window is open now, start the strict block at once.") var now = false
         @Option(
-            help:
-                "Where its blocks apply: device groups from [lan] in simplylockd.toml, lan, local (the default); comma-separated or repeated."
-        )
-        var target: [String] = []
+            name: .customLong("for"),
+            help: ArgumentHelp(
+                "Where its blocks apply: device groups from [lan] in simplylockd.toml, lan, local (the default); comma-separated or repeated.",
+                valueName: "target"))
+        var targets: [String] = []
+        /// The former spelling of --for (the file's key is `target`); takes any group name.
+        @Option(help: .hidden) var target: [String] = []
+
+        func validate() throws { try SchedulesCommand.refuseLengthAsTarget(targets) }
 
         func run() async throws {
             // Checked here too, so mistakes are reported the same way without a round trip.
-            let length = try when.duration.map { try SchedulesCommand.parse($0, field: "--for") }
+            let length = try when.duration.map { try SchedulesCommand.parse($0, field: "--length") }
             let lead = try warn.map { text in try usage { () throws(FieldError) in try Schedule.parseWarning(text) } }
             _ = try usage { () throws(FieldError) in
                 try Schedule(
@@ -64,7 +72,7 @@ struct SchedulesCommand: AsyncParsableCommand {
             let request = CreateScheduleRequest(
                 name: name, profile: profile, days: when.days, from: when.from, to: when.to,
                 on: when.on, cron: when.cron, seconds: length?.seconds, tz: tz, strict: strict,
-                warnSeconds: lead?.seconds, now: now, target: TargetArgument.names(target))
+                warnSeconds: lead?.seconds, now: now, target: TargetArgument.names(targets + target))
             let schedule = try await global.call(fields: SchedulesCommand.fields) { try await $0.createSchedule(request) }
             if try global.printJSON(schedule) { return }
             print("schedule \(schedule.name) added: \(schedule.profile), \(schedule.summary)")
@@ -79,7 +87,7 @@ struct SchedulesCommand: AsyncParsableCommand {
         @Option(help: "Weekly window: end time (HH:MM; earlier than --from runs overnight).") var to: String?
         @Option(help: "Calendar expression (OnCalendar= syntax), e.g. 'Mon..Fri 09:30' or '2027-01-15 08:00'.") var on: String?
         @Option(help: "Cron expression (minute hour day-of-month month day-of-week).") var cron: String?
-        @Option(name: .customLong("for"), help: "With --on or --cron: how long each block lasts (45m, 3h).") var duration: String?
+        @Option(name: .customLong("length"), help: "With --on or --cron: how long each block lasts (45m, 3h).") var duration: String?
 
         var isEmpty: Bool { days == nil && from == nil && to == nil && on == nil && cron == nil && duration == nil }
     }
@@ -88,7 +96,7 @@ struct SchedulesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit", abstract: "Change a schedule: when, profile, zone, strictness or warnings.",
             discussion: """
-                Options not given stay as they are: --to 13:00 moves only the end of a weekly window, --for 1h only \
+                Options not given stay as they are: --to 13:00 moves only the end of a weekly window, --length 1h only \
                 the length of a calendar or cron schedule; --on or --cron replaces the rule. While the schedule's \
                 block is strict and running it cannot be weakened: it keeps its end and strictness, and moving it \
                 to another profile is refused. Making a schedule strict while its window is open takes effect at \
@@ -105,16 +113,18 @@ struct SchedulesCommand: AsyncParsableCommand {
         @Flag(inversion: .prefixedNo, help: "--strict: its blocks cannot be stopped early; --no-strict: they can.") var strict: Bool?
         @Option(help: "Warn this long before each start and end (5m, or off).") var warn: String?
         @Flag(help: "If the change makes a strict block due now, start it at once.") var now = false
+        @Option(name: .customLong("for"), help: .hidden) var formerLength: String?
 
         func validate() throws {
+            if let formerLength { throw ValidationError(SchedulesCommand.lengthMoved(formerLength)) }
             if when.isEmpty, profile == nil, tz == nil, strict == nil, warn == nil, !now {
                 throw ValidationError(
-                    "nothing to change: give --days/--from/--to, --on, --cron, --for, --profile, --tz, --strict or --warn")
+                    "nothing to change: give --days/--from/--to, --on, --cron, --length, --profile, --tz, --strict or --warn")
             }
         }
 
         func run() async throws {
-            let length = try when.duration.map { try SchedulesCommand.parse($0, field: "--for") }
+            let length = try when.duration.map { try SchedulesCommand.parse($0, field: "--length") }
             let lead = try warn.map { text in try usage { () throws(FieldError) in try Schedule.parseWarning(text) } }
             let request = UpdateScheduleRequest(
                 profile: profile, days: when.days, from: when.from, to: when.to, on: when.on,
@@ -125,6 +135,20 @@ struct SchedulesCommand: AsyncParsableCommand {
             print("schedule \(schedule.name) changed: \(schedule.profile), \(schedule.summary)")
             print(SchedulesCommand.state(schedule, now: Date()))
         }
+    }
+
+    /// `--for` names devices everywhere (`start`, `pomodoro start`, `check`); the length of each
+    /// block used to be `--for` here. A value that reads as a length is refused with the new
+    /// name rather than taken as a device group (a group called `45m` is still reached with the
+    /// hidden `--target 45m`).
+    static func refuseLengthAsTarget(_ targets: [String]) throws {
+        for value in targets.flatMap({ $0.split(separator: ",") }) where (try? DurationParser.parse(String(value))) != nil {
+            throw ValidationError(lengthMoved(String(value)))
+        }
+    }
+
+    static func lengthMoved(_ value: String) -> String {
+        "--for names the devices a block is for; the length of each block is --length \(value)"
     }
 
     static func parse(_ text: String, field: String) throws -> Duration {

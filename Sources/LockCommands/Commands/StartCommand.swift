@@ -92,14 +92,18 @@ struct StartCommand: AsyncParsableCommand {
             for session in started {
                 let strictNote = session.strict ? ", strict" : ""
                 let targetNote = session.target == ["local"] ? "" : " for \(session.target.joined(separator: ", "))"
+                // A LAN block the DNS server has not taken is saved, not blocking: say so.
+                let verb = session.notInForce == nil ? "blocked" : "saved"
                 print(
-                    "\(session.profile) blocked\(targetNote) until \(TextFormat.clock(session.endsAt)) "
+                    "\(session.profile) \(verb)\(targetNote) until \(TextFormat.clock(session.endsAt)) "
                         + "(\(TextFormat.duration(seconds: session.remainingSeconds))\(strictNote)); session \(session.id)")
+                if let reason = session.notInForce { print("  \(reason)") }
             }
         }
         if let failure {
             if names.count == 1 { throw failure }
             throw ExitCode(failure.code)
         }
+        if started.contains(where: { $0.notInForce != nil }) { throw ExitCode(ExitCodes.notInForce) }
     }
 }

@@ -12,43 +12,67 @@ struct StatusCommand: AsyncParsableCommand {
         discussion: """
             The first line counts the names the active blocks cover; each enforcer's row says what it holds \
             (the hosts file also lists use-application-dns.net while anything is blocked, so Firefox's own DNS \
-            over HTTPS stands down). With --watch the view is drawn again whenever something happens (with \
-            --json: one status object per line) until simplylockd stops.
+            over HTTPS stands down). With --watch the view is drawn again whenever something happens, and \
+            each second while a block is shown (with --json or --format: one status per line), until \
+            simplylockd stops; the daemon is asked only when something happens. --format gives one line \
+            for status bars; --quiet only an exit status (0 a block is active, 3 none is).
             """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Flag(help: "Keep the view open and draw it again on every event (blocks starting or ending, warnings).")
+    @Flag(help: "Keep the view open: drawn again on every event, and each second while a block is shown (its time left counts down).")
     var watch = false
 
+    @Option(
+        help: ArgumentHelp(
+            "One line for status bars: line (text), waybar (JSON), i3blocks (full text, short text, colour).",
+            valueName: "format"),
+        completion: .list(StatusLine.Format.allCases.map(\.rawValue)))
+    var format: String?
+
+    @Flag(name: .shortAndLong, help: "Print nothing; exit 0 when a block is active, 3 when none is (or simplylockd is not reachable).")
+    var quiet = false
+
+    func validate() throws {
+        if let format, StatusLine.Format(rawValue: format) == nil {
+            throw ValidationError(
+                "--format: \"\(format)\" is not one of \(StatusLine.Format.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if format != nil, global.json { throw ValidationError("give either --json or --format, not both") }
+        if quiet, watch || format != nil || global.json { throw ValidationError("--quiet prints nothing: give it alone") }
+    }
+
     func run() async throws {
-        if watch { return try watchStatus() }
+        if quiet {
+            // Like `systemctl is-active --quiet`: the answer is the exit status alone.
+            let status = try? global.client.fetch(Endpoints.status)
+            throw ExitCode(status?.sessions.isEmpty == false ? ExitCodes.success : ExitCodes.inactive)
+        }
+        let lineFormat = format.flatMap(StatusLine.Format.init(rawValue:))
+        if watch { return try watchStatus(lineFormat) }
         let status = try await global.call { try await $0.status() }
+        if let lineFormat { return print(StatusLine.render(status, format: lineFormat)) }
         if try global.printJSON(status) { return }
         print(StatusCommand.render(status))
     }
 
-    /// Draws the status, then again after each event from the daemon's event stream (the
-    /// daemon sends one when the stream opens); no polling. With --json, one status object per
+    /// Draws the status, then again after each event from the daemon's event stream and each
+    /// second while a block is shown (`StatusWatch`). With --json or --format, one status per
     /// line. Ends when the daemon shuts down.
-    private func watchStatus() throws {
-        let client = global.client
+    private func watchStatus(_ lineFormat: StatusLine.Format?) throws {
         let json = global.json
-        let hint = global.unreachableHint
-        do {
-            try client.followEventLines { _ in
-                let status = try client.fetch(Endpoints.status)
-                if json {
-                    print(JSONText.compact(status))
-                } else {
-                    // Home, clear: redraw in place like watch(1).
-                    print((Terminal.colours ? "\u{1B}[H\u{1B}[2J" : "\n") + StatusCommand.render(status))
-                }
-                fflush(nil)
+        let watch = StatusWatch(client: global.client) { status in
+            if let lineFormat {
+                print(StatusLine.render(status, format: lineFormat))
+            } else if json {
+                print(JSONText.compact(status))
+            } else {
+                // Home, clear: redraw in place like watch(1).
+                print((Terminal.colours ? "\u{1B}[H\u{1B}[2J" : "\n") + StatusCommand.render(status))
             }
-        } catch let error as ClientError {
-            throw CommandFailure(error, unreachableHint: hint)
+            fflush(nil)
         }
+        do { try watch.run() } catch { throw CommandFailure(error, unreachableHint: global.unreachableHint) }
     }
 
     static func render(_ status: StatusResponse, colours: Bool = Terminal.colours) -> String {
@@ -78,6 +102,7 @@ struct StatusCommand: AsyncParsableCommand {
                 lines.append(line)
             }
         }
+        for session in status.sessions { if let reason = session.notInForce { lines.append("  ! \(session.profile): \(reason)") } }
         for notice in status.notices { lines.append("  ! \(notice)") }
         if !status.enforcers.isEmpty {
             lines.append("")

@@ -5,4 +5,6 @@ struct SessionList: Encodable {
     var sessions: [SessionInfo]
     /// Only for stop: profiles that stay blocked by other sessions.
     var stillBlocked: [SessionInfo]?
+    /// Only for `stop --all`: the blocks it may not stop (strict, the Pomodoro's), left running.
+    var left: [SessionInfo]?
 }

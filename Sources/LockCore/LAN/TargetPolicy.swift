@@ -18,12 +18,16 @@ public struct TargetPolicy: Sendable, Equatable {
     public var reach: LANReach
     /// Where the groups are configured, for messages.
     public var configFile: String
+    /// LAN enforcers the configuration names that do not run because, under a scratch
+    /// `--root`, enforcers acting beyond this machine run only when named with `--enforcers`.
+    public var heldBack: [String]
 
     /// Creates a policy.
-    public init(groups: [DeviceGroup] = [], reach: LANReach = .none, configFile: String = "simplylockd.toml") {
+    public init(groups: [DeviceGroup] = [], reach: LANReach = .none, configFile: String = "simplylockd.toml", heldBack: [String] = []) {
         self.groups = groups.sorted { $0.name < $1.name }
         self.reach = reach
         self.configFile = configFile
+        self.heldBack = heldBack
     }
 
     /// Only this machine.
@@ -40,7 +44,7 @@ public struct TargetPolicy: Sendable, Equatable {
         }
         guard !target.lanTargets.isEmpty else { return nil }
         switch reach {
-        case .none: return .noLANEnforcer(target: target.lanTargets[0], configFile: configFile)
+        case .none: return .noLANEnforcer(target: target.lanTargets[0], configFile: configFile, heldBack: heldBack)
         case .everyone(let enforcer):
             if let group = target.groups.first { return .noPerDevicePolicy(group: group, enforcer: enforcer) }
             return nil
@@ -53,8 +57,9 @@ public struct TargetPolicy: Sendable, Equatable {
 public enum TargetProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// No device group has that name.
     case unknownGroup(String, known: [String], configFile: String)
-    /// A LAN target, but no LAN enforcer (unbound, dnsmasq) runs.
-    case noLANEnforcer(target: String, configFile: String)
+    /// A LAN target, but no LAN enforcer (unbound, dnsmasq) runs; `heldBack`: those the
+    /// configuration names but a scratch `--root` keeps from running unless named with `--enforcers`.
+    case noLANEnforcer(target: String, configFile: String, heldBack: [String])
     /// A device group, but the LAN enforcer cannot tell clients apart.
     case noPerDevicePolicy(group: String, enforcer: String)
 
@@ -66,7 +71,10 @@ public enum TargetProblem: Error, Sendable, Equatable, CustomStringConvertible {
                 ? "no device groups are configured ([lan] in \(file))"
                 : "[lan] in \(file) names \(known.joined(separator: ", ")); also local (this machine) and lan (every device)"
             return "unknown device group \"\(name)\" (\(listed))"
-        case .noLANEnforcer(let target, _):
+        case .noLANEnforcer(let target, let file, let heldBack) where !heldBack.isEmpty:
+            return "\"\(target)\" is on the LAN, but no LAN enforcer runs: \(heldBack.joined(separator: ", ")) in \(file) acts beyond "
+                + "this machine, so under --root it runs only when named with --enforcers"
+        case .noLANEnforcer(let target, _, _):
             return "\"\(target)\" is on the LAN, but no LAN enforcer runs (unbound, dnsmasq)"
         case .noPerDevicePolicy(let group, let enforcer):
             return "device group \"\(group)\" cannot be blocked through \(enforcer): it answers every client alike (no per-client policy)"

@@ -59,7 +59,8 @@ public struct Schedule: Sendable, Equatable, Codable {
         let ways = [weekly ? "--days/--from/--to" : nil, on.map { _ in "--on" }, cron.map { _ in "--cron" }].compactMap { $0 }
         guard !ways.isEmpty else {
             throw FieldError(
-                field: "days", reason: "say when: --days D --from HH:MM --to HH:MM, --on EXPR --for DURATION, or --cron EXPR --for DURATION"
+                field: "days",
+                reason: "say when: --days D --from HH:MM --to HH:MM, --on EXPR --length DURATION, or --cron EXPR --length DURATION"
             )
         }
         guard ways.count == 1 else {

@@ -17,7 +17,7 @@ public struct ScheduleError: Error, Sendable, Hashable, CustomStringConvertible 
         case on
         /// A five-field cron expression (`--cron`).
         case cron
-        /// How long each calendar or cron interval lasts (`--for`).
+        /// How long each calendar or cron interval lasts (`--length`; `for` in schedule files).
         case `for`
         /// The time zone a schedule is evaluated in (`--tz`).
         case tz

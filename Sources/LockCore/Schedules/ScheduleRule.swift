@@ -11,12 +11,12 @@ import Foundation
 public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Weekly windows (`--days mon-fri --from 09:00 --to 12:30`).
     case weekly(WeeklyWindow)
-    /// A block of `duration` at each elapse of a calendar expression (`--on '…' --for 2h`).
+    /// A block of `duration` at each elapse of a calendar expression (`--on '…' --length 2h`).
     case calendar(CalendarSpec, duration: Duration)
-    /// A block of `duration` at each match of a cron expression (`--cron '…' --for 2h`).
+    /// A block of `duration` at each match of a cron expression (`--cron '…' --length 2h`).
     case cron(CronExpression, duration: Duration)
 
-    /// The longest `--for` accepted; longer blocks are almost certainly typos, and the bound
+    /// The longest `--length` accepted; longer blocks are almost certainly typos, and the bound
     /// keeps date arithmetic far from overflow.
     public static let maximumDuration = Duration.seconds(366 * 86_400)
 
@@ -25,13 +25,13 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
         self = .weekly(try WeeklyWindow(days: days, from: from, to: to))
     }
 
-    /// A calendar expression (`--on`) with the length of each block (`--for`).
+    /// A calendar expression (`--on`) with the length of each block (`--length`).
     public init(on expression: String, for duration: Duration) throws(ScheduleError) {
         let spec = try CalendarSpec(parsing: expression)
         self = .calendar(spec, duration: try Self.validated(duration))
     }
 
-    /// A cron expression (`--cron`) with the length of each block (`--for`).
+    /// A cron expression (`--cron`) with the length of each block (`--length`).
     public init(cron expression: String, for duration: Duration) throws(ScheduleError) {
         let cron = try CronExpression(parsing: expression)
         self = .cron(cron, duration: try Self.validated(duration))
@@ -171,12 +171,12 @@ public enum ScheduleRule: Sendable, Hashable, Codable, CustomStringConvertible {
     // MARK: Text and coding
 
     /// The command-line flags that recreate the rule, e.g.
-    /// `--days mon-fri --from 09:00 --to 12:30` or `--on 'Mon..Fri *-*-* 09:00:00' --for 3h`.
+    /// `--days mon-fri --from 09:00 --to 12:30` or `--on 'Mon..Fri *-*-* 09:00:00' --length 3h`.
     public var description: String {
         switch self {
         case .weekly(let window): "--days \(window.days) --from \(window.from) --to \(window.to)"
-        case .calendar(let spec, let duration): "--on '\(spec.normalizedText)' --for \(DurationParser.formatExact(duration))"
-        case .cron(let cron, let duration): "--cron '\(cron.text)' --for \(DurationParser.formatExact(duration))"
+        case .calendar(let spec, let duration): "--on '\(spec.normalizedText)' --length \(DurationParser.formatExact(duration))"
+        case .cron(let cron, let duration): "--cron '\(cron.text)' --length \(DurationParser.formatExact(duration))"
         }
     }
 

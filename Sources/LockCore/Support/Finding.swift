@@ -13,6 +13,14 @@ public struct Finding: Sendable, Equatable {
     /// What to do about it, when something is to be done.
     public var fix: String?
 
+    /// The one fix for a configuration, profile or schedule file that was refused (its last good
+    /// version, or the key's default, stays in use): `lockctl doctor` and `lockctl reload` both
+    /// give it, and both count the file as a problem (exit 1). `lockctl` is the command with the
+    /// options that reach the daemon (`lockctl --root DIR`).
+    public static func fixFile(lockctl: String) -> String {
+        "fix the file (`simplylockd --check-config` lists every problem), then `\(lockctl) reload`"
+    }
+
     /// Creates a finding.
     public init(_ subject: String, _ severity: Severity, _ message: String, fix: String? = nil) {
         self.subject = subject

@@ -220,7 +220,9 @@ struct ErrorMapping: Sendable {
         let hint: String? =
             switch problem {
             case .unknownGroup(let name, let known, _): ClosestMatches.find(name, among: known).first.map { "did you mean \($0)?" }
-            case .noLANEnforcer(_, let file): "add \"unbound\" or \"dnsmasq\" to enforcers in \(file)"
+            case .noLANEnforcer(_, _, let heldBack) where !heldBack.isEmpty:
+                "start simplylockd with --enforcers hosts,\(heldBack.joined(separator: ","))"
+            case .noLANEnforcer(_, let file, _): "add \"unbound\" or \"dnsmasq\" to enforcers in \(file)"
             case .noPerDevicePolicy: "block the whole LAN with --for lan, or use unbound for device groups"
             }
         return APIError(.invalidArgument, "target: \(problem)", hint: hint)

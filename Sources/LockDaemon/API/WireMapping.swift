@@ -12,12 +12,23 @@ extension StatusResponse {
     init(_ snapshot: StatusSnapshot) {
         self.init(
             version: API.softwareVersion, now: snapshot.now.wall,
-            sessions: snapshot.sessions.map { SessionInfo($0, at: snapshot.now) },
+            sessions: snapshot.sessions.map { SessionInfo($0, at: snapshot.now, lanNotInForce: snapshot.lanNotInForce) },
             blockedNames: snapshot.blockedNames, enforcers: snapshot.enforcers.map(EnforcerReport.init),
             notices: snapshot.notices,
             resolverCaches: snapshot.caches.map {
                 ResolverCacheReport(at: $0.at, flushed: $0.flushed, notRunning: $0.notRunning, failures: $0.failures)
             })
+    }
+}
+
+extension SessionInfo {
+    /// The wire form of `session`, saying it is not yet in force when it is aimed at the LAN and
+    /// the LAN's DNS server does not take it (`lanNotInForce`: why).
+    init(_ session: Session, at now: ClockReading, lanNotInForce: String?) {
+        self.init(session, at: now)
+        if let lanNotInForce, !session.target.lanTargets.isEmpty {
+            notInForce = "saved, not yet in force for \(session.target.lanTargets.joined(separator: ", ")): \(lanNotInForce)"
+        }
     }
 }
 

@@ -41,6 +41,8 @@ enum BlockRelease {
                 status = 1
             }
         }
+        // The exec guard's pins outlast every daemon, also one configured without the bpf enforcer.
+        BPFExecGuard.detach(pinDirectory: BPFObject.pins(paths))
         print("ended \(CountText.of(ended, "saved block")); lifted \(built.enforcers.map(\.name).joined(separator: ", "))")
         return status
     }

@@ -97,7 +97,7 @@ public struct DaemonCore: Sendable {
             timer: timers.sessions, maxSession: settings.maxSession, logger: logger, clock: clock,
             targets: TargetPolicy(
                 configuration: settings, enforcers: enforcers.map(\.name),
-                configFile: paths.configFile),
+                configFile: paths.configFile, scratchRoot: paths.root != "/"),
             makeID: makeID, lists: library.resolver, friction: settings.friction)
         try await sessions.restore()
         let pomodoro = PomodoroEngine(

@@ -26,7 +26,7 @@ struct EnforcerFactory {
     static let dohCanary = "use-application-dns.net"
 
     /// Enforcers that change the whole machine, not files under the root.
-    static let machineWide: Set<String> = ["nftables", "dns", "apps", "unbound", "dnsmasq"]
+    static let machineWide: Set<String> = ["nftables", "dns", "apps", "bpf", "unbound", "dnsmasq"]
 
     /// Where the app enforcer records the scopes it froze, so that a restarted daemon thaws
     /// what a killed one froze.
@@ -143,8 +143,12 @@ struct EnforcerFactory {
                 let enforcer = AppEnforcer(settings: enforcerSettings, logger: logger, onDenial: { attempts.appDenied($0) })
                 enforcers.append(enforcer)
                 apps = enforcer
+            case "bpf":
+                enforcers.append(
+                    BPFExecEnforcer(
+                        object: BPFObject.locate(dataDirectory: paths.dataDirectory), pinDirectory: BPFObject.pins(paths), logger: logger))
             case "unbound":
-                let lan = configuration.lan.unbound
+                let lan = configuration.lan.unbound.under(root: paths.root)
                 enforcers.append(
                     UnboundEnforcer(
                         settings: .init(
@@ -153,7 +157,7 @@ struct EnforcerFactory {
                             logPath: lan.log),
                         logger: logger))
             case "dnsmasq":
-                let lan = configuration.lan.dnsmasq
+                let lan = configuration.lan.dnsmasq.under(root: paths.root)
                 enforcers.append(DnsmasqEnforcer(settings: .init(serversFile: lan.serversFile, pidFile: lan.pidFile), logger: logger))
             default:
                 problems.append("unknown enforcer \(name)")

@@ -123,6 +123,17 @@ extension SimplylockdCommand {
     /// Parses the command line and runs the daemon (or `--check-config`). Errors are one line,
     /// `simplylockd: <what went wrong>`, and for a usage error one hint line, as lockctl prints
     /// them; usage errors exit 64 (EX_USAGE), start-up failures 1.
+    /// Runs with the arguments the process was given. When they cannot be read at all, it
+    /// refuses to start: with none, the defaults would manage the machine's real files.
+    public static func runWithProcessArguments() async -> Never {
+        guard let arguments = ProcessArguments.read else {
+            FileHandle.standardError.write(
+                Data("simplylockd: cannot read the command line (no /proc?); not starting\nhint: mount /proc in the chroot\n".utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        await run(arguments: arguments)
+    }
+
     public static func run(arguments: [String]) async -> Never {
         var command: any ParsableCommand
         do { command = try parseAsRoot(arguments) } catch {

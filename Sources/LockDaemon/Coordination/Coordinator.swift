@@ -186,8 +186,10 @@ public actor Coordinator {
             await sessions.setMaxSession(configuration.maxSession)
             await sessions.setFrictionDefaults(configuration.friction)
             // The enforcers stay those the daemon started with; the device groups follow the file.
-            let reach = await sessions.targetPolicy.reach
-            await sessions.setTargetPolicy(TargetPolicy(groups: configuration.lan.groups, reach: reach, configFile: paths.configFile))
+            let running = await sessions.targetPolicy
+            await sessions.setTargetPolicy(
+                TargetPolicy(
+                    groups: configuration.lan.groups, reach: running.reach, configFile: paths.configFile, heldBack: running.heldBack))
             await pomodoro.setDefaults(configuration.pomodoro)
             problems += await scheduler.reloadFiles(defaultWarning: configuration.scheduleWarning).map(\.description)
             problems += await sessions.refreshAllRules().map { "cannot apply the changed profile \($0); retried at each checkpoint" }

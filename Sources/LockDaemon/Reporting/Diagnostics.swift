@@ -114,10 +114,11 @@ struct Diagnostics {
         return Finding("state", .ok, paths.stateDatabase)
     }
 
-    /// One finding per problem, so each file's problem is on a line of its own.
+    /// One finding per problem, so each file's problem is on a line of its own. A problem, as
+    /// `lockctl reload` counts it: the file is not used as written.
     private func configuration() -> [Finding] {
         guard fileProblems.isEmpty else {
-            return fileProblems.map { Finding("configuration", .warning, $0, fix: "fix the file, then `\(launch.lockctl) reload`") }
+            return fileProblems.map { Finding("configuration", .problem, $0, fix: Finding.fixFile(lockctl: launch.lockctl)) }
         }
         return [Finding("configuration", .ok, "all files load")]
     }

@@ -39,10 +39,37 @@ public struct Reporter: Sendable {
         if let capped = statuses.first(where: { $0.name == "hosts" })?.details["capped"] {
             notices.append("hosts file \(capped)")
         }
-        return StatusSnapshot(
+        if !desired.apps.isEmpty {
+            // Saying an app is blocked is a promise: only an enforcer in force keeps it.
+            let appEnforcers = statuses.filter { Self.appEnforcers.contains($0.name) }
+            if appEnforcers.isEmpty {
+                notices.append("apps are NOT blocked: no app enforcer is running")
+            } else if !appEnforcers.contains(where: \.applied) {
+                let errors = appEnforcers.compactMap { status in status.lastError.map { "\(status.name): \($0)" } }
+                notices.append("apps are NOT blocked: the app enforcers failed" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")))
+            }
+        }
+        var snapshot = StatusSnapshot(
             now: now, sessions: active, blockedNames: desired.domains.count, enforcers: statuses,
             notices: notices, caches: caches)
+        snapshot.lanNotInForce = Self.lanNotInForce(statuses)
+        return snapshot
     }
+
+    /// Why blocks aimed at the LAN are saved but not yet in force (the LAN's DNS server does
+    /// not take them: Unbound down, dnsmasq not running), or nil when they are.
+    public func lanNotInForce() async -> String? {
+        var statuses: [EnforcerStatus] = []
+        for enforcer in enforcement.enforcers where Self.lanEnforcers.contains(enforcer.name) { statuses.append(await enforcer.status()) }
+        return Self.lanNotInForce(statuses)
+    }
+
+    static func lanNotInForce(_ statuses: [EnforcerStatus]) -> String? {
+        statuses.first { lanEnforcers.contains($0.name) && $0.lastError != nil }.map { "\($0.name): \($0.lastError ?? "")" }
+    }
+
+    /// The enforcers that keep blocked apps from running (fanotify, the BPF LSM guard).
+    static let appEnforcers: Set<String> = ["apps", "bpf"]
 
     /// The enforcers that block for other devices through the LAN's DNS server.
     static let lanEnforcers: Set<String> = ["unbound", "dnsmasq"]
@@ -77,19 +104,52 @@ public struct Reporter: Sendable {
     /// name or path), each with the id of the blocked app that matches. An app no longer
     /// installed is still found in the sessions that block it by its id.
     ///
+    /// Each enforcer that handles apps says whether it stops the app now. A path is answered
+    /// from the catalog and the sessions only, never by looking at the file: the daemon runs as
+    /// root, and any user may ask (whether a file exists in a directory they cannot read is
+    /// not theirs to learn).
+    ///
     /// - Throws: `AppLookupError` when neither the catalog nor any session knows the name.
     public func checkApp(_ name: String) async throws(AppLookupError) -> AppCheck {
         let active = SessionSet(await sessions.active)
         let app: InstalledApp
-        do {
-            app = try await apps.lookup(name)
+        do throws(AppLookupError) {
+            if name.hasPrefix("/") {
+                let catalog = await apps.current()
+                guard let known = catalog.apps.first(where: { $0.executables.contains { $0.path == name || $0.resolved == name } })
+                else { throw .unknown(name: name, suggestions: []) }
+                app = known
+            } else {
+                app = try await apps.lookup(name)
+            }
         } catch {
-            let blockers = active.blockers(ofApp: name, executables: name.hasPrefix("/") ? [name] : [])
+            let executables = name.hasPrefix("/") ? [name] : []
+            let blockers = active.blockers(ofApp: name, executables: executables)
             guard !blockers.isEmpty else { throw error }
-            return AppCheck(id: name, name: nil, blockers: blockers)
+            return AppCheck(
+                id: name, name: nil, blockers: blockers,
+                enforcers: await appCoverage(ids: Set(blockers.map(\.rule)), executables: executables))
         }
         let executables = app.executables.flatMap { [$0.path, $0.resolved] }
-        return AppCheck(id: app.id, name: app.name, blockers: active.blockers(ofApp: app.id, executables: executables))
+        let blockers = active.blockers(ofApp: app.id, executables: executables)
+        return AppCheck(
+            id: app.id, name: app.name, blockers: blockers,
+            enforcers: await appCoverage(ids: Set([app.id] + blockers.map(\.rule)), executables: executables))
+    }
+
+    /// The answers of the enforcers that handle apps, for any of `ids` (the app's own, and the
+    /// blocked apps of the sessions that match it).
+    private func appCoverage(ids: Set<String>, executables: [String]) async -> [(enforcer: String, coverage: Coverage)] {
+        var answers: [(enforcer: String, coverage: Coverage)] = []
+        for enforcer in enforcement.enforcers {
+            var best: Coverage?
+            for id in ids.sorted() {
+                guard let answer = await enforcer.appCoverage(id: id, executables: executables) else { break }
+                if best == nil || (answer.blocks && best?.blocks != true) { best = answer }
+            }
+            if let best { answers.append((enforcer.name, best)) }
+        }
+        return answers
     }
 
     /// The most recent sessions, newest first.
@@ -141,6 +201,8 @@ public struct StatusSnapshot: Sendable {
     public var notices: [String]
     /// The last flush of the machine's resolver caches, when the daemon flushes them.
     var caches: ResolverCacheFlusher.Report?
+    /// Why blocks aimed at the LAN are not yet in force, when they are not.
+    public var lanNotInForce: String?
 }
 
 /// What `check` found.
@@ -164,6 +226,8 @@ public struct AppCheck: Sendable {
     public var name: String?
     /// The sessions blocking it, each with the id of the blocked app that matches.
     public var blockers: [(session: Session, rule: String)]
+    /// Each enforcer that handles apps, with whether it stops this one now.
+    public var enforcers: [(enforcer: String, coverage: Coverage)]
 }
 
 /// Why a report could not be made.

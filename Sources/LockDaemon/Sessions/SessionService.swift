@@ -326,9 +326,12 @@ public actor SessionService {
         switch length {
         case .duration(let value): duration = value
         case .until(let date):
-            // Checked as a number first: a far-away date must not overflow the conversion.
-            let seconds = date.timeIntervalSince(now.wall).rounded()
-            guard seconds >= 1 else { throw .invalidLength(.notInFuture(date)) }
+            // Checked as a number first: a far-away date must not overflow the conversion. Whole
+            // seconds, rounded up: the block never ends before the time asked for (rounded to
+            // the nearest, "until 17:30" ended at 17:29:59.6 and was shown as 17:29).
+            let exact = date.timeIntervalSince(now.wall)
+            guard exact > 0 else { throw .invalidLength(.notInFuture(date)) }
+            let seconds = exact.rounded(.up)
             guard let value = Duration.checkedSeconds(seconds), value <= maxSession else {
                 throw .invalidLength(.tooLong(limit: maxSession))
             }

@@ -22,8 +22,12 @@ public actor AppEnforcer: Enforcer {
         public var preference: ExecGuard.Preference
         /// Time between SIGTERM and SIGKILL for running instances.
         public var terminateGrace: Duration
-        /// Paths whose filesystems users can write to; watched for copies during strict blocks.
+        /// Paths whose filesystems users can write to; watched for copies during strict blocks,
+        /// with every mount `UserWritableMounts` finds at or under `mountScope`.
         public var userWritable: [String]
+        /// Where user-writable mounts are looked for (tests give a directory of their own, so
+        /// that no filesystem of the machine is ever marked); empty: nowhere.
+        public var mountScope: [String]
         /// The cgroup v2 mount point; nil finds it in `/proc/self/mountinfo`.
         public var cgroupRoot: String?
         /// Where frozen scopes are recorded, so that a restarted daemon thaws what an earlier
@@ -34,9 +38,10 @@ public actor AppEnforcer: Enforcer {
         public init(
             preference: ExecGuard.Preference = .automatic, terminateGrace: Duration = .seconds(5),
             userWritable: [String] = ["/home", "/tmp", "/var/tmp", "/dev/shm", "/run/user"],
-            cgroupRoot: String? = nil, frozenRecord: String? = nil
+            cgroupRoot: String? = nil, frozenRecord: String? = nil, mountScope: [String] = ["/"]
         ) {
             self.preference = preference
+            self.mountScope = mountScope
             self.terminateGrace = terminateGrace
             self.userWritable = userWritable
             self.cgroupRoot = cgroupRoot
@@ -113,7 +118,11 @@ public actor AppEnforcer: Enforcer {
         }
         lastMode = execGuard.mode
         fallbackReason = execGuard.fallbackReason
-        let rules = ExecRules.resolve(apps, hasher: execGuard.hasher, userWritable: settings.userWritable)
+        // Found again at every apply, and `watch` applies again when the mount table changes:
+        // a tmpfs, FUSE filesystem or USB stick mounted during a strict block is watched too.
+        let mounts =
+            apps.contains(where: \.strict) ? UserWritableMounts.current(extra: settings.userWritable, scope: settings.mountScope) : []
+        let rules = ExecRules.resolve(apps, hasher: execGuard.hasher, userWritable: settings.userWritable + mounts)
         // Applying the same block again (the daemon re-applies on every session change) keeps
         // the allow cache: only a real change makes allowed programs ask the guard again.
         if started || remount || !rules.decidesLike(self.rules) {
@@ -237,6 +246,24 @@ public actor AppEnforcer: Enforcer {
     /// The guard's counters, or nil when nothing is blocked.
     public nonisolated var statistics: ExecGuardStatistics? { guardian.withLock { $0?.statistics } }
 
+    public func appCoverage(id: String, executables: [String]) async -> Coverage? {
+        let paths = Set(executables)
+        guard let index = apps.firstIndex(where: { $0.id == id || !paths.isDisjoint(with: $0.executables) }) else {
+            return .doesNotCover("not blocked by any active session")
+        }
+        guard let statistics else {
+            return .doesNotCover("the exec guard is not running" + (lastError.map { ": \($0)" } ?? ""))
+        }
+        guard rules.blocked.values.contains(where: { $0.rule == index }) else {
+            return .doesNotCover("none of its programs was found on disk when the block was applied")
+        }
+        let copies = apps[index].strict ? ", copies and edited copies too" : ""
+        switch statistics.mode {
+        case .fanotify: return .blocks("its execs are refused by the kernel (fanotify)\(copies)")
+        case .procConnector: return .blocks("killed just after it starts (proc connector)\(copies)")
+        }
+    }
+
     /// Scopes frozen now, with the app each was frozen for.
     public var frozenScopes: [String: String] { frozen }
 
@@ -312,6 +339,11 @@ public actor AppEnforcer: Enforcer {
             details["hashes"] = .count(statistics.hashes)
             if statistics.overflows > 0 { details["overflows"] = .count(statistics.overflows) }
             if statistics.droppedReports > 0 { details["droppedReports"] = .count(statistics.droppedReports) }
+            if statistics.refusedUnchecked > 0 { details["refusedUnchecked"] = .count(statistics.refusedUnchecked) }
+            if statistics.allowedUnchecked > 0 { details["allowedUnchecked"] = .count(statistics.allowedUnchecked) }
+            if statistics.sentinelAllowed > 0 { details["sentinelAllowed"] = .count(statistics.sentinelAllowed) }
+            if statistics.sentinelRefused > 0 { details["sentinelRefused"] = .count(statistics.sentinelRefused) }
+            if statistics.mode == .fanotify, !statistics.hasSentinel { details["sentinel"] = .text("not running") }
         } else {
             details["mode"] = .text("idle")
         }

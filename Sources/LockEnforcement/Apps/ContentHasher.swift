@@ -1,17 +1,19 @@
+import CLinux
 import Crypto
 import Glibc
 import LockPlatform
 import Synchronization
 
-/// SHA-256 of executables, for strict blocks: a copy of a blocked binary has a new inode but
-/// the same content. Digests are cached by (device, inode, size, modification time), so a file
-/// is hashed once until it changes.
+/// Content signatures of executables, for strict blocks: a copy of a blocked binary has a new
+/// inode but the same content (SHA-256), or nearly the same (content-defined chunks, see
+/// `ContentSignature`). Signatures are cached by (device, inode, size, modification time), so a
+/// file is read once until it changes.
 ///
 /// swift-crypto (BoringSSL underneath) rather than a hand-written SHA-256: it uses the CPU's
 /// SHA extensions, about 1.5 GB/s here, which matters when a 100 MB game binary is hashed while
-/// its exec waits.
+/// its exec waits. The chunker is a few lines of C (`clinux_chunker_feed`), fast at -O0 as well.
 public final class ContentHasher: Sendable {
-    /// What a cached digest is valid for.
+    /// What a cached signature is valid for.
     public struct Key: Sendable, Hashable {
         /// The file.
         public var identity: FileIdentity
@@ -28,10 +30,17 @@ public final class ContentHasher: Sendable {
         }
     }
 
+    private struct Cache {
+        var entries: [Key: ContentSignature] = [:]
+        var chunks = 0
+    }
+
     /// Entries kept before the cache starts over (a bound, not an expected size).
     static let capacity = 4096
+    /// Chunk fingerprints kept before the cache starts over (16 MiB of them; about 4 GB of files).
+    static let chunkCapacity = 2 << 20
 
-    private let cache = Mutex<[Key: ContentDigest]>([:])
+    private let cache = Mutex(Cache())
     private let computed = Atomic<Int>(0)
 
     /// Creates an empty cache.
@@ -41,14 +50,27 @@ public final class ContentHasher: Sendable {
     public var computations: Int { computed.load(ordering: .relaxed) }
 
     /// The cached digest for `key`, if any.
-    public func cached(_ key: Key) -> ContentDigest? { cache.withLock { $0[key] } }
+    public func cached(_ key: Key) -> ContentDigest? { cachedSignature(key)?.digest }
 
-    /// Hashes the file open on `fd` (read with `pread`, so the descriptor's offset and its
-    /// origin do not matter), giving up (nil) after `deadline`.
+    /// The cached signature for `key`, if any.
+    public func cachedSignature(_ key: Key) -> ContentSignature? { cache.withLock { $0.entries[key] } }
+
+    /// The digest of the file open on `fd`; see `signature(fd:key:deadline:)`.
     public func digest(fd: Int32, key: Key, deadline: ContinuousClock.Instant? = nil) -> ContentDigest? {
-        if let known = cached(key) { return known }
+        signature(fd: fd, key: key, deadline: deadline)?.digest
+    }
+
+    /// Reads the file open on `fd` (with `pread`, so the descriptor's offset and its origin do
+    /// not matter) into its signature, giving up (nil) after `deadline`.
+    public func signature(fd: Int32, key: Key, deadline: ContinuousClock.Instant? = nil) -> ContentSignature? {
+        if let known = cachedSignature(key) { return known }
         var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var chunker = clinux_chunker()
+        clinux_chunker_reset(&chunker)
+        var chunks = Set<UInt64>()
+        let bufferSize = 1 << 20
+        var buffer = [UInt8](repeating: 0, count: bufferSize)
+        var fingerprints = [UInt64](repeating: 0, count: bufferSize / Int(CLINUX_CHUNK_MIN) + 1)
         var offset: off_t = 0
         while true {
             let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
@@ -57,28 +79,46 @@ public final class ContentHasher: Sendable {
                 return nil
             }
             if count == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            buffer.withUnsafeBytes { bytes in
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                hasher.update(bufferPointer: slice)
+                let found = fingerprints.withUnsafeMutableBufferPointer { out in
+                    clinux_chunker_feed(&chunker, slice.assumingMemoryBound(to: UInt8.self).baseAddress, count, out.baseAddress)
+                }
+                chunks.formUnion(fingerprints[0..<found])
+            }
             offset += off_t(count)
             if let deadline, ContinuousClock.now > deadline { return nil }
         }
-        let digest = ContentDigest(Array(hasher.finalize()))
+        var last: UInt64 = 0
+        if clinux_chunker_finish(&chunker, &last) == 1 { chunks.insert(last) }
+        let signature = ContentSignature(digest: ContentDigest(Array(hasher.finalize())), chunks: chunks, size: Int64(offset))
         computed.add(1, ordering: .relaxed)
-        cache.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = digest
+        cache.withLock { cache in
+            if cache.entries.count >= Self.capacity || cache.chunks + chunks.count > Self.chunkCapacity {
+                cache.entries.removeAll(keepingCapacity: true)
+                cache.chunks = 0
+            }
+            cache.entries[key] = signature
+            cache.chunks += chunks.count
         }
-        return digest
+        return signature
     }
 
     /// Hashes the file at `path`; nil if it cannot be read.
     public func digest(path: String) -> (ContentDigest, Key)? {
+        signature(path: path).map { ($0.0.digest, $0.1) }
+    }
+
+    /// The signature of the file at `path`; nil if it cannot be read.
+    public func signature(path: String) -> (ContentSignature, Key)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else { return nil }
         let key = Key(status)
-        return digest(fd: fd, key: key).map { ($0, key) }
+        return signature(fd: fd, key: key).map { ($0, key) }
     }
 }
 

@@ -21,4 +21,14 @@ public struct ExecGuardStatistics: Sendable, Equatable {
     public var overflows = 0
     /// Denials and notes dropped because the report queue was full.
     public var droppedReports = 0
+    /// Execs refused during a strict block because they could not be checked in time (too
+    /// many waiting, too slow to read, an error).
+    public var refusedUnchecked = 0
+    /// Execs allowed outside strict blocks without a check, for the same reasons.
+    public var allowedUnchecked = 0
+    /// Events the sentinel answered while the decision thread was silent: allowed, refused.
+    public var sentinelAllowed = 0
+    public var sentinelRefused = 0
+    /// False when the sentinel could not be started (a stalled daemon then stalls execs).
+    public var hasSentinel = true
 }

@@ -31,38 +31,91 @@ public final class ExecRules: Sendable {
     public let rules: [Rule]
     /// Blocked files by identity (several paths may lead to one; the first is kept).
     public let blocked: [FileIdentity: BlockedFile]
-    /// Strict rules: content digests of blocked programs, by file size (a copy has the same
-    /// size, so only files of these sizes are ever hashed).
+    /// Strict rules: exact content digests of blocked programs, by file size.
     public let digestsBySize: [Int64: [ContentDigest: Int]]
+    /// Strict rules: blocked programs large enough to be matched by similarity (rule index and
+    /// signature), for copies with bytes appended, changed or inserted.
+    public let similar: [SimilarProgram]
+    /// Files at least this large are compared by similarity (half the smallest of `similar`: a
+    /// copy that lost half its chunks is no longer matched anyway).
+    public let minimumSimilarSize: Int64?
     /// Filesystems to watch (device → a path on it): those holding blocked files, plus the
     /// user-writable ones when a strict rule exists (copies land there).
     public let filesystems: [UInt64: String]
     /// What was left out and why (`/usr/bin/python3: an interpreter is never blocked`).
     public let notes: [String]
 
+    /// One blocked program matched by similarity.
+    public struct SimilarProgram: Sendable, Equatable {
+        /// Index into `rules`.
+        public let rule: Int
+        /// Its content.
+        public let signature: ContentSignature
+    }
+
     /// True when nothing is denied.
     public var isEmpty: Bool { blocked.isEmpty && digestsBySize.isEmpty }
-    /// True when some rule matches by content.
+    /// True when some rule matches by content (a strict block): what cannot be checked in time
+    /// is refused rather than allowed.
     public var matchesContent: Bool { !digestsBySize.isEmpty }
 
     /// Nothing blocked.
-    public static let none = ExecRules(rules: [], blocked: [:], digestsBySize: [:], filesystems: [:], notes: [])
+    public static let none = ExecRules(rules: [], blocked: [:], digestsBySize: [:], similar: [], filesystems: [:], notes: [])
 
     init(
         rules: [Rule], blocked: [FileIdentity: BlockedFile], digestsBySize: [Int64: [ContentDigest: Int]],
-        filesystems: [UInt64: String], notes: [String]
+        similar: [SimilarProgram], filesystems: [UInt64: String], notes: [String]
     ) {
         self.rules = rules
         self.blocked = blocked
         self.digestsBySize = digestsBySize
+        self.similar = similar
+        self.minimumSimilarSize = similar.map { $0.signature.size / 2 }.min()
         self.filesystems = filesystems
         self.notes = notes
+    }
+
+    /// True for a file an ordinary user may have made or changed: not owned by root, or
+    /// writable by group or others. Only these are compared by content. A file root owns and
+    /// alone may write was put there by root (a package, the administrator), and comparing it
+    /// would make a block machine-wide: a blocked program whose bytes equal (or resemble) a
+    /// system binary's would block that system binary for everyone.
+    public static func userControlled(_ status: stat) -> Bool {
+        status.st_uid != 0 || status.st_mode & (S_IWGRP | S_IWOTH) != 0
+    }
+
+    /// True when the program `exe` (a `/proc/PID/exe`) may run a blocked file without exec: an
+    /// interpreter or the dynamic loader by name, or any program an ordinary user may have
+    /// made or changed. The second catches a renamed copy of `ld-linux-x86-64.so.2`, `python3`
+    /// or `dash` in a home directory by what it is rather than what it is called; a user's own
+    /// program opening a blocked one during a block is refused too, which is the point.
+    public static func mayRunOthers(exe: String) -> Bool {
+        var status = stat()
+        if stat(exe, &status) == 0, userControlled(status) { return true }
+        guard let program = FanotifyExecGuard.readLink(exe) else { return false }
+        return ProgramNames.isInterpreter(program)
+    }
+
+    /// True when the file with this status must be read before its exec is decided (a strict
+    /// block, a user-controlled file, and a size a copy of a blocked program can have).
+    public func needsContentCheck(_ status: stat) -> Bool {
+        guard matchesContent, Self.userControlled(status) else { return false }
+        let size = Int64(status.st_size)
+        if digestsBySize[size] != nil { return true }
+        if let minimumSimilarSize, size >= minimumSimilarSize { return true }
+        return false
+    }
+
+    /// The rule a file with this content is a copy of, exact or similar.
+    public func rule(matching signature: ContentSignature) -> Int? {
+        if let rule = digestsBySize[signature.size]?[signature.digest] { return rule }
+        return similar.first { $0.signature.matches(signature) }?.rule
     }
 
     /// True when `other` makes exactly the same decisions and watches the same filesystems:
     /// putting it in force would only throw away the allow cache.
     public func decidesLike(_ other: ExecRules) -> Bool {
-        rules == other.rules && blocked == other.blocked && digestsBySize == other.digestsBySize
+        rules == other.rules && blocked == other.blocked && digestsBySize == other.digestsBySize && similar == other.similar
             && filesystems == other.filesystems
     }
 
@@ -77,6 +130,7 @@ public final class ExecRules: Sendable {
         var rules: [Rule] = []
         var blocked: [FileIdentity: BlockedFile] = [:]
         var digests: [Int64: [ContentDigest: Int]] = [:]
+        var similar: [SimilarProgram] = []
         var filesystems: [UInt64: String] = [:]
         var notes: [String] = []
         var anyStrict = false
@@ -103,8 +157,13 @@ public final class ExecRules: Sendable {
                 filesystems[file.identity.device] = filesystems[file.identity.device] ?? file.resolved
                 if app.strict {
                     anyStrict = true
-                    if let (digest, key) = hasher.digest(path: file.resolved) {
-                        digests[key.size, default: [:]][digest] = digests[key.size]?[digest] ?? index
+                    if let (signature, key) = hasher.signature(path: file.resolved) {
+                        if digests[key.size]?[signature.digest] == nil {
+                            digests[key.size, default: [:]][signature.digest] = index
+                            if signature.chunks.count >= ContentSignature.minimumChunks {
+                                similar.append(SimilarProgram(rule: index, signature: signature))
+                            }
+                        }
                     } else {
                         notes.append("\(app.id): \(path) could not be read to match copies")
                     }
@@ -119,23 +178,24 @@ public final class ExecRules: Sendable {
                 if filesystems[device] == nil { filesystems[device] = path }
             }
         }
-        return ExecRules(rules: rules, blocked: blocked, digestsBySize: digests, filesystems: filesystems, notes: notes)
+        return ExecRules(
+            rules: rules, blocked: blocked, digestsBySize: digests, similar: similar, filesystems: filesystems, notes: notes)
     }
 
-    /// The rule a running or starting program matches by identity, then (strict) by content
-    /// of the file open on `fd` (hashed only when its size is that of a blocked program).
+    /// The rule a running or starting program matches by identity, then (strict, for a
+    /// user-controlled file) by content of the file open on `fd`.
     func match(identity: FileIdentity, status: stat, fd: Int32?, hasher: ContentHasher) -> (rule: Int, byContent: Bool)? {
         if let file = blocked[identity] { return (file.rule, false) }
-        guard let candidates = digestsBySize[Int64(status.st_size)] else { return nil }
+        guard needsContentCheck(status) else { return nil }
         let key = ContentHasher.Key(status)
-        let digest: ContentDigest?
-        if let known = hasher.cached(key) {
-            digest = known
+        let signature: ContentSignature?
+        if let known = hasher.cachedSignature(key) {
+            signature = known
         } else if let fd {
-            digest = hasher.digest(fd: fd, key: key, deadline: .now + .seconds(5))
+            signature = hasher.signature(fd: fd, key: key, deadline: .now + .seconds(5))
         } else {
-            digest = nil
+            signature = nil
         }
-        return digest.flatMap { candidates[$0] }.map { ($0, true) }
+        return signature.flatMap { rule(matching: $0) }.map { ($0, true) }
     }
 }

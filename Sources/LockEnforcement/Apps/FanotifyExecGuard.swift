@@ -24,12 +24,14 @@ import Synchronization
 /// state for good). With one group, its release answers everything pending and nothing waits.
 ///
 /// The answer thread never waits for anything but the kernel and one short lock: no Swift
-/// concurrency, no logging (notes go through `DenialReporter`). Any doubt or internal error
-/// answers ALLOW. Hashing for strict rules happens on a worker thread that answers its own
-/// events, so one large file never holds up other execs. When the guard stops (or its process
+/// concurrency, no logging (notes go through `DenialReporter`). What cannot be checked in time
+/// (more than `hashQueueCapacity` files waiting, a file not read within `hashDeadline` of its
+/// exec, an internal error) is refused during a strict block and allowed otherwise, and never
+/// remembered as allowed. Reading files for strict rules happens on a worker thread that
+/// answers its own events, so one large file never holds up other execs. When the guard stops (or its process
 /// dies), the kernel lets every pending and future exec through.
 final class FanotifyExecGuard: ExecGuardBackend {
-    private struct Decision: Sendable {
+    struct Decision: Sendable {
         var rules: ExecRules
         var generation: UInt64
         var evictable: Bool
@@ -43,25 +45,29 @@ final class FanotifyExecGuard: ExecGuardBackend {
         var closed = false
     }
 
-    private struct PendingHash: Sendable {
+    struct PendingHash: Sendable {
         var fd: Int32
         var pid: Int32
         var status: stat
         var generation: UInt64
+        /// The exec waits from here: `hashDeadline` counts from it, not from the start of reading.
+        var queued: ContinuousClock.Instant
     }
 
     static let hashQueueCapacity = 64
     static let hashDeadline = Duration.seconds(2)
 
-    private let groupFD: Int32
-    private let stopFD: Int32
-    private let hashWakeFD: Int32
-    private let decision: Mutex<Decision>
+    let groupFD: Int32
+    let stopFD: Int32
+    let hashWakeFD: Int32
+    let decision: Mutex<Decision>
     private let marks = Mutex(Marks())
-    private let pending = Mutex<[PendingHash]>([])
-    private let hasher: ContentHasher
+    let pending = Mutex<[PendingHash]>([])
+    let hasher: ContentHasher
     private let reporter: DenialReporter
     private let finished = DispatchGroup()
+    /// Answers in the daemon's place when the answer thread stalls; nil if it could not start.
+    private let sentinel: ExecSentinel?
 
     private let beat = Atomic<UInt64>(0)
     private let events = Atomic<Int>(0)
@@ -69,6 +75,8 @@ final class FanotifyExecGuard: ExecGuardBackend {
     private let errors = Atomic<Int>(0)
     private let overflows = Atomic<Int>(0)
     private let cached = Atomic<Int>(0)
+    private let refusedUnchecked = Atomic<Int>(0)
+    private let allowedUnchecked = Atomic<Int>(0)
 
     /// Opens both groups and starts the threads; nothing is marked until `update`.
     ///
@@ -84,6 +92,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
         decision = Mutex(Decision(rules: .none, generation: 0, evictable: true, stopped: false))
         self.hasher = hasher
         self.reporter = reporter
+        sentinel = ExecSentinel(group: groupFD)
         beat.store(monotonicNanoseconds(), ordering: .relaxed)
         start(name: "exec-guard", run: answerLoop)
         start(name: "exec-guard-hash", run: hashLoop)
@@ -140,6 +149,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
                 }
                 decision.rules = rules
                 decision.generation &+= 1
+                sentinel?.update(rules)
                 cached.store(0, ordering: .relaxed)
                 return false
             }
@@ -172,7 +182,9 @@ final class FanotifyExecGuard: ExecGuardBackend {
             cachedInodes: cached.load(ordering: .relaxed), events: events.load(ordering: .relaxed),
             denials: denials.load(ordering: .relaxed), errors: errors.load(ordering: .relaxed),
             hashes: hasher.computations, overflows: overflows.load(ordering: .relaxed),
-            droppedReports: reporter.droppedCount)
+            droppedReports: reporter.droppedCount, refusedUnchecked: refusedUnchecked.load(ordering: .relaxed),
+            allowedUnchecked: allowedUnchecked.load(ordering: .relaxed), sentinelAllowed: sentinel?.answered.allowed ?? 0,
+            sentinelRefused: sentinel?.answered.refused ?? 0, hasSentinel: sentinel != nil)
     }
 
     func stop() {
@@ -188,6 +200,8 @@ final class FanotifyExecGuard: ExecGuardBackend {
         _ = finished.wait(timeout: .now() + 2)
         marks.withLock { marks in
             marks.closed = true
+            // The sentinel holds the group too: it must end for the group to close.
+            sentinel?.stop()
             close(groupFD)
         }
     }
@@ -207,7 +221,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
             pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
         ]
         while true {
-            beat.store(monotonicNanoseconds(), ordering: .relaxed)
+            alive()
             let ready = poll(&fds, 2, 250)
             if ready < 0 {
                 if errno != EINTR {
@@ -221,8 +235,16 @@ final class FanotifyExecGuard: ExecGuardBackend {
         }
     }
 
+    /// A sign of life, for the watchdog and the sentinel.
+    private func alive() {
+        let now = monotonicNanoseconds()
+        beat.store(now, ordering: .relaxed)
+        sentinel?.beat(now)
+    }
+
     private func drain(_ buffer: inout [clinux_fanotify_event]) {
         while true {
+            alive()
             let count = buffer.withUnsafeMutableBufferPointer { clinux_fanotify_read(groupFD, $0.baseAddress, Int32($0.count)) }
             if count < 0 {
                 errors.add(1, ordering: .relaxed)
@@ -246,47 +268,55 @@ final class FanotifyExecGuard: ExecGuardBackend {
     /// An exec on a marked filesystem.
     private func handleExec(_ event: clinux_fanotify_event) {
         let fd = event.fd
+        let (rules, generation) = decision.withLock { ($0.rules, $0.generation) }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
             errors.add(1, ordering: .relaxed)
-            answer(groupFD, fd, allow: true)
+            answerUnchecked(fd, strict: rules.matchesContent)
             close(fd)
             return
         }
-        let identity = FileIdentity(status)
-        let (rules, generation) = decision.withLock { ($0.rules, $0.generation) }
-        if let file = rules.blocked[identity] {
+        if let file = rules.blocked[FileIdentity(status)] {
             answer(groupFD, fd, allow: false)
             deny(pid: event.pid, fd: fd, rule: rules.rules[file.rule], reason: .exec)
             close(fd)
             return
         }
-        if let candidates = rules.digestsBySize[Int64(status.st_size)] {
-            if let digest = hasher.cached(ContentHasher.Key(status)) {
-                if let rule = candidates[digest] {
-                    answer(groupFD, fd, allow: false)
-                    deny(pid: event.pid, fd: fd, rule: rules.rules[rule], reason: .copy)
-                    close(fd)
-                    return
-                }
-            } else {
+        if rules.needsContentCheck(status) {
+            guard let signature = hasher.cachedSignature(ContentHasher.Key(status)) else {
+                let item = PendingHash(fd: fd, pid: event.pid, status: status, generation: generation, queued: .now)
                 let queued = pending.withLock { items -> Bool in
                     guard items.count < Self.hashQueueCapacity else { return false }
-                    items.append(PendingHash(fd: fd, pid: event.pid, status: status, generation: generation))
+                    items.append(item)
                     return true
                 }
                 if queued {
                     var one: UInt64 = 1
                     _ = write(hashWakeFD, &one, 8)
-                    return
+                } else {
+                    answerUnchecked(fd, strict: rules.matchesContent)
+                    close(fd)
                 }
-                errors.add(1, ordering: .relaxed)
-                reporter.note(.warning, "too many files waiting to be hashed; allowed \(identity) without comparing it")
+                return
+            }
+            if let rule = rules.rule(matching: signature) {
+                answer(groupFD, fd, allow: false)
+                deny(pid: event.pid, fd: fd, rule: rules.rules[rule], reason: .copy)
+                close(fd)
+                return
             }
         }
         answer(groupFD, fd, allow: true)
         cacheAllowed(fd, generation: generation, surviveModify: !rules.matchesContent)
         close(fd)
+    }
+
+    /// An exec that could not be checked (too many waiting, too slow to read, an error): refused
+    /// during a strict block, allowed otherwise, and never remembered either way, so the next
+    /// exec of the same file is checked again.
+    func answerUnchecked(_ fd: Int32, strict: Bool) {
+        answer(groupFD, fd, allow: !strict)
+        if strict { refusedUnchecked.add(1, ordering: .relaxed) } else { allowedUnchecked.add(1, ordering: .relaxed) }
     }
 
     /// An open of a blocked file (inode mark): refused to interpreters and the loader only.
@@ -304,7 +334,8 @@ final class FanotifyExecGuard: ExecGuardBackend {
             answer(groupFD, fd, allow: true)
             return
         }
-        guard let opener = Self.readLink("/proc/\(event.pid)/exe"), ProgramNames.isInterpreter(opener) else {
+        let exe = "/proc/\(event.pid)/exe"
+        guard ExecRules.mayRunOthers(exe: exe), let opener = Self.readLink(exe) else {
             answer(groupFD, fd, allow: true)
             return
         }
@@ -312,11 +343,11 @@ final class FanotifyExecGuard: ExecGuardBackend {
         deny(pid: event.pid, fd: fd, rule: rules.rules[file.rule], reason: .interpreter, opener: opener)
     }
 
-    private func answer(_ group: Int32, _ fd: Int32, allow: Bool) {
+    func answer(_ group: Int32, _ fd: Int32, allow: Bool) {
         if clinux_fanotify_respond(group, fd, allow ? 1 : 0) != 0 { errors.add(1, ordering: .relaxed) }
     }
 
-    private func deny(pid: Int32, fd: Int32, rule: ExecRules.Rule, reason: ExecDenial.Reason, opener: String? = nil) {
+    func deny(pid: Int32, fd: Int32, rule: ExecRules.Rule, reason: ExecDenial.Reason, opener: String? = nil) {
         denials.add(1, ordering: .relaxed)
         let path = Self.readLink("/proc/self/fd/\(fd)") ?? "?"
         reporter.report(
@@ -328,7 +359,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
     /// Remembers an allowed file in the kernel (an ignore mark), unless the rules changed
     /// since the decision: the mark and the rules' generation are checked under one lock, and
     /// `update` flushes under the same lock.
-    private func cacheAllowed(_ fd: Int32, generation: UInt64, surviveModify: Bool) {
+    func cacheAllowed(_ fd: Int32, generation: UInt64, surviveModify: Bool) {
         decision.withLock { decision in
             guard decision.generation == generation, !decision.stopped else { return }
             // Without SURV_MODIFY a write to the file clears the mark: needed when content
@@ -345,54 +376,6 @@ final class FanotifyExecGuard: ExecGuardBackend {
                     cached.add(1, ordering: .relaxed)
                 }
             }
-        }
-    }
-
-    // MARK: The hash worker
-
-    private func hashLoop() {
-        var fds = [
-            pollfd(fd: hashWakeFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 { continue }
-            if fds[1].revents != 0 {
-                // Whatever is still waiting is allowed; closing the group would do it too.
-                for item in pending.withLock({ items in
-                    defer { items = [] }
-                    return items
-                }) {
-                    answer(groupFD, item.fd, allow: true)
-                    close(item.fd)
-                }
-                return
-            }
-            var counter: UInt64 = 0
-            _ = read(hashWakeFD, &counter, 8)
-            while let item = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
-                decideByContent(item)
-            }
-        }
-    }
-
-    private func decideByContent(_ item: PendingHash) {
-        defer { close(item.fd) }
-        let key = ContentHasher.Key(item.status)
-        guard let digest = hasher.digest(fd: item.fd, key: key, deadline: .now + Self.hashDeadline) else {
-            errors.add(1, ordering: .relaxed)
-            reporter.note(.warning, "could not hash \(key.identity) within \(Self.hashDeadline); allowed it")
-            answer(groupFD, item.fd, allow: true)
-            return
-        }
-        let rules = decision.withLock { $0.rules }
-        if let rule = rules.digestsBySize[key.size]?[digest] {
-            answer(groupFD, item.fd, allow: false)
-            deny(pid: item.pid, fd: item.fd, rule: rules.rules[rule], reason: .copy)
-        } else {
-            answer(groupFD, item.fd, allow: true)
-            cacheAllowed(item.fd, generation: item.generation, surviveModify: false)
         }
     }
 

@@ -36,14 +36,14 @@ struct RunningProcesses {
         // Kernel threads have no executable; a process that just exited has none either.
         guard stat(exe, &status) == 0 else { return nil }
         let identity = FileIdentity(status)
-        if rules.blocked[identity] != nil || rules.digestsBySize[Int64(status.st_size)] != nil {
+        if rules.blocked[identity] != nil || rules.needsContentCheck(status) {
             let fd = rules.blocked[identity] == nil ? open(exe, O_RDONLY | O_CLOEXEC) : -1
             defer { if fd >= 0 { close(fd) } }
             if let (rule, _) = rules.match(identity: identity, status: status, fd: fd >= 0 ? fd : nil, hasher: hasher) {
                 return Match(pid: pid, rule: rule, executable: identity)
             }
         }
-        guard let program = FanotifyExecGuard.readLink(exe), ProgramNames.isInterpreter(program) else { return nil }
+        guard ExecRules.mayRunOthers(exe: exe) else { return nil }
         for argument in arguments(pid: pid, proc: proc).dropFirst() where !argument.hasPrefix("-") && !argument.isEmpty {
             let path = argument.hasPrefix("/") ? argument : "\(proc)/\(pid)/cwd/\(argument)"
             if let target = FileIdentity(path: path), let file = rules.blocked[target] {

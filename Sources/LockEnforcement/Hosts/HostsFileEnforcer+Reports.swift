@@ -54,21 +54,47 @@ extension HostsFileEnforcer {
     /// and no entry of the user's own that maps a blocked name to a real address (the user's
     /// entries come first in lookups, so one defeats the block).
     public func diagnose() async -> [Finding] {
+        [await fileFinding()] + movedAsideFinding()
+    }
+
+    /// Things that were in the file's place (directories, FIFOs) and were moved aside during
+    /// blocks: never deleted, since they may hold someone's files, so doctor lists them.
+    private nonisolated func movedAsideFinding() -> [Finding] {
+        let directory = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".simplylock-moved-"
+        let moved = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(prefix) }.sorted()
+        guard !moved.isEmpty else { return [] }
+        let paths = moved.map { directory + "/" + $0 }
+        let shown = paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? " and \(paths.count - 3) more" : "")
+        return [
+            Finding(
+                "hosts file", .warning,
+                "\(CountText.of(moved.count, "thing was", "things were")) in \(path)'s place and moved aside: \(shown)",
+                fix: "look inside, then remove what you do not need: rm -r \(directory)/\(prefix)*")
+        ]
+    }
+
+    private func fileFinding() async -> Finding {
         let subject = "hosts file"
         // What other users' resolvers see: file type, modes, and glibc's and musl's reading.
         let desired = desired
-        if let problem = HostsFileInspection(path: path).problem(names: desired) { return [problem] }
+        if let problem = HostsFileInspection(path: path).problem(names: desired) { return problem }
+        if let flags = InodeFlags.of(path), flags.immutable || flags.appendOnly {
+            // Even root cannot replace or rewrite it: every start and end of a block would fail.
+            let (what, flag) = flags.immutable ? ("immutable", "i") : ("append-only", "a")
+            return Finding(
+                subject, .problem, "\(path) is \(what) (chattr +\(flag)): simplylockd cannot change it, so no block can start or end",
+                fix: "chattr -\(flag) \(path)")
+        }
         let directory = (path as NSString).deletingLastPathComponent
         guard access(directory, W_OK) == 0 || access(path, W_OK) == 0 else {
-            return [
-                Finding(
-                    subject, .problem, "\(path) cannot be written by simplylockd",
-                    fix: "make \(directory) writable for the daemon (ReadWritePaths=/etc in the unit)")
-            ]
+            return Finding(
+                subject, .problem, "\(path) cannot be written by simplylockd",
+                fix: "make \(directory) writable for the daemon (ReadWritePaths=/etc in the unit)")
         }
         let bytes: [UInt8]
         do { bytes = try AtomicFile.read(path) ?? [] } catch {
-            return [Finding(subject, .problem, error.description, fix: "check the file's permissions")]
+            return Finding(subject, .problem, error.description, fix: "check the file's permissions")
         }
         let document = HostsDocument(bytes: bytes)
         if document.rendered(names: desired) != bytes {
@@ -79,13 +105,11 @@ extension HostsFileEnforcer {
                 ? "has \(begins) managed sections"
                 : (desired.isEmpty
                     ? "still has a managed section although nothing is blocked" : "does not have the section the active blocks need")
-            return [
-                Finding(
-                    subject, .problem, "\(path) \(what)",
-                    fix:
-                        "the daemon rewrites it on every change and within a second of an edit; if this persists, see `journalctl -u simplylockd`"
-                )
-            ]
+            return Finding(
+                subject, .problem, "\(path) \(what)",
+                fix:
+                    "the daemon rewrites it on every change and within a second of an edit; if this persists, see `journalctl -u simplylockd`"
+            )
         }
         for line in String(decoding: document.userBytes, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix { !$0.hasPrefix("#") }
@@ -93,20 +117,14 @@ extension HostsFileEnforcer {
                 continue
             }
             if let name = fields.dropFirst().first(where: { isListed(String($0).lowercased()) }) {
-                return [
-                    Finding(
-                        subject, .warning,
-                        "your own entry \"\(line.trimmingCharacters(in: .whitespaces))\" maps blocked \(name) to a real address",
-                        fix: "remove that line from \(path) while you want \(name) blocked")
-                ]
+                return Finding(
+                    subject, .warning,
+                    "your own entry \"\(line.trimmingCharacters(in: .whitespaces))\" maps blocked \(name) to a real address",
+                    fix: "remove that line from \(path) while you want \(name) blocked")
             }
         }
-        return [
-            Finding(
-                subject, .ok,
-                desired.isEmpty
-                    ? "\(path): nothing blocked, no managed section"
-                    : "\(path): managed section in place, \(desired.count) names")
-        ]
+        return Finding(
+            subject, .ok,
+            desired.isEmpty ? "\(path): nothing blocked, no managed section" : "\(path): managed section in place, \(desired.count) names")
     }
 }

@@ -7,6 +7,7 @@ struct PomodoroRoutes {
 
     func register(in router: inout Router) {
         let pomodoro = core.pomodoro
+        let reporter = core.reporter
         router.add(Endpoints.pomodoro) { _ in PomodoroInfo(await pomodoro.view()) }
         router.add(Endpoints.startPomodoro) { context throws(APIError) in
             let request = context.body
@@ -26,7 +27,12 @@ struct PomodoroRoutes {
                 longBreak: try phase(request.longBreakSeconds, "long-break"), longEvery: request.longEvery,
                 cycles: request.cycles, manual: request.manual, strict: request.strict,
                 target: target)
-            return PomodoroInfo(try await context.call { () async throws(PomodoroError) in try await pomodoro.start(start) })
+            var info = PomodoroInfo(try await context.call { () async throws(PomodoroError) in try await pomodoro.start(start) })
+            // A focus phase for the LAN that the DNS server has not taken is saved, not blocking.
+            if info.problem == nil, info.blocking, !target.lanTargets.isEmpty, let reason = await reporter.lanNotInForce() {
+                info.problem = "saved, not yet in force for \(target.lanTargets.joined(separator: ", ")): \(reason)"
+            }
+            return info
         }
         router.add(Endpoints.pomodoroHistory) { context throws(APIError) in
             let limit = context.query.integer("limit") ?? 50

@@ -9,6 +9,7 @@ struct SessionRoutes {
         let sessions = core.sessions
         let coordinator = core.coordinator
         let clock = core.clock
+        let reporter = core.reporter
         router.add(Endpoints.startSession) { context throws(APIError) in
             let request = context.body
             let length: SessionLength
@@ -26,7 +27,8 @@ struct SessionRoutes {
             let session = try await context.call { () async throws(SessionError) in
                 try await sessions.start(request.profile, for: length, strict: request.strict, target: target)
             }
-            return SessionInfo(session, at: clock())
+            let lanNotInForce = target.lanTargets.isEmpty ? nil : await reporter.lanNotInForce()
+            return SessionInfo(session, at: clock(), lanNotInForce: lanNotInForce)
         }
         router.add(Endpoints.stopSession) { context throws(APIError) in
             let stopped = try await context.call { () async throws(SessionError) in try await sessions.stop(context.parameter("ref")) }
@@ -39,7 +41,8 @@ struct SessionRoutes {
             let session = try await context.call { () async throws(SessionError) in
                 try await sessions.extend(context.parameter("ref"), by: extra)
             }
-            return SessionInfo(session, at: clock())
+            let lanNotInForce = session.target.lanTargets.isEmpty ? nil : await reporter.lanNotInForce()
+            return SessionInfo(session, at: clock(), lanNotInForce: lanNotInForce)
         }
     }
 }

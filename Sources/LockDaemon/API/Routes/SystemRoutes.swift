@@ -26,6 +26,9 @@ struct SystemRoutes {
                         CheckResponse.Match(
                             profile: $0.session.profile, session: $0.session.id, origin: $0.session.origin.rawValue,
                             rule: $0.rule)
+                    },
+                    enforcers: found.enforcers.map {
+                        CheckResponse.EnforcerAnswer(name: $0.enforcer, blocks: $0.coverage.blocks, detail: $0.coverage.detail)
                     })
             case (_?, nil): break
             default: throw APIError(.invalidArgument, "give exactly one of ?name= (a domain) and ?app= (an app)")

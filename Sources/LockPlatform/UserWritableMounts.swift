@@ -1,0 +1,89 @@
+import Glibc
+
+/// The filesystems an ordinary user can put a program on, found in the mount table as it is
+/// now rather than from a fixed list: a strict block watches them for copies of blocked
+/// programs.
+///
+/// A mount counts when its root directory is writable by others (`/tmp`, `/dev/shm`,
+/// `/run/lock` on most systems), owned by someone other than root (a user's FUSE mount, a
+/// tmpfs mounted in a user namespace and bind-mounted out), when it is a FUSE filesystem
+/// (AppImages, sshfs, portals), when it lies under a place desktops mount removable media for
+/// users (`/media`, `/run/media`, `/mnt`), or when it lies under one of `extra` (`/home`, …).
+/// Kernel filesystems that cannot hold a program (`proc`, `sysfs`, `cgroup2`, …) never count.
+public enum UserWritableMounts {
+    /// Filesystem types that never hold a user's program.
+    static let kernelTypes: Set<String> = [
+        "proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs", "pstore", "bpf",
+        "configfs", "fusectl", "binfmt_misc", "autofs", "efivarfs", "nsfs", "hugetlbfs", "rpc_pipefs", "selinuxfs",
+    ]
+
+    /// Where desktops mount removable media for users.
+    static let mediaDirectories = ["/media", "/run/media", "/mnt"]
+
+    /// Mount points of `mountinfo` (the text of `/proc/self/mountinfo`) that users can write
+    /// to, limited to those at or under one of `scope` (tests give their own directory).
+    public static func find(mountinfo: String, extra: [String], scope: [String] = ["/"]) -> [String] {
+        var found: [String] = []
+        for line in mountinfo.split(separator: "\n") {
+            guard let (point, type) = parse(line), within(point, scope), !kernelTypes.contains(type) else { continue }
+            if type == "fuse" || type.hasPrefix("fuse.") || (mediaDirectories + extra).contains(where: { within(point, [$0]) }) {
+                found.append(point)
+                continue
+            }
+            var status = stat()
+            guard stat(point, &status) == 0 else { continue }
+            if status.st_uid != 0 || status.st_mode & S_IWOTH != 0 { found.append(point) }
+        }
+        return found
+    }
+
+    /// The mount table now.
+    public static func current(extra: [String], scope: [String] = ["/"]) -> [String] {
+        guard let text = readText("/proc/self/mountinfo") else { return [] }
+        return find(mountinfo: text, extra: extra, scope: scope)
+    }
+
+    /// True when `path` is one of `prefixes` or below one.
+    static func within(_ path: String, _ prefixes: [String]) -> Bool {
+        prefixes.contains { prefix in
+            prefix == "/" || path == prefix || path.hasPrefix(prefix.hasSuffix("/") ? prefix : prefix + "/")
+        }
+    }
+
+    /// Mount point and filesystem type of one mountinfo line.
+    static func parse(_ line: Substring) -> (String, String)? {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count > 6, let separator = fields.firstIndex(of: "-"), separator + 1 < fields.count else { return nil }
+        return (unescape(fields[4]), String(fields[separator + 1]))
+    }
+
+    /// mountinfo writes space, tab, newline and backslash as octal escapes (`\040`).
+    static func unescape(_ field: Substring) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(field.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "\\"), utf8.count >= 3, let value = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(3)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func readText(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            data += buffer[0..<count]
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+import LockPlatform
+import TestSupport
+import Testing
+
+@testable import LockEnforcement
+
+/// Renamed copies of the dynamic loader and of interpreters, made by an ordinary user in the
+/// user-writable test tmpfs, are recognised by what they are (programs a user made), not by
+/// their names (see `ExecRules.mayRunOthers`). The blocked programs are fake games of their
+/// own content; the loader and interpreter copies are never blocked themselves.
+@Suite(
+    .serialized,
+    .enabled(
+        if: ExecGuardHarness.fanotifyUnavailableReason == nil,
+        Comment(rawValue: ExecGuardHarness.fanotifyUnavailableReason ?? "")))
+struct LoaderCopyTests {
+    static let loader = "/lib64/ld-linux-x86-64.so.2"
+
+    @Test(.enabled(if: access(loader, X_OK) == 0, "no x86-64 dynamic loader"))
+    func aRenamedLoaderNeitherStartsNorKeepsABlockedGame() throws {
+        let harness = try ExecGuardHarness()
+        let built = harness.directory + "/dyngame"
+        let program = """
+            #include <stdio.h>
+            #include <unistd.h>
+            int main(int argc, char **argv) { (void)argv; if (argc > 1) for (;;) pause(); puts("dynamic fake game"); return 0; }
+            """
+        try program.write(toFile: built + ".c", atomically: true, encoding: .utf8)
+        try #require(try ProcessRunner.run("/usr/bin/gcc", ["-O2", "-o", built, built + ".c"]).status == 0)
+        let game = harness.apps + "/dyngame"
+        let loaderCopy = harness.home + "/x"
+        try #require(try harness.inside("cp \(built) \(game)").status == 0)
+        try #require(try harness.asUser("cp \(Self.loader) \(loaderCopy)").status == 0)
+        try harness.startProbe(grace: 1)
+        // Started through the renamed loader before the block: /proc/PID/exe is the loader copy.
+        let running = try harness.start([
+            "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", loaderCopy, game, "sleep",
+        ])
+        try waitUntil("the game runs through the loader copy") {
+            FileIdentity(path: "/proc/\(running.pid)/exe") != nil && RunningProcesses.arguments(pid: running.pid).contains(game)
+        }
+        let report = try harness.block([game])
+        #expect(report.details["terminated"] == "1", "\(report.details)")
+        #expect(running.wait(timeout: 10) != nil)
+        let again = try harness.asUser("\(loaderCopy) \(game)")
+        #expect(again.status != 0 && again.stderr.contains("not permitted"), "\(again)")
+        // The loader copy itself is not blocked: other programs run through it.
+        let other = try harness.asUser("\(loaderCopy) /bin/true")
+        #expect(other.status == 0, "\(other)")
+    }
+
+    @Test func renamedInterpretersCannotRunBlockedScripts() throws {
+        let harness = try ExecGuardHarness()
+        try harness.startProbe()
+        try harness.block(["scriptgame"])
+        let dash = try harness.asUser("cp /bin/dash \(harness.home)/d && \(harness.home)/d \(harness.apps)/game.sh")
+        #expect(dash.status != 0 && dash.stderr.contains("not permitted") && !dash.stdout.contains("script game"), "\(dash)")
+        if let python = ExecGuardHarness.python {
+            try harness.block(["pygame"])
+            let snake = try harness.asUser("cp \(python) \(harness.home)/snake && \(harness.home)/snake \(harness.apps)/game.py")
+            #expect(snake.status != 0 && !snake.stdout.contains("python game"), "\(snake)")
+            #expect(snake.stderr.contains("not permitted"), "\(snake)")
+            let works = try harness.asUser("\(harness.home)/snake -c 'print(42)'")
+            #expect(works.stdout == "42\n", "\(works)")
+        }
+    }
+}
