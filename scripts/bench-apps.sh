@@ -17,8 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 [ "$(id -u)" = 0 ] || { echo "bench-apps: needs root (fanotify, mount namespaces)" >&2; exit 1; }
-swift build -c release --product exec-guard-probe >/dev/null
-bin=$(swift build -c release --show-bin-path)
+. scripts/bench-build.sh
+bench_build exec-guard-probe
 unshare -m --propagation private python3 scripts/bench-apps.py "$bin/exec-guard-probe" "$@"
 # The BPF LSM exec guard's row, in the same run (a line saying why where the kernel refuses it).
 make --no-print-directory "$bin/exec-guard.bpf.o" BUILDDIR="$bin" >/dev/null

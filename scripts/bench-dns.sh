@@ -11,8 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product dns-bench >/dev/null
-swift build -c release --product simplylockd >/dev/null
-swift build -c release --product lockctl >/dev/null
-bin=$(swift build -c release --show-bin-path)
+. scripts/bench-build.sh
+bench_build dns-bench simplylockd lockctl
+if bench_short; then set -- --names 20000 --seconds 1 --rate 500 "$@"; fi
 exec python3 scripts/bench-dns.py "$bin" "$@"

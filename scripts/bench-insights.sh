@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product simplylockd >/dev/null
-swift build -c release --product lockctl >/dev/null
-bin=$(swift build -c release --show-bin-path)
+. scripts/bench-build.sh
+bench_build simplylockd lockctl
+if bench_short && [ $# -eq 0 ]; then set -- 2; fi
 exec python3 scripts/bench-insights.py "$bin" "$PWD/config" "$@"

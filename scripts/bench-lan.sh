@@ -15,8 +15,10 @@ if [ "${NETNS_INNER:-}" != 1 ]; then
     command -v unbound >/dev/null || { echo "unbound is not installed (apt-get install unbound)"; exit 1; }
     bin="${1:-}"
     if [ -z "$bin" ]; then
-        swift build --product simplylockd >/dev/null
-        swift build --product lockctl >/dev/null
+        # The debug build, as `swift build` makes it for the tests (it links without make's flags).
+        log=.build/bench-build.log
+        mkdir -p .build
+        swift build >"$log" 2>&1 || { echo "bench-lan: swift build failed (output in $log):" >&2; tail -n 40 "$log" >&2; exit 1; }
         bin=$(swift build --show-bin-path)
     fi
     exec unshare -n -m env NETNS_INNER=1 bash "$0" "$bin"

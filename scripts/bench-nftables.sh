@@ -7,7 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 [ "$(id -u)" = 0 ] || { echo "bench-nftables: needs root (network namespaces, CAP_NET_ADMIN)" >&2; exit 1; }
-swift build -c release --product simplylockd >/dev/null
-swift build -c release --product lockctl >/dev/null
-bin=$(swift build -c release --show-bin-path)
+. scripts/bench-build.sh
+bench_build simplylockd lockctl
 exec unshare -n python3 scripts/bench-nftables.py "$bin" "$PWD/config" "$@"

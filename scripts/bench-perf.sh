@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The binaries as `make` builds them (release, static Swift standard library).
-make --no-print-directory build >/dev/null
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+. scripts/bench-build.sh
+bench_build simplylockd lockctl
 mkdir -p .build/perf
 gcc -O2 -o .build/perf/measure scripts/perf-baselines/runner/measure.c
 swiftc -O -static-executable scripts/perf-baselines/bare-json/main.swift -o .build/perf/bare-json 2>/dev/null

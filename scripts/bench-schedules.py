@@ -61,7 +61,7 @@ def wait_for(predicate, timeout):
 
 daemon = start_daemon(bin_dir, root, data_dir)
 try:
-    write_domain_profile(root, "bench-10000", 10_000)
+    write_domain_profile(root, "bench-10000", 10_000)  # the same in a short run: it is what the script is about
     subprocess.run(lockctl + ["reload"], capture_output=True, check=True)
     for profile, marker in (("news", " news.ycombinator.com"), ("bench-10000", " www.d09999.bench.example")):
         late = []

@@ -7,7 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product simplylockd >/dev/null
-swift build -c release --product lockctl >/dev/null
-bin=$(swift build -c release --show-bin-path)
+. scripts/bench-build.sh
+bench_build simplylockd lockctl
 exec python3 scripts/bench.py "$bin" "$PWD/config" "$@"

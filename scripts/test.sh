@@ -19,4 +19,24 @@ if [ $# -eq 0 ]; then
     release=$(swift build -c release --static-swift-stdlib --show-bin-path)
     python3 scripts/release-check.py "$release"
     SIMPLYLOCK_BIN_DIR=$release swift test --skip-build --filter IntegrationTests
+    # Each benchmark script once in its short mode (small sizes, few runs), on the release build
+    # above, so that none can stop working unseen: about a minute in all. Those that need root
+    # are skipped with the reason outside CI, and fail under CI=1 like any missing tool.
+    for bench in bench-schedules bench-insights bench-dns bench-nftables; do
+        log=".build/$bench-short.log"
+        started=$SECONDS
+        missing=
+        case $bench in
+            bench-nftables) [ "$(id -u)" = 0 ] || missing="root (a private network namespace)" ;;
+            bench-dns) command -v dnsperf >/dev/null && command -v dnsmasq >/dev/null || missing="dnsperf and dnsmasq" ;;
+        esac
+        if [ -n "$missing" ] && [ "${CI:-}" != 1 ]; then echo "scripts/$bench.sh: skipped (needs $missing)"; continue; fi
+        if BENCH_SHORT=1 "scripts/$bench.sh" >"$log" 2>&1; then
+            echo "scripts/$bench.sh (short): ok in $((SECONDS - started)) s"
+        else
+            echo "scripts/$bench.sh (short) failed; the end of its output (all of it in $log):" >&2
+            tail -n 30 "$log" >&2
+            exit 1
+        fi
+    done
 fi

@@ -51,6 +51,19 @@ public struct DomainNameParser: Sendable {
         return DomainName(normalized: name)
     }
 
+    /// The name to block for one entry of a list (a request's or a file's): a control
+    /// character inside it is refused rather than dropped as a browser drops tabs and newlines
+    /// from a pasted URL, which made `"a.example\n0.0.0.0 x"` block a name nobody wrote.
+    public func parseEntry(_ input: String) throws(DomainName.InvalidError) -> DomainName {
+        let inner = input.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let bad = inner.unicodeScalars.first(where: DisplayText.isForbidden) {
+            throw DomainName.InvalidError(
+                input: DisplayText.sanitized(input),
+                reason: "it contains the control character \(DisplayText.escaped(bad)); give one name per entry")
+        }
+        return try parse(input)
+    }
+
     /// The name a browser looks up for `input` (steps 1 to 3, keeping `www.` and public
     /// suffixes), for asking whether a name is blocked rather than blocking it.
     public func lookupName(_ input: String) throws(DomainName.InvalidError) -> DomainName {

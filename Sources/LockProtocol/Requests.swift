@@ -91,6 +91,32 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
         self.running = running
         self.strict = strict
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, displayName, description, icon, color, domains, services, categories, allow, addresses, mode, lists, apps
+        case appCategories, running, strict
+    }
+
+    /// Absent lists are empty and absent strictness is false, as in a profile file.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        icon = try container.decodeIfPresent(String.self, forKey: .icon)
+        color = try container.decodeIfPresent(String.self, forKey: .color)
+        domains = try container.decodeIfPresent([String].self, forKey: .domains) ?? []
+        services = try container.decodeIfPresent([String].self, forKey: .services) ?? []
+        categories = try container.decodeIfPresent([String].self, forKey: .categories) ?? []
+        allow = try container.decodeIfPresent([String].self, forKey: .allow) ?? []
+        addresses = try container.decodeIfPresent([String].self, forKey: .addresses)
+        mode = try container.decodeIfPresent(String.self, forKey: .mode)
+        lists = try container.decodeIfPresent([String].self, forKey: .lists)
+        apps = try container.decodeIfPresent([String].self, forKey: .apps)
+        appCategories = try container.decodeIfPresent([String].self, forKey: .appCategories)
+        running = try container.decodeIfPresent(String.self, forKey: .running)
+        strict = try container.decodeIfPresent(Bool.self, forKey: .strict) ?? false
+    }
 }
 
 /// `PATCH /v1/profiles/{name}`: change a custom profile. Absent fields stay as they are.

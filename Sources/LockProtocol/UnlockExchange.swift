@@ -35,8 +35,10 @@ public struct UnlockResponse: Sendable, Equatable, Codable {
     public struct Challenge: Sendable, Equatable, Codable {
         /// Identifies it in the answer.
         public var id: String
-        /// The text to type, shown in groups separated by ` · ` (the separators are not typed).
-        public var text: String
+        /// The text to type, in groups of five sent in a shuffled order, each with its place:
+        /// the answer is the groups in the order of `position`, without separators. The text
+        /// never comes whole, so that a script cannot simply echo it back.
+        public var pieces: [Piece]
         /// How many characters to type.
         public var characters: Int
         /// Answers are refused before this (RFC 3339).
@@ -47,13 +49,32 @@ public struct UnlockResponse: Sendable, Equatable, Codable {
         public var expiresAt: Date
 
         /// Creates a challenge.
-        public init(id: String, text: String, characters: Int, notBefore: Date, waitSeconds: Double, expiresAt: Date) {
+        public init(id: String, pieces: [Piece], characters: Int, notBefore: Date, waitSeconds: Double, expiresAt: Date) {
             self.id = id
-            self.text = text
+            self.pieces = pieces
             self.characters = characters
             self.notBefore = notBefore
             self.waitSeconds = waitSeconds
             self.expiresAt = expiresAt
+        }
+
+        /// One group of the text.
+        public struct Piece: Sendable, Equatable, Codable {
+            /// Where it goes, from 1.
+            public var position: Int
+            /// Its characters.
+            public var text: String
+
+            /// Creates a piece.
+            public init(position: Int, text: String) {
+                self.position = position
+                self.text = text
+            }
+        }
+
+        /// The groups in order, separated by ` · ` (the separators are not typed), for people.
+        public var display: String {
+            pieces.sorted { $0.position < $1.position }.map(\.text).joined(separator: " \u{00B7} ")
         }
     }
 

@@ -47,13 +47,19 @@ extension ProfileFile {
         for key in ["name", "display_name", "description", "icon", "color", "mode"] {
             check.check { () throws(FileProblem) in _ = try document.string(key) }
         }
+        for key in ["display_name", "description", "icon"] {
+            check.check { () throws(FileProblem) in
+                let text = try document.string(key)
+                do throws(FieldError) { try DisplayText.validate(text, field: key) } catch { throw document.problem(error) }
+            }
+        }
         check.check { () throws(FileProblem) in _ = try document.bool("strict") }
         check.each("domains") { text in
-            do { _ = try names.parse(text) } catch { return "\(error)" }
+            do { _ = try names.parseEntry(text) } catch { return "\(error)" }
             return nil
         }
         check.each("allow") { text in
-            do { _ = try names.parse(text) } catch { return "\(error)" }
+            do { _ = try names.parseEntry(text) } catch { return "\(error)" }
             return nil
         }
         check.each("addresses") { text in

@@ -20,6 +20,10 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
     var pendingOffSince: Date?
     var pendingResumedAt: Int64?
     var rules: Data
+    /// The friction policy the session started with (null in rows from before it was kept).
+    var frictionDelayNanoseconds: Int64?
+    var frictionTyping: Int?
+    var frictionPerWeek: Int?
 
     init(_ session: Session) throws {
         id = session.id
@@ -35,6 +39,9 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
         pendingOffSince = session.pendingOffTime?.since
         pendingResumedAt = session.pendingOffTime?.resumedAt.nanoseconds
         rules = try StateStore.encoder.encode(StoredRules(session.rules))
+        frictionDelayNanoseconds = session.friction?.delay.nanosecondsClamped
+        frictionTyping = session.friction?.typing
+        frictionPerWeek = session.friction?.perWeek
     }
 
     func session() throws -> Session {
@@ -54,6 +61,9 @@ struct SessionRecord: Codable, FetchableRecord, PersistableRecord {
         session.endBoot = BootTime(nanoseconds: endBoot)
         if let since = pendingOffSince, let resumedAt = pendingResumedAt {
             session.pendingOffTime = Session.PendingOffTime(since: since, resumedAt: BootTime(nanoseconds: resumedAt))
+        }
+        if let delay = frictionDelayNanoseconds, let typing = frictionTyping, let perWeek = frictionPerWeek {
+            session.friction = FrictionPolicy(delay: .nanoseconds(delay), typing: typing, perWeek: perWeek)
         }
         return session
     }

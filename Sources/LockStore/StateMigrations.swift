@@ -160,6 +160,16 @@ enum StateMigrations {
                 t.column("ledger", .blob).notNull()
             }
         }
+        migrator.registerMigration("sessionFriction") { db in
+            // The friction policy a session started with, so that a later `[friction]` change
+            // does not change how it can be ended. Rows from before stay null: their policy is
+            // the one in force when asked, as before.
+            try db.alter(table: "activeSession") { t in
+                t.add(column: "frictionDelayNanoseconds", .integer)
+                t.add(column: "frictionTyping", .integer)
+                t.add(column: "frictionPerWeek", .integer)
+            }
+        }
         return migrator
     }
 }

@@ -31,6 +31,18 @@ public struct TOMLDocument {
     public init(file: String, text: String) throws(FileProblem) {
         self.file = file
         self.text = text
+        // TOMLKit hands the text to toml++ as a C string, which ends at a NUL: the rest of the
+        // file was dropped without a word. TOML allows no control character but tab outside
+        // escapes, so each is refused with its line.
+        let forbidden = { (byte: UInt8) in byte == 0x7F || (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) }
+        if let (offset, byte) = text.utf8.enumerated().first(where: { forbidden($0.element) }) {
+            let line = text.utf8.prefix(offset).count(where: { $0 == 0x0A }) + 1
+            let code = String(byte, radix: 16, uppercase: true)
+            throw FileProblem(
+                file: file, line: line,
+                message:
+                    "contains the control character U+\(String(repeating: "0", count: 4 - code.count))\(code) (TOML allows none but tab)")
+        }
         do {
             tree = Tree(try TOMLTable(string: text))
         } catch let error as TOMLParseError {
@@ -208,7 +220,7 @@ public struct TOMLDocument {
     public func domains(_ key: String, section: String? = nil, names: DomainNameParser) throws(FileProblem) -> [DomainName] {
         var result: [DomainName] = []
         try forEachString(key, section: section) { (text: String) throws(FileProblem) in
-            do throws(DomainName.InvalidError) { result.append(try names.parse(text)) } catch {
+            do throws(DomainName.InvalidError) { result.append(try names.parseEntry(text)) } catch {
                 throw problem(key, value: text, section: section, error.description)
             }
         }
@@ -220,7 +232,7 @@ public struct TOMLDocument {
     public func domainList(_ key: String, section: String? = nil, names: DomainNameParser) throws(FileProblem) -> DomainList {
         try DomainList { (add: (DomainName) -> Void) throws(FileProblem) in
             try forEachString(key, section: section) { (text: String) throws(FileProblem) in
-                do throws(DomainName.InvalidError) { add(try names.parse(text)) } catch {
+                do throws(DomainName.InvalidError) { add(try names.parseEntry(text)) } catch {
                     throw problem(key, value: text, section: section, error.description)
                 }
             }

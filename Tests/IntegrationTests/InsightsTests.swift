@@ -20,7 +20,9 @@ struct InsightsTests {
         return root
     }
 
-    private func typed(_ challenge: UnlockResponse.Challenge) -> String { challenge.text.replacingOccurrences(of: " · ", with: "") }
+    private func typed(_ challenge: UnlockResponse.Challenge) -> String {
+        challenge.pieces.sorted { $0.position < $1.position }.map(\.text).joined()
+    }
 
     private func refusal(_ body: () async throws -> Void) async -> String? {
         do { try await body() } catch let ClientError.api(error) { return "\(error.code.rawValue): \(error.message)" } catch {

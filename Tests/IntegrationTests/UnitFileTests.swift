@@ -95,7 +95,8 @@ struct UnitFileTests {
         // CAP_NET_ADMIN for nftables, the host network for DNS and netlink, /proc/sys for the
         // boot id, world-readable files; for app blocking fanotify (CAP_SYS_ADMIN and its two
         // system calls), everyone's processes (CAP_SYS_PTRACE, CAP_KILL, /proc in full), users'
-        // application entries (CAP_DAC_READ_SEARCH, homes read-only) and the cgroup freezer.
+        // application entries (CAP_DAC_READ_SEARCH, homes read-only) and the cgroup freezer;
+        // setpriority from @resources, for libdispatch's worker threads (SyscallFilterTests).
         #expect(
             failing == [
                 "RootDirectory=/RootImage=", "User=/DynamicUser=", "RestrictAddressFamilies=~AF_NETLINK",
@@ -104,7 +105,7 @@ struct UnitFileTests {
                 "DeviceAllow=", "IPAddressDeny=", "UMask=",
                 "CapabilityBoundingSet=~CAP_SYS_ADMIN", "CapabilityBoundingSet=~CAP_SYS_PTRACE", "CapabilityBoundingSet=~CAP_KILL",
                 "CapabilityBoundingSet=~CAP_(DAC_*|FOWNER|IPC_OWNER)", "SystemCallFilter=~@privileged", "ProtectHome=",
-                "ProtectProc=", "ProtectControlGroups=",
+                "ProtectProc=", "ProtectControlGroups=", "SystemCallFilter=~@resources",
             ])
     }
 }

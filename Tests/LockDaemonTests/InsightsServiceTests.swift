@@ -53,7 +53,7 @@ struct InsightsServiceTests {
         #expect(challenge.characters == 12)
         #expect(challenge.waitSeconds == 30)
         #expect(asked.allowance == AllowanceInfo(used: 0, allowed: 1))
-        let typed = challenge.text.replacingOccurrences(of: " · ", with: "")
+        let typed = challenge.pieces.sorted { $0.position < $1.position }.map(\.text).joined()
 
         clock.advance(29)
         var refused = await code { _ = try await unlock(daemon, "social", challenge: challenge.id, answer: typed) }
@@ -62,14 +62,14 @@ struct InsightsServiceTests {
         clock.advance(1)
         refused = await code { _ = try await unlock(daemon, "social", challenge: challenge.id, answer: "WRONGWRONGAB") }
         #expect(refused == .refused)
-        refused = await code { _ = try await unlock(daemon, "social", challenge: challenge.id, answer: challenge.text) }
+        refused = await code { _ = try await unlock(daemon, "social", challenge: challenge.id, answer: challenge.display) }
         #expect(refused == .refused)  // pasted, with the separators; that voids the challenge
         #expect(await daemon.sessions.active.count == 1)
 
         // A new challenge starts the wait again.
         let again = try #require(try await unlock(daemon, "social").challenge)
         clock.advance(30)
-        let done = try await unlock(daemon, "social", challenge: again.id, answer: again.text.replacingOccurrences(of: " · ", with: " "))
+        let done = try await unlock(daemon, "social", challenge: again.id, answer: again.display.replacingOccurrences(of: " · ", with: " "))
         #expect(done.state == .unlocked)
         #expect(done.allowance == AllowanceInfo(used: 1, allowed: 1, nextFreeAt: clock.now().wall.addingTimeInterval(7 * 86_400)))
         #expect(await daemon.sessions.active.isEmpty)
@@ -82,7 +82,8 @@ struct InsightsServiceTests {
         _ = try await daemon.api.start(StartRequest(profile: "social", seconds: 86_400 * 3, strict: true))
         let challenge = try #require(try await unlock(daemon, "social").challenge)
         clock.advance(30)
-        _ = try await unlock(daemon, "social", challenge: challenge.id, answer: challenge.text.replacingOccurrences(of: " · ", with: ""))
+        _ = try await unlock(
+            daemon, "social", challenge: challenge.id, answer: challenge.pieces.sorted { $0.position < $1.position }.map(\.text).joined())
 
         _ = try await daemon.api.start(StartRequest(profile: "news", seconds: 86_400 * 8, strict: true))
         #expect(await code { _ = try await unlock(daemon, "news") } == .refused)

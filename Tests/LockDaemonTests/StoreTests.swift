@@ -68,7 +68,7 @@ struct StoreTests {
         var store = ProfileStore(paths: scratch.paths, names: testNames)
         store.reload()
         let profile = Profile(
-            name: "focus", displayName: "Fo\"cus", description: "line\nbreak",
+            name: "focus", displayName: "Fo\"cus", description: "back\\slash, \"quoted\", ünïcode ✓",
             domains: [try DomainName(validatingNormalized: "reddit.com")],
             services: ["youtube"], allow: [try DomainName(validatingNormalized: "music.youtube.com")],
             addresses: [try IPNetwork(parsing: "2001:db8::/32")], strict: true)

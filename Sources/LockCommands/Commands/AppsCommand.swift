@@ -35,7 +35,7 @@ struct AppsCommand: AsyncParsableCommand {
             var text = TextFormat.table(rows)
             let hidden = list.apps.count - shown.count
             if hidden > 0 { text += "\n(\(hidden) hidden from menus; --all lists them)" }
-            for problem in list.problems { text += "\nproblem: \(problem)" }
+            for problem in list.problems { text += "\nproblem: \(TextFormat.shown(problem))" }
             return text
         }
     }

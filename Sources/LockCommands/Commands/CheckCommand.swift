@@ -34,7 +34,7 @@ struct CheckCommand: AsyncParsableCommand {
         }
         if try !global.printJSON(result) {
             if app != nil {
-                let subject = result.displayName.map { "\($0) (\(result.name))" } ?? result.name
+                let subject = result.displayName.map { "\(TextFormat.shown($0)) (\(result.name))" } ?? result.name
                 if result.blocked {
                     for match in result.matches {
                         let rule = match.rule != result.name ? "rule \(match.rule), " : ""

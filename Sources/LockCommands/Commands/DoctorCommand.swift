@@ -45,7 +45,8 @@ struct DoctorCommand: AsyncParsableCommand {
         var lines: [String] = []
         for check in checks {
             let state = check.state.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-            lines.append("\(state) \(check.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(check.message)")
+            lines.append(
+                "\(state) \(check.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(TextFormat.shown(check.message))")
             if let fix = check.fix, check.state != .ok {
                 lines.append(String(repeating: " ", count: 9 + width + 2) + "fix: \(fix)")
             }

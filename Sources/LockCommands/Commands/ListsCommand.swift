@@ -34,7 +34,7 @@ struct ListsCommand: AsyncParsableCommand {
                     }
                 print(TextFormat.table(rows))
             }
-            for problem in lists.problems { print("problem: \(problem)") }
+            for problem in lists.problems { print("problem: \(TextFormat.shown(problem))") }
         }
     }
 

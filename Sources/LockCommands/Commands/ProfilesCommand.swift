@@ -25,11 +25,11 @@ struct ProfilesCommand: AsyncParsableCommand {
                 + list.profiles.map {
                     [
                         $0.name, $0.kind, "\($0.domainCount)" + ($0.mode == "allowlist" ? " allowed" : ""), "\($0.appCount)",
-                        $0.strict ? "yes" : "no", $0.description ?? "",
+                        $0.strict ? "yes" : "no", TextFormat.shown($0.description ?? ""),
                     ]
                 }
             print(TextFormat.table(rows, header: true))
-            for problem in list.problems { print("problem: \(problem)") }
+            for problem in list.problems { print("problem: \(TextFormat.shown(problem))") }
         }
     }
 
@@ -61,10 +61,10 @@ struct ProfilesCommand: AsyncParsableCommand {
 
         static func render(_ profile: ProfileInfo, enforcers: [String]? = nil) -> String {
             var rows: [[String]] = [
-                ["Name:", profile.name + (profile.displayName.map { " (\($0))" } ?? "")],
+                ["Name:", profile.name + (profile.displayName.map { " (\(TextFormat.shown($0)))" } ?? "")],
                 ["Kind:", profile.kind], ["Strict:", profile.strict ? "yes" : "no"],
             ]
-            if let description = profile.description { rows.append(["Description:", description]) }
+            if let description = profile.description { rows.append(["Description:", TextFormat.shown(description)]) }
             if !profile.domains.isEmpty { rows.append(["Domains:", profile.domains.joined(separator: " ")]) }
             if !profile.services.isEmpty { rows.append(["Services:", profile.services.joined(separator: " ")]) }
             if !profile.categories.isEmpty { rows.append(["Categories:", profile.categories.joined(separator: " ")]) }

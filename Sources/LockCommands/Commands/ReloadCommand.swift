@@ -16,7 +16,7 @@ struct ReloadCommand: AsyncParsableCommand {
         let result = try await global.call { try await $0.reload() }
         if try !global.printJSON(result) {
             print("reloaded: \(TextFormat.count(result.profiles, "profile"))")
-            for problem in result.problems { print("  problem: \(problem)") }
+            for problem in result.problems { print("  problem: \(TextFormat.shown(problem))") }
             if !result.problems.isEmpty {
                 print("  fix: \(Finding.fixFile(lockctl: global.root == "/" ? "lockctl" : "lockctl --root \(global.root)"))")
             }

@@ -181,7 +181,7 @@ struct SchedulesCommand: AsyncParsableCommand {
                     }
                 print(TextFormat.table(rows, header: true))
             }
-            for problem in list.problems { print("problem: \(problem)") }
+            for problem in list.problems { print("problem: \(TextFormat.shown(problem))") }
         }
     }
 

@@ -20,7 +20,7 @@ struct ServicesCommand: AsyncParsableCommand {
                 if try global.printJSON(service) { return }
                 print(
                     TextFormat.table([
-                        ["Service:", "\(service.name) (\(service.displayName))"],
+                        ["Service:", "\(service.name) (\(TextFormat.shown(service.displayName)))"],
                         ["Categories:", service.categories.joined(separator: ", ")],
                         ["Domains:", service.domains.joined(separator: " ")],
                     ]))
@@ -45,7 +45,7 @@ struct ServicesCommand: AsyncParsableCommand {
         for service in catalog.services {
             let domains =
                 service.domains.prefix(3).joined(separator: " ") + (service.domains.count > 3 ? " +\(service.domains.count - 3)" : "")
-            rows.append([service.name, service.displayName, service.categories.joined(separator: ","), domains])
+            rows.append([service.name, TextFormat.shown(service.displayName), service.categories.joined(separator: ","), domains])
         }
         print(TextFormat.table(rows, header: true))
         print("")

@@ -39,7 +39,7 @@ struct UnlockCommand: AsyncParsableCommand {
         // little margin for the way back.
         try await countdown(until: Date().addingTimeInterval(challenge.waitSeconds + 0.2), interactive: interactive)
         while true {
-            print("Type this text (without the · separators):\n\n    \(challenge.text)\n")
+            print("Type this text (without the · separators):\n\n    \(challenge.display)\n")
             guard let typed = readAnswer(interactive: interactive) else {
                 throw CommandFailure(code: ExitCodes.refused, "no answer; nothing was changed")
             }

@@ -16,8 +16,8 @@ enum ErrorOutput {
         if json {
             return JSONText.compact(Body(error: .init(code: failure.errorCode, message: failure.message, hint: failure.hint)))
         }
-        var text = "lockctl: \(failure.message)"
-        if let hint = failure.hint { text += "\nhint: \(hint)" }
+        var text = "lockctl: \(TextFormat.shown(failure.message))"
+        if let hint = failure.hint { text += "\nhint: \(TextFormat.shown(hint))" }
         return text
     }
 

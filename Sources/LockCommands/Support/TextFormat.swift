@@ -28,6 +28,10 @@ enum TextFormat {
         }.joined(separator: "\n")
     }
 
+    /// Text from the daemon as it may be printed: control characters escaped (`\u{1B}`), so
+    /// text stored before the daemon refused them cannot drive the reader's terminal.
+    static func shown(_ text: String) -> String { DisplayText.sanitized(text) }
+
     /// How many columns `text` takes on a terminal (colour escapes take none).
     static func visibleWidth(_ text: String) -> Int {
         var width = 0

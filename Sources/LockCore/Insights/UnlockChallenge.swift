@@ -17,6 +17,9 @@ public struct UnlockChallenge: Sendable, Equatable {
     public var bootID: String
     /// Wrong answers still accepted before the challenge is void.
     public var triesLeft: Int
+    /// The order the groups are sent in: a permutation of their indices. The text never goes
+    /// out whole, so a script cannot simply echo it back; it has to put the groups in order.
+    public var order: [Int]
 
     /// Characters the text is made of: letters and digits without those easily confused
     /// (O and 0, I, l and 1).
@@ -42,17 +45,26 @@ public struct UnlockChallenge: Sendable, Equatable {
         expires = notBefore + UnlockChallenge.answerWindow
         bootID = now.bootID
         triesLeft = UnlockChallenge.tries
+        order = Array(0..<((text.count + Self.groupLength - 1) / Self.groupLength)).shuffled(using: &generator)
     }
 
-    /// The text as shown: groups of five joined by a middle dot, so that a copy carries the
-    /// separators and a paste is told apart from typing.
-    public var display: String {
+    /// The groups of the text as sent: each with its 1-based position, in the shuffled order.
+    public var pieces: [(position: Int, text: String)] {
+        let groups = groups
+        return order.map { (position: $0 + 1, text: groups[$0]) }
+    }
+
+    private var groups: [String] {
         stride(from: 0, to: text.count, by: Self.groupLength).map { offset in
             let start = text.index(text.startIndex, offsetBy: offset)
             let end = text.index(start, offsetBy: min(Self.groupLength, text.count - offset))
             return String(text[start..<end])
-        }.joined(separator: " \(Self.separator) ")
+        }
     }
+
+    /// The text as shown: groups of five joined by a middle dot, so that a copy carries the
+    /// separators and a paste is told apart from typing.
+    public var display: String { groups.joined(separator: " \(Self.separator) ") }
 
     /// How long until an answer is accepted (zero once it is).
     public func wait(at now: ClockReading) -> Duration {

@@ -85,6 +85,9 @@ public struct Profile: Sendable, Equatable, Codable {
     /// prevent, against the service catalog.
     public func validate(against catalog: ServiceCatalog) throws(FieldError) {
         try Profile.validateName(name)
+        try DisplayText.validate(displayName, field: "display_name")
+        try DisplayText.validate(description, field: "description")
+        try DisplayText.validate(icon, field: "icon")
         for service in services where catalog.services[service] == nil {
             throw FieldError(
                 field: "services", value: service,

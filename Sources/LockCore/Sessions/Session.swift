@@ -37,6 +37,11 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
     /// Set when the session resumed after a reboot while the wall clock was not synchronised:
     /// the time off is not known yet, and is taken off once the clock can be trusted.
     public var pendingOffTime: PendingOffTime?
+    /// How this session may be ended early (emergency access), fixed when it started: adding
+    /// `[friction]` later does not make a "strict means strict" block unlockable, nor does
+    /// removing it lock in one that could be ended. Nil for sessions saved before it was kept,
+    /// which take the policy in force when asked.
+    public var friction: FrictionPolicy?
 
     /// What is needed to count the time a machine was off, once the wall clock can be trusted.
     public struct PendingOffTime: Sendable, Equatable, Codable {
@@ -72,6 +77,7 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
 
     private enum CodingKeys: String, CodingKey {
         case id, profile, origin, strict, target, rules, startedAt, endBoot, bootID, checkpointRemaining, checkpointWall, pendingOffTime
+        case friction
     }
 
     // Sessions written before targets existed block this machine.
@@ -89,6 +95,7 @@ public struct Session: Sendable, Equatable, Codable, Identifiable {
         checkpointRemaining = try container.decode(Duration.self, forKey: .checkpointRemaining)
         checkpointWall = try container.decode(Date.self, forKey: .checkpointWall)
         pendingOffTime = try container.decodeIfPresent(PendingOffTime.self, forKey: .pendingOffTime)
+        friction = try container.decodeIfPresent(FrictionPolicy.self, forKey: .friction)
     }
 
     /// Time left at `now` (zero once it has ended). Across a reboot this is the checkpoint

@@ -28,6 +28,7 @@ final class ControlServer: Service {
     private let events: EventBus
     private let limits: ConnectionLimits
     private let counter: ConnectionCounter
+    private let refusals: RefusalLog
     private let logger: Logger
     private let ready: @Sendable () async -> Void
     /// Event streams still writing: at shutdown the bus ends them, and each writes its last
@@ -46,6 +47,7 @@ final class ControlServer: Service {
         self.events = events
         self.limits = limits
         self.counter = ConnectionCounter(limits: limits)
+        self.refusals = RefusalLog(logger: logger)
         self.logger = logger
         self.ready = ready
     }
@@ -90,7 +92,8 @@ final class ControlServer: Service {
         logger.info(
             "connection limits",
             metadata: [
-                "total": "\(limits.total)", "perUser": "\(limits.perUser)",
+                "total": "\(limits.total)", "perUser": "\(limits.perUser)", "authorisedReserve": "\(limits.authorisedReserve)",
+                "rootReserve": "\(limits.rootReserve)", "newcomerReserve": "\(limits.newcomerReserve)",
                 "requestTimeout": "\(limits.requestTimeout)",
             ])
         await ready()
@@ -104,6 +107,12 @@ final class ControlServer: Service {
                                 connectionGroup.addTask { await self.serve(connection) }
                             }
                         }
+                    }
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: RefusalLog.interval)
+                        self.refusals.flush()
                     }
                 }
                 group.addTask {
@@ -132,9 +141,11 @@ final class ControlServer: Service {
     private func serve(_ connection: Connection) async {
         let channel = connection.channel.channel
         let peer = await PeerCredentials.read(from: channel)
-        guard counter.acquire(uid: peer.uid) else {
-            logger.warning("connection refused: too many open connections", metadata: ["peer": "\(peer)", "open": "\(counter.open)"])
-            await refuse(connection.channel)
+        let caller: ConnectionCaller =
+            peer.uid == 0 ? .root : router.authorizer.mayChange(peer) ? .authorised : .reader
+        if let refusal = counter.acquire(uid: peer.uid, caller: caller) {
+            refusals.record(uid: peer.uid, pid: peer.pid, refusal: refusal, open: counter.open)
+            await refuse(connection.channel, refusal)
             return
         }
         defer { counter.release(uid: peer.uid) }
@@ -224,8 +235,8 @@ final class ControlServer: Service {
     }
 
     /// Answers 503 to a connection over the limits, without reading its request.
-    private func refuse(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async {
-        let error = APIError(.unavailable, "too many open connections to simplylockd from this user; close some and try again")
+    private func refuse(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, _ refusal: ConnectionRefusal) async {
+        let error = APIError(.unavailable, refusal.message)
         try? await connection.executeThenClose { _, outbound in
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
             try await write(Router.error(error), for: head, keepAlive: false, to: outbound)

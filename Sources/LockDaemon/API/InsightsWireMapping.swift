@@ -48,7 +48,8 @@ extension UnlockResponse.Challenge {
         let wait = challenge.wait(at: now).seconds
         let expires = now.wall.addingTimeInterval(max(0, (challenge.expires - now.boot).seconds))
         self.init(
-            id: challenge.id, text: challenge.display, characters: challenge.text.count,
+            id: challenge.id, pieces: challenge.pieces.map { Piece(position: $0.position, text: $0.text) },
+            characters: challenge.text.count,
             notBefore: now.wall.addingTimeInterval(wait), waitSeconds: (wait * 1000).rounded(.up) / 1000, expiresAt: expires)
     }
 }

@@ -202,20 +202,49 @@ struct Router: Sendable {
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8], hasBody: Bool) throws(APIError) -> T {
-        if !hasBody, let empty = NoBody() as? T { return empty }
+        if !hasBody, let empty = NoBody() as? T {
+            // A body where none is read would be ignored, so it is refused like an unknown field.
+            let text = String(decoding: body, as: UTF8.self).filter { !$0.isWhitespace }
+            guard text.isEmpty || text == "{}" else { throw APIError(.badRequest, "invalid request body: this endpoint takes no body") }
+            return empty
+        }
         do {
-            return try API.makeDecoder().decode(T.self, from: Data(body))
+            return try API.makeDecoder().decode(StrictBody<T>.self, from: Data(body)).value
+        } catch let error as StrictBody<T>.UnknownField {
+            throw APIError(
+                .badRequest, "invalid request body: unknown field \"\(error.name)\" (known: \(error.known.joined(separator: ", ")))")
         } catch let DecodingError.keyNotFound(key, _) {
             throw APIError(.badRequest, "invalid request body: missing field \"\(key.stringValue)\"")
         } catch let DecodingError.typeMismatch(_, context) {
-            throw APIError(
-                .badRequest, "invalid request body: wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            throw APIError(.badRequest, "invalid request body: wrong type at \(path(context))")
         } catch let DecodingError.valueNotFound(_, context) {
-            throw APIError(.badRequest, "invalid request body: null at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            throw APIError(.badRequest, "invalid request body: null at \(path(context))")
         } catch let DecodingError.dataCorrupted(context) {
+            // Foundation says "not valid JSON" for valid JSON whose number does not fit its
+            // field (1e24 or 1.5 for a count), without saying which: find it.
+            if let field = misfit(T.self, body) {
+                throw APIError(.badRequest, "invalid request body: \(field): out of range (or not a whole number where one is needed)")
+            }
             throw APIError(.badRequest, "invalid request body: \(context.debugDescription)")
         } catch {
             throw APIError(.badRequest, "invalid request body: \(error)")
         }
+    }
+
+    /// The top-level number of a valid JSON body without which it decodes differently, or nil.
+    private static func misfit<T: Decodable>(_ type: T.Type, _ body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        for key in object.keys.sorted().prefix(64) where object[key] is NSNumber && !(object[key] is Bool) {
+            var without = object
+            without[key] = nil
+            guard let data = try? JSONSerialization.data(withJSONObject: without) else { continue }
+            do { _ = try API.makeDecoder().decode(StrictBody<T>.self, from: data) } catch DecodingError.dataCorrupted { continue } catch {}
+            return key
+        }
+        return nil
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map(\.stringValue).joined(separator: ".")
     }
 }

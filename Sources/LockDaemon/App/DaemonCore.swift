@@ -102,7 +102,7 @@ public struct DaemonCore: Sendable {
             targets: TargetPolicy(
                 configuration: settings, enforcers: enforcers.map(\.name),
                 configFile: paths.configFile, scratchRoot: paths.root != "/"),
-            makeID: makeID, lists: library.resolver)
+            makeID: makeID, lists: library.resolver, friction: settings.friction)
         try await sessions.restore()
         let pomodoro = PomodoroEngine(
             sessions: sessions, profiles: profiles, store: store, events: events, timer: timers.pomodoro,

@@ -191,6 +191,7 @@ public actor Coordinator {
             await apps.setRoots(AppCatalogService.roots(paths: paths, extraDataDirectories: configuration.apps.dataDirectories))
             problems += await profiles.reload().map(\.description)
             await sessions.setMaxSession(configuration.maxSession)
+            await sessions.setFrictionDefaults(configuration.friction)
             // The enforcers stay those the daemon started with; the device groups follow the file.
             let running = await sessions.targetPolicy
             await sessions.setTargetPolicy(

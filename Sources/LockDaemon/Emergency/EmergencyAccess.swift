@@ -127,13 +127,14 @@ public actor EmergencyAccess {
         return unowned[0]
     }
 
-    /// The policy for `session`'s profile and the allowance it counts against: the profile's
-    /// own early ends when it sets `emergency_per_week`, every early end otherwise.
+    /// The policy `session` started with (for one saved before that was kept, its profile's
+    /// now) and the allowance it counts against: the profile's own early ends when it sets
+    /// `emergency_per_week`, every early end otherwise.
     private func standing(of session: Session, at now: ClockReading) async throws(EmergencyError)
         -> (FrictionPolicy, EmergencyAllowance.Status)
     {
         let own = await profiles.profile(session.profile)?.friction
-        let policy = FrictionSettings.resolve(profile: own, configuration: friction)
+        let policy = session.friction ?? FrictionSettings.resolve(profile: own, configuration: friction)
         let records = try records(scope: own?.perWeek != nil ? session.profile : nil)
         return (policy, EmergencyAllowance.status(records, policy: policy, at: now))
     }

@@ -151,10 +151,11 @@ extension SessionService {
                 change.updated.append(.init(old: current, new: adjusted))
             }
         } else {
-            change.started.append(
-                Session(
-                    id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
-                    rules: expansion.rules, duration: desired.remaining, now: now, target: desired.target))
+            var session = Session(
+                id: makeID(), profile: expansion.profile.name, origin: origin, strict: desired.strict,
+                rules: expansion.rules, duration: desired.remaining, now: now, target: desired.target)
+            session.friction = friction(for: expansion.profile)
+            change.started.append(session)
         }
         return change
     }

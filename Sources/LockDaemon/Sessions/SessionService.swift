@@ -55,6 +55,8 @@ public actor SessionService {
     let logger: Logger
     let gate = SerialGate()
     private var maxSession: Duration
+    /// The configuration's `[friction]`, for the policy each new session keeps.
+    private var frictionDefaults: FrictionSettings?
     /// The enforcers are not known to hold the current sessions' block.
     var needsEnforcement = false
     /// Profiles changed but their running sessions could not be given the new rules yet.
@@ -69,8 +71,10 @@ public actor SessionService {
         timer: any DeadlineTimer, maxSession: Duration, logger: Logger,
         clock: @escaping @Sendable () -> ClockReading, targets: TargetPolicy = .localOnly,
         makeID: @escaping @Sendable () -> String = { SessionService.randomID() },
-        lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil }
+        lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil },
+        friction: FrictionSettings? = nil
     ) {
+        self.frictionDefaults = friction
         self.targets = targets
         desired = DesiredBlock(lan: LANBlock(groups: targets.groups))
         self.listResolver = lists
@@ -104,6 +108,14 @@ public actor SessionService {
 
     /// The longest session that may be started or extended to.
     public var maxSessionLength: Duration { maxSession }
+
+    /// The configuration's `[friction]`; sessions already running keep the policy they started with.
+    public func setFrictionDefaults(_ settings: FrictionSettings?) { frictionDefaults = settings }
+
+    /// The policy a session of `profile` starts with.
+    func friction(for profile: Profile) -> FrictionPolicy {
+        FrictionSettings.resolve(profile: profile.friction, configuration: frictionDefaults)
+    }
 
     /// The targets that can be enforced now.
     public var targetPolicy: TargetPolicy { targets }
@@ -141,10 +153,11 @@ public actor SessionService {
             {
                 throw .alreadyActive(running)
             }
-            let session = Session(
+            var session = Session(
                 id: makeID(), profile: expansion.profile.name, origin: .manual,
                 strict: strict ?? expansion.profile.strict, rules: expansion.rules, duration: duration, now: now,
                 target: target)
+            session.friction = friction(for: expansion.profile)
             try await commitRequest(SessionChange(started: [session]), at: now)
             logger.info("session started", metadata: metadata(session, ["duration": "\(DurationParser.format(duration))"]))
             return session

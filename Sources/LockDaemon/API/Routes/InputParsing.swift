@@ -9,7 +9,7 @@ enum InputParsing {
     static func domains(_ values: [String], field: String, parser: DomainNameParser) throws(APIError) -> [DomainName] {
         var result: [DomainName] = []
         for value in values {
-            do { result.append(try parser.parse(value)) } catch { throw APIError(.invalidArgument, "\(field): \(error)") }
+            do { result.append(try parser.parseEntry(value)) } catch { throw APIError(.invalidArgument, "\(field): \(error)") }
         }
         return result
     }

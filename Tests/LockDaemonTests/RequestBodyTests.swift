@@ -1,0 +1,135 @@
+import Foundation
+import LockCore
+import LockEnforcement
+import LockProtocol
+import LockStore
+import Testing
+
+@testable import LockDaemon
+
+/// What a request body may hold: only the fields its type knows, values in range, names one per
+/// entry and display text without control characters; each refusal names the problem and
+/// changes nothing.
+@Suite("Request bodies, in-process")
+struct RequestBodyTests {
+    let scratch: Scratch
+    let clock = ManualClock()
+    let store: StateStore
+
+    init() throws {
+        scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
+        store = try StateStore(path: scratch.paths.stateDatabase)
+    }
+
+    func router() async throws -> Router {
+        try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [FakeEnforcer()]).core.router()
+    }
+
+    func send(_ router: Router, _ method: String, _ uri: String, _ body: String) async -> (
+        status: Int, message: String, json: [String: Any]
+    ) {
+        let response = await router.handle(
+            APIRequest(methodName: method, uri: uri, body: Array(body.utf8), peer: PeerCredentials(pid: 1, uid: 0, gid: 0)))
+        guard case .json(let status, let bytes, _) = response else { return (response.status, "", [:]) }
+        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
+        return (status, (object["error"] as? [String: Any])?["message"] as? String ?? "", object)
+    }
+
+    @Test(arguments: [
+        ("PATCH", "/v1/profiles/mine", #"{"domains": []}"#, "domains"),
+        ("PATCH", "/v1/profiles/mine", #"{"mode": "allowlist"}"#, "mode"),
+        ("POST", "/v1/profiles", #"{"name": "other", "colour": "red"}"#, "colour"),
+        ("POST", "/v1/sessions", #"{"profile": "mine", "seconds": 60, "strcit": true}"#, "strcit"),
+        ("POST", "/v1/sessions/mine/extend", #"{"seconds": 60, "minutes": 1}"#, "minutes"),
+        ("POST", "/v1/pomodoro", #"{"profile": "mine", "focus": 60}"#, "focus"),
+        ("PATCH", "/v1/goals", #"{"daily": 60}"#, "daily"),
+        ("POST", "/v1/sessions/mine/unlock", #"{"text": "x"}"#, "text"),
+        (
+            "POST", "/v1/schedules", #"{"name": "s", "profile": "mine", "days": "Mon", "from": "09:00", "to": "10:00", "zone": "UTC"}"#,
+            "zone"
+        ),
+        ("PATCH", "/v1/schedules/s", #"{"enable": false}"#, "enable"),
+    ])
+    func unknownFieldsAreRefusedByName(method: String, uri: String, body: String, field: String) async throws {
+        let router = try await router()
+        #expect(await send(router, "POST", "/v1/profiles", #"{"name": "mine", "domains": ["a.example"]}"#).status == 201)
+        let answer = await send(router, method, uri, body)
+        #expect(answer.status == 400, "\(answer)")
+        #expect(answer.message.contains("unknown field \"\(field)\""), "\(answer.message)")
+        let profile = await send(router, "GET", "/v1/profiles/mine", "")
+        #expect((profile.json["domains"] as? [String]) == ["a.example"])
+        #expect(profile.json["mode"] as? String != "allowlist")
+    }
+
+    @Test func aBodyWhereNoneIsReadIsRefused() async throws {
+        let router = try await router()
+        #expect(await send(router, "POST", "/v1/reload", "").status == 200)
+        #expect(await send(router, "POST", "/v1/reload", "{}").status == 200)
+        let answer = await send(router, "POST", "/v1/reload", #"{"force": true}"#)
+        #expect(answer.status == 400 && answer.message.contains("takes no body"), "\(answer)")
+    }
+
+    @Test func absentListsOfANewProfileAreEmpty() async throws {
+        let router = try await router()
+        let created = await send(router, "POST", "/v1/profiles", #"{"name": "bare"}"#)
+        #expect(created.status == 201, "\(created)")
+        #expect((created.json["domains"] as? [String]) == [])
+        #expect(created.json["strict"] as? Bool == false)
+    }
+
+    @Test func aNumberTooLargeForItsFieldIsOutOfRangeNotBadJSON() async throws {
+        let router = try await router()
+        let answer = await send(router, "POST", "/v1/pomodoro", #"{"profile": "social", "longEvery": 1e24}"#)
+        #expect(answer.status == 400)
+        #expect(answer.message.contains("longEvery") && answer.message.contains("out of range"), "\(answer.message)")
+        #expect(!answer.message.contains("not valid JSON"))
+    }
+
+    @Test(arguments: ["a.example\n0.0.0.0 x", "a.example\r\nb.example", "a.exa\u{0}mple", "a.example\u{85}b"])
+    func aDomainWithAControlCharacterIsRefusedNotCut(domain: String) async throws {
+        let router = try await router()
+        let body = String(decoding: try JSONEncoder().encode(CreateProfileRequest(name: "cut", domains: [domain])), as: UTF8.self)
+        let answer = await send(router, "POST", "/v1/profiles", body)
+        #expect(answer.status == 400, "\(answer)")
+        #expect(answer.message.contains("control character"), "\(answer.message)")
+        #expect(!answer.message.unicodeScalars.contains { $0.value < 0x20 }, "the message carries the raw character")
+        #expect(await send(router, "GET", "/v1/profiles/cut", "").status == 404)
+    }
+
+    @Test(arguments: ["\u{1B}[2Jgone", "line\u{85}next", "a\u{2028}b", "nul\u{0}cut", "\u{202E}txt.exe", "tab\there"])
+    func displayTextWithControlCharactersIsRefused(text: String) async throws {
+        let router = try await router()
+        for request in [
+            CreateProfileRequest(name: "shown", displayName: text), CreateProfileRequest(name: "shown", description: text),
+        ] {
+            let body = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+            let answer = await send(router, "POST", "/v1/profiles", body)
+            #expect(answer.status == 400, "\(answer)")
+            #expect(answer.message.contains("control character"), "\(answer.message)")
+        }
+        #expect(await send(router, "POST", "/v1/profiles", #"{"name": "shown"}"#).status == 201)
+        let body = String(decoding: try JSONEncoder().encode(UpdateProfileRequest(description: text)), as: UTF8.self)
+        let answer = await send(router, "PATCH", "/v1/profiles/shown", body)
+        #expect(answer.status == 400 && answer.message.contains("control character"), "\(answer)")
+        #expect(await send(router, "GET", "/v1/profiles/shown", "").json["description"] == nil)
+    }
+
+    @Test func aNulInAProfileFileIsReportedWithItsLine() async throws {
+        let router = try await router()
+        try scratch.write(
+            "etc/simplylock/profiles.d/nul.toml", "name = \"nul\"\ndomains = [\"a.example\"]\ndescription = \"before\u{0}after\"\n")
+        let answer = await send(router, "POST", "/v1/reload", "")
+        let problems = answer.json["problems"] as? [String] ?? []
+        #expect(problems.contains { $0.contains("nul.toml:3") && $0.contains("U+0000") }, "\(problems)")
+        #expect(await send(router, "GET", "/v1/profiles/nul", "").status == 404)
+    }
+
+    @Test func anEscapedControlCharacterInAProfileFileIsReported() async throws {
+        let router = try await router()
+        try scratch.write("etc/simplylock/profiles.d/esc.toml", "name = \"esc\"\ndomains = []\ndisplay_name = \"x\\u001B[31mred\"\n")
+        let answer = await send(router, "POST", "/v1/reload", "")
+        let problems = answer.json["problems"] as? [String] ?? []
+        #expect(problems.contains { $0.contains("esc.toml:3") && $0.contains("display_name") }, "\(problems)")
+    }
+}
