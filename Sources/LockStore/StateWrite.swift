@@ -10,6 +10,8 @@ public enum StateWrite: Sendable, Equatable {
     case value(key: String, data: Data?)
     /// Completed focus phases (recorded once, whatever the replays).
     case focus([FocusRecord])
+    /// Allowances' ledgers (nil removes one).
+    case allowanceLedgers([String: AllowanceLedger?])
 
     /// `value` saved under `key` (nil removes it), encoded as the store keeps its values.
     public static func value<T: Encodable>(_ value: T?, forKey key: String) throws -> StateWrite {
@@ -50,6 +52,8 @@ extension StateStore {
                             record.focused.seconds,
                         ])
                 }
+            case .allowanceLedgers(let ledgers):
+                try StateStore.saveAllowanceLedgers(ledgers, db)
             }
         }
     }

@@ -6,11 +6,11 @@ import Logging
 /// Owns the blocks of allowances (origin `allowance:NAME`), the way `Scheduler` owns those of
 /// schedules: the usage meters report time in use, each allowance's ledger counts the time its
 /// profile's apps and sites were in use, and when one is used up a block of its profile runs
-/// until its period resets, made so through `SessionService.reconcileOwned`.
+/// until its period resets. It is a `SessionOwner`: its claims join every other owner's in one
+/// batch, and the ledgers it changed are saved in the same transaction as the sessions.
 ///
-/// The block is derived from the ledger alone, at every report and at start: the ledger is
-/// saved first, then the block reconciled, so a crash in between restarts the block at the
-/// next start instead of losing it.
+/// The block is derived from the ledger alone, at every reconciliation and at start, so a
+/// ledger saved with its block restarts that block at the next start.
 public actor AllowanceOwner {
     /// One allowance as `lockctl allowances list` and `status` show it.
     public struct Status: Sendable, Equatable {
@@ -32,6 +32,8 @@ public actor AllowanceOwner {
     private var files: AllowanceStore
     private var ledgers: [String: AllowanceLedger] = [:]
     private var lastInUse: Set<String> = []
+    /// Ledgers changed since they were last saved (nil: removed), saved with the next batch.
+    private var unsaved: [String: AllowanceLedger?] = [:]
     private let state: StateStore
     private let sessions: SessionService
     private let profiles: ProfileService
@@ -71,7 +73,7 @@ public actor AllowanceOwner {
         // Profiles are checked when blocks are reconciled: a profile deleted later is the same case.
         let problems = files.reload(profiles: nil)
         for problem in problems { logger.error("allowance file problem", metadata: ["problem": "\(problem)"]) }
-        await reconcileAll(at: clock())
+        await sessions.reconcile(asking: self)
         return problems
     }
 
@@ -107,12 +109,8 @@ public actor AllowanceOwner {
         }
         do { try files.delete(name) } catch { throw .store(error) }
         ledgers[name] = nil
-        do { try state.saveAllowanceLedgers([name: nil]) } catch {
-            logger.error("cannot delete an allowance ledger", metadata: ["allowance": "\(name)", "error": "\(error)"])
-        }
-        do { try await sessions.reconcileOwned(.allowance(name), nil) } catch {
-            logger.error("cannot end an allowance's block", metadata: ["allowance": "\(name)", "error": "\(error)"])
-        }
+        unsaved.updateValue(nil, forKey: name)
+        await sessions.reconcile(asking: self)
     }
 
     /// Takes a meter report: each item's time in use since the meter's last report.
@@ -131,10 +129,8 @@ public actor AllowanceOwner {
             changed[allowance.name] = ledger
         }
         lastInUse = using
-        do { try state.saveAllowanceLedgers(changed) } catch {
-            logger.error("cannot save the allowance ledgers", metadata: ["error": "\(error)"])
-        }
-        await reconcileAll(at: now)
+        unsaved.merge(changed) { _, new in new }
+        await sessions.reconcile(asking: self)
     }
 
     /// The time `allowance` counts of a report: the longest of its profile's items in use.
@@ -164,24 +160,42 @@ public actor AllowanceOwner {
         }
     }
 
-    /// Puts each allowance's block in force or ends it, as its ledger says; ends the blocks
-    /// of allowances that no longer exist.
-    private func reconcileAll(at now: ClockReading) async {
+}
+
+extension AllowanceOwner: SessionOwner {
+    public nonisolated func owns(_ origin: SessionOrigin) -> Bool {
+        if case .allowance = origin { return true }
+        return false
+    }
+
+    /// Each allowance's block as its ledger says now, none for allowances that no longer exist;
+    /// the ledgers changed since the last save go with them.
+    public func claims(at now: ClockReading, owned: [Session], asked: Bool) async -> OwnerClaims {
         let zone = zone()
+        var claimed: [SessionOrigin: OwnedSession?] = [:]
         for allowance in files.sorted {
             var ledger = ledgers[allowance.name] ?? AllowanceLedger(now: now, in: zone)
             ledger.advance(to: now, in: zone)
             ledgers[allowance.name] = ledger
-            do { try await sessions.reconcileOwned(.allowance(allowance.name), ledger.desiredBlock(allowance, at: now, in: zone)) } catch {
-                logger.error("cannot put an allowance's block in force", metadata: ["allowance": "\(allowance.name)", "error": "\(error)"])
+            claimed.updateValue(ledger.desiredBlock(allowance, at: now, in: zone), forKey: .allowance(allowance.name))
+        }
+        for session in owned {
+            if case .allowance(let name) = session.origin, files.allowances[name] == nil {
+                claimed.updateValue(nil, forKey: session.origin)
             }
         }
-        let orphans = Set(
-            await sessions.active.compactMap { session -> String? in
-                guard case .allowance(let name) = session.origin, files.allowances[name] == nil else { return nil }
-                return name
-            })
-        for name in orphans { _ = try? await sessions.reconcileOwned(.allowance(name), nil) }
+        let ledgers = unsaved
+        return OwnerClaims(sessions: claimed, records: { _ in ledgers.isEmpty ? [] : [.allowanceLedgers(ledgers)] })
+    }
+
+    public func settle(_ outcome: OwnerOutcome) async {
+        if outcome.saved { unsaved = [:] }
+        if let failure = outcome.failure {
+            logger.error("cannot put the allowances' blocks in force", metadata: ["error": "\(failure)"])
+        }
+        for (origin, error) in outcome.refused {
+            logger.error("cannot put an allowance's block in force", metadata: ["allowance": "\(origin)", "error": "\(error)"])
+        }
     }
 }
 

@@ -135,6 +135,7 @@ public struct DaemonCore: Sendable {
         let allowances = AllowanceOwner(
             directory: paths.allowancesDirectory, state: store, sessions: sessions, profiles: profiles, events: events,
             clock: clock, zone: zone, logger: logger)
+        await sessions.register([allowances])
         await allowances.start()
         await usage.listen { inUse, now in await allowances.meter(inUse, at: now) }
         await coordinator.setAllowances(allowances)
