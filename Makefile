@@ -64,6 +64,8 @@ INSTALL ?= install
 STRIP_FLAG ?= -s
 # Man page date: SOURCE_DATE_EPOCH for reproducible builds, else today (UTC).
 MANUAL_DATE    ?= $(shell date -u -d "@$${SOURCE_DATE_EPOCH:-$$(date +%s)}" +%Y-%m-%d)
+# The same date as mdoc writes it (.Dd Month day, year), for the hand-written pages.
+MANUAL_MDOC_DATE = $(shell LC_ALL=C date -u -d "$(MANUAL_DATE)" "+%B %-d, %Y")
 MANUAL_AUTHORS ?= SimplyLock developers
 # Post-install actions (sysusers, tmpfiles, daemon-reload) run only for DESTDIR-less installs.
 POSTINSTALL ?= $(if $(DESTDIR),no,yes)
@@ -80,7 +82,8 @@ BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT)
 BPF_CC     ?= clang
 BPF_OBJECT  = $(BUILDDIR)/exec-guard.bpf.o
 GENERATED = $(BPF_OBJECT) $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl \
-            $(GENDIR)/completions/lockctl.fish $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8
+            $(GENDIR)/completions/lockctl.fish $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8 \
+            $(GENDIR)/man/man5/simplylockd.toml.5
 
 .PHONY: all build generated completions man install check-built install-bin install-units \
         install-config install-data install-completions install-man postinstall uninstall uninstall-blocks \
@@ -104,7 +107,7 @@ $(BPF_OBJECT): bpf/exec-guard.bpf.c
 	@mkdir -p $(@D)
 	$(BPF_CC) -O2 -g -target bpf -I/usr/include/$$(gcc -print-multiarch) -c $< -o $@
 completions: $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl $(GENDIR)/completions/lockctl.fish
-man: $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8
+man: $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8 $(GENDIR)/man/man5/simplylockd.toml.5
 
 $(BINARIES):
 	@echo "$@ is missing: run 'make' first" >&2; exit 1
@@ -149,6 +152,11 @@ $(GENDIR)/man/man8/simplylockd.8: $(BUILDDIR)/$(DAEMON_PRODUCT) docs/man/simplyl
 	$(GENERATE_MANUAL) $(BUILDDIR)/$(DAEMON_PRODUCT) --section 8 --date $(MANUAL_DATE) \
 	    --authors "$(MANUAL_AUTHORS)" --output-directory $(GENDIR)/man/raw
 	$(FINISH_MANUAL) $(GENDIR)/man/raw/simplylockd.8 docs/man/simplylockd.8.sections $@
+
+# Written by hand (no command describes the file); only the date is filled in.
+$(GENDIR)/man/man5/simplylockd.toml.5: docs/man/simplylockd.toml.5
+	@mkdir -p $(@D)
+	sed 's/@MANUAL_DATE@/$(MANUAL_MDOC_DATE)/' docs/man/simplylockd.toml.5 > $@
 
 install: check-built install-bin install-units install-config install-data install-completions install-man
 	@if [ "$(POSTINSTALL)" = yes ]; then $(MAKE) --no-print-directory postinstall; fi
@@ -197,9 +205,10 @@ install-completions:
 	$(INSTALL) -m 0644 $(GENDIR)/completions/lockctl.fish $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish
 
 install-man:
-	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL) -m 0644 $(GENDIR)/man/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man1/lockctl.1
 	$(INSTALL) -m 0644 $(GENDIR)/man/man8/simplylockd.8 $(DESTDIR)$(MANDIR)/man8/simplylockd.8
+	$(INSTALL) -m 0644 $(GENDIR)/man/man5/simplylockd.toml.5 $(DESTDIR)$(MANDIR)/man5/simplylockd.toml.5
 
 # What a package's postinst would do. Each step is skipped where its tool or a running
 # systemd is missing (containers, chroots).
@@ -242,7 +251,8 @@ uninstall: uninstall-blocks
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/profiles/,$(notdir $(DATA_PROFILES)))
 	-rmdir $(DESTDIR)$(PKGDATADIR)/profiles $(DESTDIR)$(PKGDATADIR) 2>/dev/null
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lockctl $(DESTDIR)$(ZSHCOMPDIR)/_lockctl $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish
-	rm -f $(DESTDIR)$(MANDIR)/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man8/simplylockd.8
+	rm -f $(DESTDIR)$(MANDIR)/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man8/simplylockd.8 \
+	    $(DESTDIR)$(MANDIR)/man5/simplylockd.toml.5
 	@if [ "$(POSTINSTALL)" = yes ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 uninstall-blocks:

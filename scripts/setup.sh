@@ -25,6 +25,8 @@ packages+=(dbus python3-dbus python3-gi)
 # clang and libbpf-dev: the BPF LSM exec guard is compiled with clang -target bpf and loaded with
 # libbpf; bpftool shows what is attached (bpftool link list) and what the kernel allows (feature probe).
 packages+=(clang libbpf-dev bpftool)
+# mandoc: every man page is checked with mandoc -Tlint.
+packages+=(mandoc)
 if [[ $demo == yes ]]; then
     # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
     # suffix list the daemon reads names with.

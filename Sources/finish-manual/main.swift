@@ -11,7 +11,8 @@
 //   command takes (`--root`, `--socket`, `--json`, `--version`, `--help`), which OPTIONS lists;
 //   the built-in `help` command dropped;
 // - `--x` and `--no-x` as one item; lines indented by two spaces (examples) as literal displays;
-//   leading dots in text escaped, so `man -l` has nothing to warn about.
+//   leading dots in text escaped, so `man -l` has nothing to warn about;
+// - Markdown backticks of the help texts as quotes, and a volume title without "BSD" under groff.
 // Not installed; the Makefile runs it after generate-manual.
 import Foundation
 
@@ -162,6 +163,28 @@ func cleanCommand(_ nodes: [Node]) -> [Node] {
     }
 }
 
+/// Help texts mark code with Markdown backticks, which a man page would show as they are: outside
+/// literal displays each `x` becomes a quoted ‘x’.
+func quoted(_ lines: [String]) -> [String] {
+    var literal = false
+    return lines.map { line in
+        if line.hasPrefix(".Bd") { literal = true }
+        if line.hasPrefix(".Ed") { literal = false }
+        guard !literal else { return line }
+        var result = ""
+        var open = false
+        for character in line {
+            if character == "`" {
+                result += open ? "\\(cq" : "\\(oq"
+                open.toggle()
+            } else {
+                result.append(character)
+            }
+        }
+        return open ? line : result
+    }
+}
+
 let generated = sections(readLines(arguments[1]))
 let extra = sections(readLines(arguments[2])).sections
 var byTitle: [String: [String]] = [:]
@@ -197,12 +220,15 @@ let order = [
     "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COMMANDS", "ENVIRONMENT", "FILES", "SIGNALS", "EXIT STATUS", "EXAMPLES",
     "SEE ALSO", "AUTHORS",
 ]
-var output = generated.preamble
+// groff 1.22's mdoc titles a page "BSD General Commands Manual" unless this string names the
+// system; mandoc ignores it.
+var output = [".ds doc-volume-operating-system Linux"] + generated.preamble
 for title in order + byTitle.keys.filter({ !order.contains($0) }).sorted() {
     guard let lines = byTitle[title] else { continue }
     output.append(title.contains(" ") ? ".Sh \"\(title)\"" : ".Sh \(title)")
     output += lines
 }
+output = quoted(output)
 do {
     try (output.joined(separator: "\n") + "\n").write(toFile: arguments[3], atomically: true, encoding: .utf8)
 } catch {

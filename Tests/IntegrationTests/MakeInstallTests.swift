@@ -11,7 +11,7 @@ enum MakePrerequisites {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
     static let generated = [
         "completions/lockctl.bash", "completions/_lockctl", "completions/lockctl.fish",
-        "man/man1/lockctl.1", "man/man8/simplylockd.8",
+        "man/man1/lockctl.1", "man/man8/simplylockd.8", "man/man5/simplylockd.toml.5",
     ]
     static let missing: [String] = {
         var missing = which("make") == nil ? ["make"] : []
@@ -66,6 +66,7 @@ struct MakeInstallTests {
             "\(prefix)/share/fish/vendor_completions.d/lockctl.fish": "644",
             "\(prefix)/share/man/man1/lockctl.1": "644",
             "\(prefix)/share/man/man8/simplylockd.8": "644",
+            "\(prefix)/share/man/man5/simplylockd.toml.5": "644",
             "\(prefix)/share/simplylock/simplylockd.toml": "644",
             "\(prefix)/share/simplylock/services.toml": "644",
             "\(prefix)/share/simplylock/exec-guard.bpf.o": "644",
