@@ -185,6 +185,54 @@ func quoted(_ lines: [String]) -> [String] {
     }
 }
 
+/// mdoc wants each sentence on a line of its own (the formatter then spaces sentences) and
+/// source lines of at most 80 bytes; help texts are whole paragraphs on one line.
+func reflowed(_ lines: [String]) -> [String] {
+    var literal = false
+    var out: [String] = []
+    for line in lines {
+        if line.hasPrefix(".Bd") { literal = true }
+        if line.hasPrefix(".Ed") { literal = false }
+        guard !literal, !line.hasPrefix("."), line.utf8.count > 80 || line.contains(". ") else {
+            out.append(line)
+            continue
+        }
+        for sentence in sentences(line) {
+            var current = ""
+            for word in sentence.split(separator: " ", omittingEmptySubsequences: true) {
+                if !current.isEmpty, current.utf8.count + 1 + word.utf8.count > 80 {
+                    out.append(escapedStart(current))
+                    current = ""
+                }
+                current += current.isEmpty ? String(word) : " " + word
+            }
+            if !current.isEmpty { out.append(escapedStart(current)) }
+        }
+    }
+    return out
+}
+
+/// `text` split after each word that ends a sentence (`.`, `!`, `?`, then closing punctuation).
+func sentences(_ text: String) -> [String] {
+    var result: [String] = []
+    var current = ""
+    let words = text.split(separator: " ", omittingEmptySubsequences: true)
+    for (index, word) in words.enumerated() {
+        current += current.isEmpty ? String(word) : " " + word
+        let end = word.reversed().drop { "\")]'".contains($0) }.first
+        if let end, ".!?".contains(end), index < words.count - 1 {
+            result.append(current)
+            current = ""
+        }
+    }
+    if !current.isEmpty { result.append(current) }
+    return result
+}
+
+func escapedStart(_ line: String) -> String {
+    line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : line
+}
+
 let generated = sections(readLines(arguments[1]))
 let extra = sections(readLines(arguments[2])).sections
 var byTitle: [String: [String]] = [:]
@@ -228,7 +276,11 @@ for title in order + byTitle.keys.filter({ !order.contains($0) }).sorted() {
     output.append(title.contains(" ") ? ".Sh \"\(title)\"" : ".Sh \(title)")
     output += lines
 }
-output = quoted(output)
+output = reflowed(quoted(output)).map { line in
+    // A description ending in a full stop trails a delimiter mdoc would print twice.
+    guard line.hasPrefix(".Nd \""), line.hasSuffix(".\"") else { return line }
+    return String(line.dropLast(2)) + "\""
+}
 do {
     try (output.joined(separator: "\n") + "\n").write(toFile: arguments[3], atomically: true, encoding: .utf8)
 } catch {
