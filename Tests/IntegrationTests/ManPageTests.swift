@@ -48,3 +48,25 @@ struct ManPageTests {
         }
     }
 }
+
+extension ManPageTests {
+    @Test("simplylockd(8) lists every SIMPLYLOCK_ variable the daemon's modules read")
+    func daemonEnvironment() throws {
+        let page = try String(contentsOfFile: ManPages.directory + "/man8/simplylockd.8", encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"environment\["(SIMPLYLOCK_[A-Z_]+)"\]"#)
+        var read: Set<String> = []
+        for module in ["LockDaemon", "LockPlatform", "LockStore", "LockEnforcement"] {
+            let directory = TestTools.repository + "/Sources/" + module
+            for file in FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? [] where file.hasSuffix(".swift") {
+                let source = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+                for match in pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)) {
+                    read.insert((source as NSString).substring(with: match.range(at: 1)))
+                }
+            }
+        }
+        #expect(read.count >= 4, "found only \(read.sorted())")
+        for variable in read.sorted() {
+            #expect(page.contains("\n.It Ev \(variable)\n"), "simplylockd(8) does not document \(variable)")
+        }
+    }
+}
