@@ -162,6 +162,30 @@ public struct LockClient: Sendable {
         return try call(Endpoints.insights, query: query)
     }
 
+    /// Time in use per app, category, site or device group (`by`) over a window.
+    public func usage(from: Date? = nil, to: Date? = nil, by: String? = nil, zone: String? = nil, explain: Bool = false)
+        async throws(ClientError) -> UsageResponse
+    {
+        var query: [String: String] = [:]
+        if let from { query["from"] = Timestamp.format(from) }
+        if let to { query["to"] = Timestamp.format(to) }
+        if let by { query["by"] = by }
+        if let zone { query["tz"] = zone }
+        if explain { query["explain"] = "true" }
+        return try call(Endpoints.usage, query: query)
+    }
+
+    /// Time allowances with what is used and left.
+    public func allowances() async throws(ClientError) -> TimeAllowanceList { try call(Endpoints.allowances) }
+
+    /// Adds a time allowance.
+    public func createAllowance(_ request: CreateAllowanceRequest) async throws(ClientError) -> TimeAllowanceInfo {
+        try call(Endpoints.createAllowance, body: request)
+    }
+
+    /// Removes a time allowance.
+    public func deleteAllowance(_ name: String) async throws(ClientError) { _ = try call(Endpoints.deleteAllowance, [name]) }
+
     /// The focus goals.
     public func goals() async throws(ClientError) -> GoalsInfo { try call(Endpoints.goals) }
 

@@ -80,6 +80,20 @@ public enum Endpoints {
     public static let insights = Endpoint<NoBody, InsightsResponse>(
         .GET, "/v1/insights",
         query: [QueryParameter("from", .timestamp), QueryParameter("to", .timestamp), QueryParameter("tz", .text(maxBytes: 64))])
+    /// Time in use per app, category, site or device group over a window (default: today).
+    public static let usage = Endpoint<NoBody, UsageResponse>(
+        .GET, "/v1/usage",
+        query: [
+            QueryParameter("from", .timestamp), QueryParameter("to", .timestamp), QueryParameter("by", .text(maxBytes: 16)),
+            QueryParameter("tz", .text(maxBytes: 64)), QueryParameter("explain", .text(maxBytes: 8)),
+        ])
+    /// Time allowances with what is used and left today.
+    public static let allowances = Endpoint<NoBody, TimeAllowanceList>(.GET, "/v1/allowances")
+    /// Adds a time allowance.
+    public static let createAllowance = Endpoint<CreateAllowanceRequest, TimeAllowanceInfo>(
+        .POST, "/v1/allowances", successStatus: 201)
+    /// Removes a time allowance (and ends its block; refused while a strict one blocks).
+    public static let deleteAllowance = Endpoint<NoBody, Deleted>(.DELETE, "/v1/allowances/{name}")
     /// The focus goals.
     public static let goals = Endpoint<NoBody, GoalsInfo>(.GET, "/v1/goals")
     /// Sets or removes focus goals.
@@ -96,6 +110,7 @@ public enum Endpoints {
         createSchedule.descriptor, schedule.descriptor, updateSchedule.descriptor, deleteSchedule.descriptor,
         scheduleNext.descriptor, apps.descriptor, lists.descriptor, list.descriptor, importList.descriptor, deleteList.descriptor,
         services.descriptor,
-        insights.descriptor, goals.descriptor, updateGoals.descriptor, unlockSession.descriptor,
+        insights.descriptor, usage.descriptor, allowances.descriptor, createAllowance.descriptor, deleteAllowance.descriptor,
+        goals.descriptor, updateGoals.descriptor, unlockSession.descriptor,
     ]
 }

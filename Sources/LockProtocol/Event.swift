@@ -16,6 +16,8 @@ public struct Event: Sendable, Equatable, Codable {
         case enforcementFailed = "enforcement.failed"
         /// A schedule starts or ends soon.
         case scheduleWarning = "schedule.warning"
+        /// An allowance's time is nearly used up (`--warn`).
+        case allowanceWarning = "allowance.warning"
         /// A Pomodoro phase changed.
         case pomodoroPhase = "pomodoro.phase"
         /// A block stopped a site: a lookup (or connection) of a blocked name; repeats of the

@@ -41,7 +41,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     static let logLevels: Set<String> = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
     /// Every enforcer name the daemon knows.
-    public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "apps", "bpf", "unbound", "dnsmasq"]
+    public static let knownEnforcers: Set<String> = ["hosts", "nftables", "dns", "connections", "apps", "bpf", "unbound", "dnsmasq"]
     static let keys = Set(
         [
             "log_level", "enforcers", "resolvers", "doh_list", "checkpoint_interval", "max_session",

@@ -133,6 +133,33 @@ enum StateMigrations {
             // time of this machine's user. Rows from before were all this machine's.
             try db.alter(table: "history") { t in t.add(column: "local", .boolean).notNull().defaults(to: true) }
         }
+        migrator.registerMigration("v7") { db in
+            // Usage: each attributed minute with the meter that counted it (`usage --explain`),
+            // and the same seconds summed per quarter hour and item, which a year of reports reads
+            // (every zone's offset is a multiple of a quarter hour, so local days are exact).
+            try db.create(table: "usageMinute", options: [.withoutRowID]) { t in
+                t.column("minute", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("category", .text)
+                t.column("meter", .text).notNull()
+                t.column("seconds", .integer).notNull()
+                t.primaryKey(["minute", "kind", "name"])
+            }
+            try db.create(table: "usageQuarter", options: [.withoutRowID]) { t in
+                t.column("kind", .text).notNull()
+                t.column("bucket", .integer).notNull()
+                t.column("name", .text).notNull()
+                t.column("category", .text)
+                t.column("seconds", .integer).notNull()
+                t.primaryKey(["kind", "bucket", "name"])
+            }
+            // Each allowance's ledger, saved at every checkpoint and with the session it starts.
+            try db.create(table: "allowanceLedger") { t in
+                t.primaryKey("name", .text)
+                t.column("ledger", .blob).notNull()
+            }
+        }
         migrator.registerMigration("sessionFriction") { db in
             // The friction policy a session started with, so that a later `[friction]` change
             // does not change how it can be ended. Rows from before stay null: their policy is

@@ -22,4 +22,17 @@ struct DNSFilterTests {
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
         #expect(result.stdout.contains(" passed, 0 failed"), "\(result.stdout)")
     }
+
+    @Test(
+        "with a local stub resolver (dnsmasq on 127.0.1.1) as the only resolver, blocked names and their subdomains get 0.0.0.0 through it, the rest resolves through its own upstream",
+        .enabled(if: missing == nil, "\(missing ?? "")"))
+    func localStubResolver() throws {
+        let result = try ProcessRunner.run(
+            FirewallTests.repository + "/Tests/Scripts/netns-stub-test.sh",
+            [Binaries.directory, Binaries.dataDirectory], timeout: 240)
+        let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }
+        #expect(result.status == 0, "\(result)")
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        #expect(result.stdout.contains(" passed, 0 failed"), "\(result.stdout)")
+    }
 }

@@ -3,22 +3,30 @@ import Testing
 
 @Suite("lockctl doctor")
 struct DoctorTests {
-    @Test("with the daemon running: every check reported, user entries that defeat a block flagged")
+    @Test("with the daemon running: every check reported, user entries that defeat a block a problem (exit 1)")
     func daemonRunning() throws {
         let root = try TestRoot(hosts: "127.0.0.1 localhost\n10.1.1.1 reddit.com\n")
         let daemon = try DaemonProcess(root: root)
         #expect(try daemon.lockctl("start", "social", "10m").status == 0)
         let text = try daemon.lockctl("doctor")
-        #expect(text.status == 0, "\(text)")
+        #expect(text.status == 1, "\(text)")
         for name in [
             "socket", "permissions", "daemon", "hosts file", "enforcer hosts", "DNS over HTTPS", "state", "configuration", "clock",
             "time zone",
         ] {
             #expect(text.stdout.contains(name), "missing check \(name):\n\(text.stdout)")
         }
-        #expect(text.stdout.contains("warning  hosts file"))
+        #expect(text.stdout.contains("problem  hosts file"))
+        // check says the same: the hosts file does not block reddit.com here.
+        let answer = try daemon.lockctl("check", "reddit.com", "--json")
+        let check = try #require(try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any], "\(answer)")
+        let hosts = try #require((check["enforcers"] as? [[String: Any]])?.first { $0["name"] as? String == "hosts" })
+        #expect(hosts["blocks"] as? Bool == false, "\(hosts)")
+        #expect((hosts["detail"] as? String)?.contains("10.1.1.1 reddit.com") == true, "\(hosts)")
         #expect(text.stdout.contains("10.1.1.1 reddit.com"))
-        let json = try daemon.json("doctor")
+        let doctor = try daemon.lockctl("doctor", "--json")
+        #expect(doctor.status == 1, "\(doctor)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [String: Any], "\(doctor)")
         let checks = try #require(json["checks"] as? [[String: Any]])
         #expect(checks.contains { $0["name"] as? String == "daemon" && $0["state"] as? String == "ok" })
     }

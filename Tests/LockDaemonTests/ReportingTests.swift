@@ -48,7 +48,9 @@ struct ReportingTests {
         #expect(firewall.fix?.contains("create \(scratch.paths.configFile)") == true)
         let configuration = try #require(byHand.first { $0.subject == "configuration" })
         #expect(configuration.message == "schedules.d/x.toml:2: profile: bad")
-        #expect(configuration.fix == "fix the file, then `lockctl --root \(scratch.path) reload`")
+        #expect(configuration.severity == .problem)
+        #expect(configuration.fix == Finding.fixFile(lockctl: "lockctl --root \(scratch.path)"))
+        #expect(configuration.fix?.hasSuffix("then `lockctl --root \(scratch.path) reload`") == true)
         // By systemd, with --enforcers.
         let bySystemd = diagnostics(scratch, statuses: [allFailing], launch: DaemonLaunch(bySystemd: true, enforcersOverride: ["hosts"]))
         #expect(bySystemd.first { $0.subject == "enforcer nftables" }?.fix?.contains("journalctl -u simplylockd") == true)

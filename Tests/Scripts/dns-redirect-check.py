@@ -5,7 +5,7 @@
 
 Loads RULESET (nft syntax) in the namespace, gives it a veth link with 192.0.2.10/24 (nobody on the other end), and
 checks: plain DNS to a remote server (UDP and TCP) lands on 127.0.0.1:PORT; a packet carrying
-MARK goes out unredirected; DNS to the machine's own addresses is left alone; DNS over TLS
+MARK on its socket goes out unredirected (one another table marks does not); DNS to the machine's own addresses is left alone; DNS over TLS
 (TCP 853) is refused at once. Prints "ok - ..." / "not ok - ..." and exits 1 on any failure.
 Never run it outside a namespace of its own: it changes the namespace's ruleset and links.
 """
@@ -60,6 +60,21 @@ marked = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 marked.setsockopt(socket.SOL_SOCKET, SO_MARK, mark)
 marked.sendto(b"marked", ("192.0.2.53", 53))
 check("a packet with the filter's mark is not redirected", received(filter_udp) is None)
+
+# Another table marking everyone's DNS with the filter's mark before the redirect runs (issue 24,
+# row 4): the exemption is the socket's mark, so these are redirected all the same.
+borrower = f"""table inet borrower {{
+    chain output {{
+        type filter hook output priority -300; policy accept;
+        udp dport 53 meta mark set {mark}
+        tcp dport 53 meta mark set {mark}
+    }}
+}}
+"""
+subprocess.run(["nft", "-f", "-"], input=borrower.encode(), check=True)
+plain.sendto(b"borrowed mark", ("192.0.2.53", 53))
+check("a packet another table marks with the filter's mark is still redirected", received(filter_udp) == b"borrowed mark")
+run("nft", "delete", "table", "inet", "borrower")
 
 local_udp = udp_listener("192.0.2.10", 53)
 plain.sendto(b"to myself", ("192.0.2.10", 53))

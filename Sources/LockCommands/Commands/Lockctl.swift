@@ -18,7 +18,8 @@ public struct Lockctl: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, UnlockCommand.self,
             CheckCommand.self, ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, ListsCommand.self,
-            SchedulesCommand.self, PomodoroCommand.self, InsightsCommand.self, GoalsCommand.self, HistoryCommand.self,
+            SchedulesCommand.self, AllowancesCommand.self, PomodoroCommand.self, InsightsCommand.self, UsageCommand.self, GoalsCommand.self,
+            HistoryCommand.self,
             EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self, VersionCommand.self,
         ])
 

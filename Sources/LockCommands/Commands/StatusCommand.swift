@@ -54,6 +54,9 @@ struct StatusCommand: AsyncParsableCommand {
         if let lineFormat { return print(StatusLine.render(status, format: lineFormat)) }
         if try global.printJSON(status) { return }
         print(StatusCommand.render(status))
+        // Allowances being used or spent (`video-time 22m of 30m left`); a daemon without them says nothing.
+        let allowances = (try? await global.client.allowances().allowances) ?? []
+        for line in AllowancesCommand.statusLines(allowances) { print(line) }
     }
 
     /// Draws the status, then again after each event from the daemon's event stream and each
@@ -173,6 +176,10 @@ struct StatusCommand: AsyncParsableCommand {
             if let fallback = details["fallback"] { parts.append("fanotify unavailable: \(fallback)") }
             if case .number(let denials)? = details["denials"], denials > 0 { parts.append("\(Int(denials)) refused") }
             if case .number(let stopped)? = details["terminated"], stopped > 0 { parts.append("\(Int(stopped)) stopped") }
+            // Execs decided without a check (too many at once, too slow to read): say so.
+            if case .number(let count)? = details["refusedUnchecked"], count > 0 { parts.append("\(Int(count)) refused unchecked") }
+            if case .number(let count)? = details["allowedUnchecked"], count > 0 { parts.append("\(Int(count)) allowed unchecked") }
+            if let sentinel = details["sentinel"] { parts.append("sentinel \(sentinel)") }
             if let frozen = details["frozen"] { parts.append("frozen: \(frozen)") }
         } else if let mode = details["mode"]?.description, mode != "off", mode != "idle" {
             parts.append(mode)

@@ -1,4 +1,5 @@
-/// What started a session. On the wire and on disk: `manual`, `schedule:NAME` or `pomodoro`.
+/// What started a session. On the wire and on disk: `manual`, `schedule:NAME`, `pomodoro` or
+/// `allowance:NAME`.
 public enum SessionOrigin: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Started by a user (`lockctl start`).
     case manual
@@ -6,6 +7,8 @@ public enum SessionOrigin: Sendable, Hashable, Codable, CustomStringConvertible 
     case schedule(String)
     /// Started by the Pomodoro timer for a focus phase.
     case pomodoro
+    /// Started by the named allowance when its time was used up; lasts until its period resets.
+    case allowance(String)
 
     /// Parses the wire form.
     public init?(rawValue: String) {
@@ -13,6 +16,10 @@ public enum SessionOrigin: Sendable, Hashable, Codable, CustomStringConvertible 
         case "manual": self = .manual
         case "pomodoro": self = .pomodoro
         default:
+            if rawValue.hasPrefix("allowance:"), rawValue.count > 10 {
+                self = .allowance(String(rawValue.dropFirst(10)))
+                return
+            }
             guard rawValue.hasPrefix("schedule:"), rawValue.count > 9 else { return nil }
             self = .schedule(String(rawValue.dropFirst(9)))
         }
@@ -24,6 +31,7 @@ public enum SessionOrigin: Sendable, Hashable, Codable, CustomStringConvertible 
         case .manual: "manual"
         case .pomodoro: "pomodoro"
         case .schedule(let name): "schedule:\(name)"
+        case .allowance(let name): "allowance:\(name)"
         }
     }
 

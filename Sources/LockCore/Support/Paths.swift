@@ -37,6 +37,9 @@ public struct Paths: Sendable, Equatable {
     /// The SQLite database.
     public var stateDatabase: String { stateDirectory + "/state.sqlite" }
 
+    /// Allowance files (`NAME.toml`).
+    public var allowancesDirectory: String { Paths.join(root, "etc/simplylock/allowances.d") }
+
     /// Imported blocklists, in the daemon's compact form (`NAME.VERSION.list`).
     public var listsDirectory: String { stateDirectory + "/lists" }
 

@@ -176,6 +176,10 @@ extension Event {
                     "schedule": warning.schedule, "edge": warning.edge.rawValue,
                     "at": Timestamp.format(warning.at), "inSeconds": "\(seconds)",
                 ])
+        case .allowanceWarning(let name, let profile, let left, let at):
+            self.init(
+                type: .allowanceWarning, at: at, message: "\(name): \(DurationParser.format(left)) left, then \(profile) is blocked",
+                profile: profile, details: ["allowance": name, "leftSeconds": "\(Int(left.seconds.rounded()))"])
         case .pomodoro(let event, let run, let profile):
             var details: [String: String] = ["run": run]
             if let data = try? API.makeEncoder().encode(event),

@@ -107,6 +107,7 @@ struct Daemon {
             notifier.ready(status: await reporter.serviceStatusText())
         }
         let interval = settings.checkpointInterval
+        let (idleSample, busySample) = AppUsageMeter.intervals()
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: EnforcerWatchService(enforcers: built.enforcers)),
             .init(
@@ -122,6 +123,10 @@ struct Daemon {
                     store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
                     clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
             .init(service: MemoryTrimService(events: core.events)),
+            .init(
+                service: AppUsageMeter(
+                    catalog: core.apps, recorder: core.usage, clock: { SystemClock.now() }, idleInterval: idleSample,
+                    busyInterval: busySample, logger: logger)),
             // Ends the event streams itself at shutdown, after it stops taking connections.
             .init(service: server),
             // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.

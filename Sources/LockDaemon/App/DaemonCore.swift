@@ -64,6 +64,10 @@ public struct DaemonCore: Sendable {
     public let clock: @Sendable () -> ClockReading
     /// The system's time zone (it can change while the daemon runs).
     public let zone: @Sendable () -> TimeZone
+    /// Where the usage meters report.
+    public let usage: UsageRecorder
+    /// The allowances and the blocks they own.
+    public let allowances: AllowanceOwner
 
     /// Builds every service and brings it to the saved state: sessions restored and enforced,
     /// the Pomodoro run caught up, schedules evaluated. Nothing is served yet.
@@ -125,12 +129,19 @@ public struct DaemonCore: Sendable {
             clock: clock, logger: logger, generator: randomness)
         let inbox = attemptInbox ?? AttemptInbox(clock: clock)
         let attempts = AttemptRecorder(inbox: inbox, sessions: sessions, store: store, events: events, logger: logger, clock: clock)
+        let usage = UsageRecorder(store: store, logger: logger)
+        let allowances = AllowanceOwner(
+            directory: paths.allowancesDirectory, state: store, sessions: sessions, profiles: profiles, events: events,
+            clock: clock, zone: zone, logger: logger)
+        await allowances.start()
+        await usage.listen { inUse, now in await allowances.meter(inUse, at: now) }
+        await coordinator.setAllowances(allowances)
         return DaemonCore(
             paths: paths, names: profileStore.names, profiles: profiles, lists: lists, apps: apps, sessions: sessions,
             scheduler: scheduler, pomodoro: pomodoro,
             coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
             insights: insights, emergency: emergency, attemptInbox: inbox, attempts: attempts,
-            clock: clock, zone: zone)
+            clock: clock, zone: zone, usage: usage, allowances: allowances)
     }
 
     /// The control API's route table over these services.
@@ -147,6 +158,8 @@ public struct DaemonCore: Sendable {
         AppRoutes(core: self).register(in: &router)
         CatalogRoutes(core: self).register(in: &router)
         InsightsRoutes(core: self).register(in: &router)
+        UsageRoutes(core: self).register(in: &router)
+        AllowanceRoutes(core: self).register(in: &router)
         EmergencyRoutes(core: self).register(in: &router)
         return router
     }

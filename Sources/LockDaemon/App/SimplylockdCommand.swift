@@ -40,7 +40,7 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     @Option(help: "Shipped data directory with services.toml and profiles/ (default: found next to the binary).")
     var dataDir: String?
 
-    @Option(help: "Enforcers to run, comma-separated (hosts, nftables, dns, apps); overrides the configuration.")
+    @Option(help: "Enforcers to run, comma-separated (hosts, nftables, dns, connections, apps); overrides the configuration.")
     var enforcers: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")

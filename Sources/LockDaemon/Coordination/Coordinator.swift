@@ -21,6 +21,7 @@ public actor Coordinator {
     private let gate = SerialGate()
     private var configuration: DaemonConfiguration
     private var configurationProblems: [FileProblem]
+    private var allowances: AllowanceOwner?
 
     /// Creates the coordinator over services built with `configuration`.
     public init(
@@ -175,6 +176,9 @@ public actor Coordinator {
     /// Reads the configuration, profiles and schedules again (`lockctl reload`, SIGHUP). A bad
     /// file keeps its last good version; every problem is returned. The configuration is read
     /// once and handed to each service.
+    /// Reloads the allowances' files too from now on.
+    public func setAllowances(_ owner: AllowanceOwner) { allowances = owner }
+
     public func reload() async -> ReloadOutcome {
         await gate.run {
             let loaded = DaemonConfiguration.load(paths.configFile)
@@ -192,6 +196,7 @@ public actor Coordinator {
                     groups: configuration.lan.groups, reach: running.reach, configFile: paths.configFile, heldBack: running.heldBack))
             await pomodoro.setDefaults(configuration.pomodoro)
             problems += await scheduler.reloadFiles(defaultWarning: configuration.scheduleWarning).map(\.description)
+            problems += await allowances?.reload().map(\.description) ?? []
             problems += await sessions.refreshAllRules().map { "cannot apply the changed profile \($0); retried at each checkpoint" }
             await scheduler.profilesChanged()
             for problem in problems { logger.warning("configuration problem", metadata: ["problem": "\(problem)"]) }

@@ -16,6 +16,8 @@ public enum DaemonEvent: Sendable {
     case enforcementFailed(enforcer: String, message: String, at: Date)
     /// A schedule starts or ends soon.
     case scheduleWarning(ScheduleWarning, now: Date)
+    /// An allowance's time is nearly used up.
+    case allowanceWarning(name: String, profile: String, left: Duration, at: Date)
     /// Something happened in the Pomodoro run.
     case pomodoro(PomodoroEvent, run: String, profile: String)
     /// A block stopped a site (repeats within 10 s are one); `timeLeft` is that of the session

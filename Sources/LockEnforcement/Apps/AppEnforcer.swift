@@ -281,6 +281,12 @@ public actor AppEnforcer: Enforcer {
                         "apps", .ok,
                         "fanotify: execs of blocked apps are refused by the kernel (\(statistics.markedFilesystems.count) filesystems watched, \(statistics.denials) refused so far)"
                     ))
+                // Said while a block runs: what fanotify marks cannot see at all.
+                findings.append(
+                    Finding(
+                        "apps: not seen by fanotify", .warning,
+                        "programs run from memory (memfd_create + fexecve) and from filesystems mounted in another mount namespace (unshare -Urm) are not checked by fanotify; only a BPF LSM exec guard sees those"
+                    ))
             case .procConnector:
                 findings.append(
                     Finding(

@@ -44,8 +44,8 @@ extension FanotifyExecGuard {
             answer(groupFD, item.fd, allow: false)
             deny(pid: item.pid, fd: item.fd, rule: rules.rules[rule], reason: .copy)
         } else {
-            answer(groupFD, item.fd, allow: true)
             cacheAllowed(item.fd, generation: item.generation, surviveModify: false)
+            answer(groupFD, item.fd, allow: true)
         }
     }
 }

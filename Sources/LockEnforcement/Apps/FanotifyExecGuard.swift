@@ -306,8 +306,10 @@ final class FanotifyExecGuard: ExecGuardBackend {
                 return
             }
         }
-        answer(groupFD, fd, allow: true)
+        // Remembered before the answer: a second exec of the same file started the moment the
+        // first is let through no longer reaches the guard.
         cacheAllowed(fd, generation: generation, surviveModify: !rules.matchesContent)
+        answer(groupFD, fd, allow: true)
         close(fd)
     }
 

@@ -25,6 +25,8 @@ public actor BPFExecEnforcer: Enforcer {
     private var lastError: String?
     private var notes: [String] = []
     private var adopted = false
+    /// The apps (indices into `apps`) with at least one program in the kernel's map.
+    private var heldApps: Set<Int> = []
 
     /// What the guard covers, said the same way in status and doctor.
     static let covers = "exec, executable mappings (a copied dynamic loader), mprotect to executable; memfds during strict blocks"
@@ -53,6 +55,7 @@ public actor BPFExecEnforcer: Enforcer {
     private func enforce() throws {
         var files: [FileIdentity: UInt32] = [:]
         var notes: [String] = []
+        var held: Set<Int> = []
         for (index, app) in apps.enumerated() {
             for path in app.executables {
                 guard path.hasPrefix("/"), let file = ExecutableFile.inspect(path, requireExecutable: false) else {
@@ -65,9 +68,11 @@ public actor BPFExecEnforcer: Enforcer {
                     continue
                 }
                 files[file.identity] = files[file.identity] ?? UInt32(index)
+                held.insert(index)
             }
         }
         self.notes = notes
+        heldApps = held
         guard !files.isEmpty else {
             guardian = nil
             BPFExecGuard.detach(pinDirectory: pinDirectory)
@@ -83,6 +88,20 @@ public actor BPFExecEnforcer: Enforcer {
             logger.notice(adopted ? "adopted the pinned BPF exec guard" : "BPF exec guard attached", metadata: ["pins": "\(pinDirectory)"])
         }
         try guardian?.sync(files, denyMemfd: apps.contains(where: \.strict), shmemDevice: BPFExecGuard.shmemDevice())
+    }
+
+    public func appCoverage(id: String, executables: [String]) async -> Coverage? {
+        let paths = Set(executables)
+        guard let index = apps.firstIndex(where: { $0.id == id || !paths.isDisjoint(with: $0.executables) }) else {
+            return .doesNotCover("not blocked by any active session")
+        }
+        guard guardian != nil, lastError == nil else {
+            return .doesNotCover("the BPF exec guard is not in force" + (lastError.map { ": \($0)" } ?? ""))
+        }
+        guard heldApps.contains(index) else {
+            return .doesNotCover("none of its programs was found on disk (or each is an interpreter or launcher)")
+        }
+        return .blocks("the kernel refuses its exec and executable mappings (BPF LSM), through a copied loader too")
     }
 
     /// Nothing to watch: the kernel keeps the maps, and nothing but root can change them.

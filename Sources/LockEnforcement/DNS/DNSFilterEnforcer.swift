@@ -90,6 +90,7 @@ public actor DNSFilterEnforcer: Enforcer {
     /// Stops the forwarder (the redirect goes with it at the next nftables commit).
     public func stop() async {
         redirectState.withLock { $0 = nil }
+        forwarder.setRedirected(false)
         await forwarder.stop()
     }
 
@@ -143,6 +144,11 @@ public actor DNSFilterEnforcer: Enforcer {
         var details: [String: EnforcerStatus.Detail] = [
             "port": forwarder.port.map { .count(Int($0)) } ?? .text("not listening"),
             "upstream": .text(forwarder.upstream.servers.map(\.description).joined(separator: " ")),
+            "redirectedQueriesGo": .text(
+                forwarder.followsOriginalDestination
+                    ? "to the server each was sent to"
+                    : "to the upstream servers above (\(forwarder.originalDestinationProblem ?? "not started"))"),
+            "toOriginalDestination": .count(statistics.toOriginalDestination),
             "redirect": .text(redirect.map { "port \($0.port)" } ?? "none"),
             "policyBytes": .count(policy.allocatedBytes),
             "queries": .count(statistics.queries),
@@ -200,19 +206,25 @@ public actor DNSFilterEnforcer: Enforcer {
             forwarder.setUpstream(configuration)
             logger.info("DNS filter upstream servers", metadata: ["servers": "\(configuration.servers.map(\.description))"])
         }
-        let loopback = configuration.servers.filter { Self.isLoopback($0.address) }
+        // A redirected query goes to the server it was sent to, so a local stub (dnsmasq on
+        // 127.0.1.1, resolved on 127.0.0.53) keeps its place in the chain: its own upstream
+        // queries come through the filter and go on to its upstream. Only when conntrack
+        // cannot say where a query was going would they be sent back to the stub, a loop.
+        let loopback = forwarder.followsOriginalDestination ? [] : configuration.servers.filter { Self.isLoopback($0.address) }
         let problem: String? =
             loopback.isEmpty
             ? nil
             : """
-            the DNS filter's upstream \(loopback.map(\.description).joined(separator: ", ")) is on this machine; \
-            its own queries would be redirected back to the filter, so the machine's DNS is not redirected: \
+            the DNS filter's upstream \(loopback.map(\.description).joined(separator: ", ")) is on this machine \
+            and \(forwarder.originalDestinationProblem ?? "the forwarder is not running"): its own queries would be \
+            redirected back to the filter, so the machine's DNS is not redirected: \
             set resolvers = [...] in simplylockd.toml to the real upstream servers
             """
         if problem != upstreamProblem, let problem { logger.warning("\(problem)") }
         upstreamProblem = problem
         let redirect = problem == nil ? forwarder.port.map { DNSRedirect(port: $0, mark: settings.mark) } : nil
         redirectState.withLock { $0 = redirect }
+        forwarder.setRedirected(redirect != nil)
     }
 
     private static func isLoopback(_ address: IPNetwork) -> Bool {

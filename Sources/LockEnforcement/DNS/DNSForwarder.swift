@@ -38,6 +38,9 @@ public final class DNSForwarder: Sendable {
     final class Shared: Sendable {
         let policy: Mutex<DNSFilterPolicy>
         let servers: Mutex<[DNSUpstreamServer]>
+        /// True while the machine's DNS may be redirected here: only then is a query's
+        /// original destination looked up (queries sent to the forwarder itself pay nothing).
+        let redirected = Atomic<Bool>(false)
 
         init(policy: DNSFilterPolicy, servers: [DNSUpstreamServer]) {
             self.policy = Mutex(policy)
@@ -50,6 +53,7 @@ public final class DNSForwarder: Sendable {
         var engine: NIOLoopBound<DNSForwardingEngine>
         var channels: [any Channel]
         var port: UInt16
+        var conntrackFailure: String?
     }
 
     private let settings: Settings
@@ -80,6 +84,14 @@ public final class DNSForwarder: Sendable {
     /// The port it listens on, once started.
     public var port: UInt16? { running.withLock { $0?.port } }
 
+    /// Why redirected queries cannot go to the server they were sent to (conntrack lookups are
+    /// refused here); nil when they can, or before `start()`.
+    public var originalDestinationProblem: String? { running.withLock { $0?.conntrackFailure } }
+
+    /// True once started with conntrack lookups working: a redirected query goes to the server
+    /// it was sent to, so a local stub resolver's own upstream queries never loop back.
+    public var followsOriginalDestination: Bool { running.withLock { $0 != nil && $0?.conntrackFailure == nil } }
+
     /// The policy in force.
     public var policy: DNSFilterPolicy { shared.policy.withLock { $0 } }
 
@@ -93,6 +105,9 @@ public final class DNSForwarder: Sendable {
         }
         _ = old
     }
+
+    /// Says whether the nftables redirect may send the machine's DNS here (see `Shared.redirected`).
+    public func setRedirected(_ redirected: Bool) { shared.redirected.store(redirected, ordering: .relaxed) }
 
     /// The upstream servers in use.
     public var upstream: ResolverConfiguration { upstreamConfiguration.withLock { $0 } }
@@ -130,7 +145,13 @@ public final class DNSForwarder: Sendable {
             channels += try await bindUpstream(loop: loop, engine: engine)
             let (listeners, port) = try await bindListeners(loop: loop, engine: engine)
             channels += listeners
-            running.withLock { $0 = Running(group: group, engine: engine, channels: channels, port: port) }
+            let conntrackFailure = try await loop.submit { engine.value.conntrackFailure }.get()
+            if let conntrackFailure {
+                logger.warning("redirected DNS queries go to the configured upstream servers", metadata: ["reason": "\(conntrackFailure)"])
+            }
+            running.withLock {
+                $0 = Running(group: group, engine: engine, channels: channels, port: port, conntrackFailure: conntrackFailure)
+            }
             logger.info(
                 "DNS filter listening",
                 metadata: [

@@ -6,6 +6,8 @@ public struct DNSForwarderStatistics: Sendable, Equatable {
     public var blocked = 0
     /// Queries sent on to an upstream server.
     public var forwarded = 0
+    /// Forwarded queries sent to the server the client had sent them to (redirected ones).
+    public var toOriginalDestination = 0
     /// Upstream answers passed back to clients.
     public var answered = 0
     /// Queries answered SERVFAIL: no upstream server answered in time, or none is configured.

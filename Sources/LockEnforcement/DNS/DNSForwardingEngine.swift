@@ -2,6 +2,7 @@ import LockCore
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -39,6 +40,8 @@ final class DNSForwardingEngine {
         var server: DNSUpstreamServer
         var serverIndex: Int
         var serial: UInt64
+        /// The server the client sent it to (a redirected query): every try goes there.
+        var original: Bool = false
     }
 
     private struct Timeout {
@@ -68,6 +71,10 @@ final class DNSForwardingEngine {
     private var tcpInFlight = 0
     private var random = RandomPool()
     private(set) var statistics = DNSForwarderStatistics()
+    /// Finds where redirected queries were sent; nil when the kernel does not answer here.
+    private let conntrack: ConntrackLookup?
+    /// Why `conntrack` is nil.
+    let conntrackFailure: String?
 
     init(
         eventLoop: any EventLoop, settings: DNSForwarder.Settings, shared: DNSForwarder.Shared,
@@ -78,6 +85,9 @@ final class DNSForwardingEngine {
         self.shared = shared
         self.onBlocked = onBlocked
         self.logger = logger
+        var failure: String?
+        self.conntrack = ConntrackLookup(failure: &failure)
+        self.conntrackFailure = failure
     }
 
     var currentStatistics: DNSForwarderStatistics {
@@ -119,7 +129,8 @@ final class DNSForwardingEngine {
 
     private func forward(_ buffer: ByteBuffer, _ query: DNSQuery, _ packet: UnsafeRawBufferPointer, to client: Client) {
         let servers = shared.servers.withLock { $0 }
-        guard !servers.isEmpty, pending.count < settings.maxInFlight else {
+        let original = originalDestination(of: client)
+        guard original != nil || !servers.isEmpty, pending.count < settings.maxInFlight else {
             statistics.failed += 1
             if servers.isEmpty { logger.warning("no upstream DNS server configured; answering SERVFAIL") }
             return send(query.response(packet, rcode: 2), to: client)
@@ -130,9 +141,32 @@ final class DNSForwardingEngine {
         if let edns = query.edns, Int(edns.payloadSize) > Self.upstreamPayloadLimit {
             copy.setInteger(UInt16(Self.upstreamPayloadLimit), at: copy.readerIndex + edns.payloadSizeOffset)
         }
-        let index = preferredServer % servers.count
         statistics.forwarded += 1
+        if let original {
+            statistics.toOriginalDestination += 1
+            return send(
+                Pending(
+                    client: client, packet: copy, query: query, tries: 0, server: DNSUpstreamServer(original: original), serverIndex: 0,
+                    serial: 0, original: true))
+        }
+        let index = preferredServer % servers.count
         send(Pending(client: client, packet: copy, query: query, tries: 0, server: servers[index], serverIndex: index, serial: 0))
+    }
+
+    /// Where a redirected query was going (the machine's own resolver chain: a stub's
+    /// upstream, a program's `@server`); nil for a query sent to the forwarder itself.
+    private func originalDestination(of client: Client) -> NIOCore.SocketAddress? {
+        guard let conntrack, shared.redirected.load(ordering: .relaxed) else { return nil }
+        let (channel, peer, proto): (any Channel, NIOCore.SocketAddress?, Int32) =
+            switch client {
+            case .datagram(let channel, let address): (channel, address, Int32(IPPROTO_UDP))
+            case .stream(let channel): (channel, channel.remoteAddress, Int32(IPPROTO_TCP))
+            }
+        guard let local = channel.localAddress, let peer,
+            let original = conntrack.originalDestination(protocol: proto, local: local, peer: peer),
+            original != local
+        else { return nil }
+        return original
     }
 
     /// Sends one try of `entry` to its server on a random upstream socket with a fresh random ID.
@@ -165,13 +199,15 @@ final class DNSForwardingEngine {
         var entry = entry
         entry.tries += 1
         let servers = shared.servers.withLock { $0 }
-        guard entry.tries < settings.attempts, !servers.isEmpty else {
+        guard entry.tries < settings.attempts, entry.original || !servers.isEmpty else {
             statistics.failed += 1
             entry.packet.withUnsafeReadableBytes { send(entry.query.response($0, rcode: 2), to: entry.client) }
             return
         }
-        entry.serverIndex = (entry.serverIndex + 1) % servers.count
-        entry.server = servers[entry.serverIndex]
+        if !entry.original {
+            entry.serverIndex = (entry.serverIndex + 1) % servers.count
+            entry.server = servers[entry.serverIndex]
+        }
         send(entry)
     }
 
@@ -195,8 +231,8 @@ final class DNSForwardingEngine {
         if rcode == 2 || rcode == 5 {
             // SERVFAIL or REFUSED: another server may do better; the last one's word is passed on.
             let servers = shared.servers.withLock { $0.count }
-            if entry.tries + 1 < settings.attempts && servers > 1 { return nextTry(entry, after: "rcode \(rcode)") }
-        } else {
+            if !entry.original, entry.tries + 1 < settings.attempts, servers > 1 { return nextTry(entry, after: "rcode \(rcode)") }
+        } else if !entry.original {
             preferredServer = entry.serverIndex
         }
         if flags & 0x0200 != 0 || buffer.readableBytes >= Self.upstreamPayloadLimit {
@@ -299,7 +335,7 @@ final class DNSForwardingEngine {
             pending[first.key] = nil
             statistics.upstreamTimeouts += 1
             let servers = shared.servers.withLock { $0.count }
-            if servers > 0, preferredServer % servers == entry.serverIndex { preferredServer = entry.serverIndex + 1 }
+            if !entry.original, servers > 0, preferredServer % servers == entry.serverIndex { preferredServer = entry.serverIndex + 1 }
             nextTry(entry, after: "timeout")
         }
         armTimer()

@@ -26,6 +26,15 @@ struct DNSUpstreamServer: Sendable {
         }
     }
 
+    /// A server a redirected query was sent to (its original destination).
+    init(original address: NIOCore.SocketAddress) {
+        self.address = address
+        if case .v6 = address { family = 1 } else { family = 0 }
+        let host = address.ipAddress ?? "?"
+        let port = address.port ?? 53
+        description = port == 53 ? host : family == 1 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     /// True when a packet from `source` comes from this server (address and port; the scope is
     /// ignored, the kernel may report it differently from how it was configured).
     func isSource(_ source: NIOCore.SocketAddress) -> Bool {

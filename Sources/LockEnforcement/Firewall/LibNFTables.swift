@@ -17,9 +17,13 @@ public final class LibNFTables: NFTablesBackend {
     /// - Parameter releaseMemory: return freed heap to the system after each call
     ///   (`malloc_trim`), so that building a 100 000-element ruleset does not leave the daemon's
     ///   resident size at its peak.
-    public init(releaseMemory: Bool = true) {
+    public init(releaseMemory: Bool = true, dryRun: Bool = false) {
         self.releaseMemory = releaseMemory
+        self.dryRun = dryRun
     }
+
+    /// Checks scripts against the kernel without committing them (the transaction is aborted).
+    private let dryRun: Bool
 
     public func run(_ script: String) throws -> String {
         try lock.withLock { _ in
@@ -30,6 +34,7 @@ public final class LibNFTables: NFTablesBackend {
                 nft_ctx_free(context)
                 if releaseMemory { malloc_trim(0) }
             }
+            if dryRun { nft_ctx_set_dry_run(context, true) }
             nft_ctx_buffer_output(context)
             nft_ctx_buffer_error(context)
             let status = nft_run_cmd_from_buffer(context, script)

@@ -31,6 +31,9 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// While set (and anything is blocked): outgoing DNS goes to the DNS filter instead, and
     /// DNS-over-TLS is refused.
     public let dnsRedirect: DNSRedirect?
+    /// While set (and anything is blocked): new TCP connections' first packets go to the
+    /// daemon's name check, connections it refuses are reset, and HTTP/3 is refused.
+    public let connectionCheck: ConnectionCheck?
 
     /// Whether and how connection attempts to blocked addresses are counted (nil: not at all).
     public let counting: AttemptCounting?
@@ -85,8 +88,9 @@ public struct NFTablesRuleset: Sendable, Equatable {
         table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
         block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
         dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:],
-        countedNames: Set<String> = []
+        countedNames: Set<String> = [], connectionCheck: ConnectionCheck? = nil
     ) {
+        self.connectionCheck = mode == .off ? nil : connectionCheck
         self.table = table
         self.mode = mode
         self.resolvers = resolvers
@@ -110,7 +114,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public init(
         table: String = defaultTable, desired: DesiredBlock,
         resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork],
-        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil
+        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, connectionCheck: ConnectionCheck? = nil
     ) {
         guard desired.blocksNetwork else {
             self.init(table: table, mode: .off)
@@ -144,7 +148,8 @@ public struct NFTablesRuleset: Sendable, Equatable {
             block: block,
             doh: AddressIntervals(doh.addresses + lookUp(doh.names)),
             allow: AddressIntervals((desired.allowOnly?.addresses ?? []) + lookUp(desired.allowOnly?.domains ?? [])),
-            dnsRedirect: dnsRedirect, counting: counting, attribution: attribution, countedNames: countedNames)
+            dnsRedirect: dnsRedirect, counting: counting, attribution: attribution, countedNames: countedNames,
+            connectionCheck: connectionCheck)
     }
 
     /// The name of the counter of attempts to `name`'s addresses: a hash, since counter names
@@ -357,6 +362,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
             out += "\t\tmeta l4proto tcp th dport 853 reject with tcp reset\n"
             out += "\t\tmeta l4proto udp th dport 853 reject with icmpx admin-prohibited\n"
         }
+        out += connectionCheckRules
         // DNS to the daemon's own resolvers next, so no set can cut off name resolution
         // (a blocked domain sharing an address with the resolver, or 8.8.8.8 in the DoH list).
         out += "\t\tip daddr @resolvers4 meta l4proto { tcp, udp } th dport { 53, 853 } accept\n"
@@ -408,8 +414,11 @@ public struct NFTablesRuleset: Sendable, Equatable {
         if let dnsRedirect {
             out += "\tchain dnsredirect {\n"
             // The filter's own upstream queries, and DNS to this machine's own addresses (its
-            // stub resolver, the filter itself), go where they were sent.
-            if let mark = dnsRedirect.mark { out += "\t\tmeta mark \(Self.hex(mark)) return\n" }
+            // stub resolver, the filter itself), go where they were sent. The socket's mark,
+            // not the packet's: another table can set a packet's mark on everyone's DNS (and
+            // did, to get past the filter), while SO_MARK on a socket needs CAP_NET_ADMIN in
+            // the process that owns it.
+            if let mark = dnsRedirect.mark { out += "\t\tsocket mark \(Self.hex(mark)) return\n" }
             out += "\t\tfib daddr type local return\n"
             out += "\t\tmeta l4proto { tcp, udp } th dport 53 redirect to :\(dnsRedirect.port)\n"
             out += "\t}\n"

@@ -20,6 +20,8 @@ extension HostsFileEnforcer {
             return .doesNotCover(lastError.map { "the section is not in force: \($0)" } ?? "nothing is listed in \(path)")
         }
         if isListed(exact) {
+            // Listed is not blocked: the file as glibc reads it now decides.
+            if let reason = lookupProblem(exact) { return .doesNotCover(reason) }
             return .blocks("listed in \(path)" + (trailingDot ? " (with its trailing-dot form)" : ""))
         }
         if let capped, capped.contains(exact) {
@@ -33,6 +35,24 @@ extension HostsFileEnforcer {
             }
         }
         return .doesNotCover("not listed in \(path)")
+    }
+
+    /// Why a listed `name` does not come out as `0.0.0.0`/`::` for glibc on this machine; nil
+    /// when it does. Read from the file as it is now: a line of the user's own for the name with
+    /// a real address (glibc's `getaddrinfo` returns every matching line, the first ones first,
+    /// and programs try the next address when `0.0.0.0` refuses), or no section (being restored).
+    func lookupProblem(_ name: String) -> String? {
+        guard let bytes = try? AtomicFile.read(path) else { return "\(path) cannot be read" }
+        let view = HostsFileInspection.glibcView(bytes, names: [name])
+        for form in [name, name + "."] {
+            guard let lookup = view[form] else { continue }
+            if let line = lookup.overriddenBy {
+                return "listed in \(path), but the line \"\(line)\" maps \(form) to a real address, and programs use it"
+            }
+            if !lookup.isBlocked { return "not in \(path) as glibc reads it now (the section is being restored)" }
+        }
+        if let order = HostsFileInspection.nsswitchProblem(hostsPath: path) { return "listed in \(path), but \(order)" }
+        return nil
     }
 
     public func status() async -> EnforcerStatus {
@@ -118,10 +138,13 @@ extension HostsFileEnforcer {
             }
             if let name = fields.dropFirst().first(where: { isListed(String($0).lowercased()) }) {
                 return Finding(
-                    subject, .warning,
+                    subject, .problem,
                     "your own entry \"\(line.trimmingCharacters(in: .whitespaces))\" maps blocked \(name) to a real address",
                     fix: "remove that line from \(path) while you want \(name) blocked")
             }
+        }
+        if !desired.isEmpty, let order = HostsFileInspection.nsswitchProblem(hostsPath: path) {
+            return Finding(subject, .problem, order, fix: "put files (or resolve) before dns on the hosts: line of nsswitch.conf")
         }
         return Finding(
             subject, .ok,

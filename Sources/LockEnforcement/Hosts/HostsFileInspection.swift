@@ -78,7 +78,7 @@ public struct HostsFileInspection: Sendable {
             let line = lookup.overriddenBy
         {
             return Finding(
-                "hosts file", .warning, "your own entry \"\(line)\" maps blocked \(name) to a real address",
+                "hosts file", .problem, "your own entry \"\(line)\" maps blocked \(name) to a real address, and programs use it",
                 fix: "remove that line from \(path) while you want \(name) blocked")
         }
         let unblocked = listed.filter { glibc[$0]?.isBlocked != true || glibc[$0 + "."]?.isBlocked != true }
@@ -95,6 +95,28 @@ public struct HostsFileInspection: Sendable {
                 "hosts file", .problem,
                 "\(lost.count) names stand past byte 511 of their line, where musl (Alpine, static programs) does not read (\(HostsFileInspection.sample(lost)))",
                 fix: "shorten the lines of \(path) to under 512 bytes")
+        }
+        return nil
+    }
+
+    /// Why programs would not read the hosts file before asking DNS, from the `hosts:` line of
+    /// nsswitch.conf beside it: nil when `files` (or `resolve`: systemd-resolved reads the file
+    /// itself) comes before `dns`, or when there is no such file or line to judge by.
+    public static func nsswitchProblem(hostsPath: String) -> String? {
+        let nsswitch = (hostsPath as NSString).deletingLastPathComponent + "/nsswitch.conf"
+        guard let bytes = try? AtomicFile.read(nsswitch) else { return nil }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let content = line.prefix { $0 != "#" }
+            guard content.hasPrefix("hosts:") else { continue }
+            let sources = content.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" })
+                .filter { !$0.hasPrefix("[") && !$0.hasSuffix("]") }
+            let hosts = sources.firstIndex { $0 == "files" || $0 == "resolve" }
+            let dns = sources.firstIndex(of: "dns")
+            switch (hosts, dns) {
+            case (nil, _): return "\(nsswitch) does not list files on its hosts: line, so programs never read the hosts file"
+            case (let hosts?, let dns?) where dns < hosts: return "\(nsswitch) asks dns before files on its hosts: line"
+            default: return nil
+            }
         }
         return nil
     }

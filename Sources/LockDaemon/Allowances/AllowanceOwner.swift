@@ -1,0 +1,194 @@
+import Foundation
+import LockCore
+import LockStore
+import Logging
+
+/// Owns the blocks of allowances (origin `allowance:NAME`), the way `Scheduler` owns those of
+/// schedules: the usage meters report time in use, each allowance's ledger counts the time its
+/// profile's apps and sites were in use, and when one is used up a block of its profile runs
+/// until its period resets, made so through `SessionService.reconcileOwned`.
+///
+/// The block is derived from the ledger alone, at every report and at start: the ledger is
+/// saved first, then the block reconciled, so a crash in between restarts the block at the
+/// next start instead of losing it.
+public actor AllowanceOwner {
+    /// One allowance as `lockctl allowances list` and `status` show it.
+    public struct Status: Sendable, Equatable {
+        public var allowance: Allowance
+        public var usedToday: Duration
+        public var usedThisWeek: Duration
+        /// Time left (nil when it limits no time).
+        public var left: Duration?
+        /// When its time comes back.
+        public var resetsAt: Date
+        /// Launches today.
+        public var opensToday: Int
+        /// Whether its block is in force.
+        public var blocking: Bool
+        /// Whether something it counts was in use at the last report.
+        public var inUse: Bool
+    }
+
+    private var files: AllowanceStore
+    private var ledgers: [String: AllowanceLedger] = [:]
+    private var lastInUse: Set<String> = []
+    private let state: StateStore
+    private let sessions: SessionService
+    private let profiles: ProfileService
+    private let events: EventBus
+    private let clock: @Sendable () -> ClockReading
+    private let zone: @Sendable () -> TimeZone
+    private let logger: Logger
+
+    /// An owner of the allowances in `directory`.
+    public init(
+        directory: String, state: StateStore, sessions: SessionService, profiles: ProfileService, events: EventBus,
+        clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone, logger: Logger
+    ) {
+        self.files = AllowanceStore(directory: directory)
+        self.state = state
+        self.sessions = sessions
+        self.profiles = profiles
+        self.events = events
+        self.clock = clock
+        self.zone = zone
+        self.logger = logger
+    }
+
+    /// Reads the files and the saved ledgers, and puts every block that is due in force.
+    /// Returns the files' problems.
+    @discardableResult
+    public func start() async -> [FileProblem] {
+        do { ledgers = try state.allowanceLedgers() } catch {
+            logger.error("cannot read the allowance ledgers; counting starts again", metadata: ["error": "\(error)"])
+        }
+        return await reload()
+    }
+
+    /// Reads the files again (a bad file keeps its last good version) and reconciles.
+    @discardableResult
+    public func reload() async -> [FileProblem] {
+        // Profiles are checked when blocks are reconciled: a profile deleted later is the same case.
+        let problems = files.reload(profiles: nil)
+        for problem in problems { logger.error("allowance file problem", metadata: ["problem": "\(problem)"]) }
+        await reconcileAll(at: clock())
+        return problems
+    }
+
+    /// The allowances with what is used and left.
+    public func list() -> [Status] {
+        let now = clock()
+        let zone = zone()
+        return files.sorted.map { allowance in
+            var ledger = ledgers[allowance.name] ?? AllowanceLedger(now: now, in: zone)
+            ledger.advance(to: now, in: zone)
+            return Status(
+                allowance: allowance, usedToday: ledger.usedToday, usedThisWeek: ledger.usedThisWeek, left: ledger.left(of: allowance),
+                resetsAt: ledger.resetsAt(allowance), opensToday: ledger.opensToday,
+                blocking: ledger.desiredBlock(allowance, at: now, in: zone) != nil, inUse: lastInUse.contains(allowance.name))
+        }
+    }
+
+    /// Adds an allowance (and its file).
+    public func add(_ allowance: Allowance) async throws(AllowanceError) {
+        do { try allowance.validate() } catch { throw .invalid(error) }
+        guard await profiles.exists(allowance.profile) else { throw .unknownProfile(allowance.profile) }
+        do { try files.create(allowance) } catch { throw .store(error) }
+        logger.info("allowance added", metadata: ["allowance": "\(allowance.name)", "profile": "\(allowance.profile)"])
+    }
+
+    /// Removes an allowance, its file, its ledger and its block; refused while a strict
+    /// allowance's block is in force (a strict block only ends by its period or emergency access).
+    public func remove(_ name: String) async throws(AllowanceError) {
+        guard let allowance = files.allowances[name] else { throw .store(.notFound(name)) }
+        let now = clock()
+        if allowance.strict, let ledger = ledgers[name], ledger.desiredBlock(allowance, at: now, in: zone()) != nil {
+            throw .strictBlockActive(name)
+        }
+        do { try files.delete(name) } catch { throw .store(error) }
+        ledgers[name] = nil
+        do { try state.saveAllowanceLedgers([name: nil]) } catch {
+            logger.error("cannot delete an allowance ledger", metadata: ["allowance": "\(name)", "error": "\(error)"])
+        }
+        do { try await sessions.reconcileOwned(.allowance(name), nil) } catch {
+            logger.error("cannot end an allowance's block", metadata: ["allowance": "\(name)", "error": "\(error)"])
+        }
+    }
+
+    /// Takes a meter report: each item's time in use since the meter's last report.
+    public func meter(_ inUse: [UsageItem: Duration], at now: ClockReading) async {
+        let zone = zone()
+        var changed: [String: AllowanceLedger?] = [:]
+        var using: Set<String> = []
+        for allowance in files.sorted {
+            let counted = await counted(inUse, for: allowance)
+            var ledger = ledgers[allowance.name] ?? AllowanceLedger(now: now, in: zone)
+            // Items in use at once count once: the longest of them is the allowance's time.
+            let notices = ledger.record(counted, for: allowance, at: now, in: zone)
+            if counted > .zero { using.insert(allowance.name) }
+            for notice in notices { announce(notice, allowance, ledger) }
+            ledgers[allowance.name] = ledger
+            changed[allowance.name] = ledger
+        }
+        lastInUse = using
+        do { try state.saveAllowanceLedgers(changed) } catch {
+            logger.error("cannot save the allowance ledgers", metadata: ["error": "\(error)"])
+        }
+        await reconcileAll(at: now)
+    }
+
+    /// The time `allowance` counts of a report: the longest of its profile's items in use.
+    private func counted(_ inUse: [UsageItem: Duration], for allowance: Allowance) async -> Duration {
+        guard allowance.target.includesLocal, let expansion = await profiles.expansion(of: allowance.profile) else { return .zero }
+        let apps = Set(expansion.rules.apps.map(\.id))
+        var longest = Duration.zero
+        for (item, duration) in inUse {
+            let counts =
+                switch item.kind {
+                case .app: apps.contains(item.name)
+                case .site: expansion.rules.block.match(item.name) != nil
+                case .group: allowance.target.groups.contains(item.name)
+                }
+            if counts { longest = max(longest, duration) }
+        }
+        return longest
+    }
+
+    private func announce(_ notice: AllowanceNotice, _ allowance: Allowance, _ ledger: AllowanceLedger) {
+        switch notice {
+        case .warning(let left):
+            logger.info("allowance nearly used up", metadata: ["allowance": "\(allowance.name)", "left": "\(DurationParser.format(left))"])
+            events.publish(.allowanceWarning(name: allowance.name, profile: allowance.profile, left: left, at: clock().wall))
+        case .usedUp:
+            logger.notice("allowance used up", metadata: ["allowance": "\(allowance.name)", "resets": "\(ledger.resetsAt(allowance))"])
+        }
+    }
+
+    /// Puts each allowance's block in force or ends it, as its ledger says; ends the blocks
+    /// of allowances that no longer exist.
+    private func reconcileAll(at now: ClockReading) async {
+        let zone = zone()
+        for allowance in files.sorted {
+            var ledger = ledgers[allowance.name] ?? AllowanceLedger(now: now, in: zone)
+            ledger.advance(to: now, in: zone)
+            ledgers[allowance.name] = ledger
+            do { try await sessions.reconcileOwned(.allowance(allowance.name), ledger.desiredBlock(allowance, at: now, in: zone)) } catch {
+                logger.error("cannot put an allowance's block in force", metadata: ["allowance": "\(allowance.name)", "error": "\(error)"])
+            }
+        }
+        let orphans = Set(
+            await sessions.active.compactMap { session -> String? in
+                guard case .allowance(let name) = session.origin, files.allowances[name] == nil else { return nil }
+                return name
+            })
+        for name in orphans { _ = try? await sessions.reconcileOwned(.allowance(name), nil) }
+    }
+}
+
+/// Why an allowance change was refused.
+public enum AllowanceError: Error, Sendable {
+    case invalid(FieldError)
+    case unknownProfile(String)
+    case strictBlockActive(String)
+    case store(AllowanceStore.Failure)
+}

@@ -1,0 +1,170 @@
+import Foundation
+import LockCore
+import Logging
+import Synchronization
+
+/// Blocks names at connection time: while a block is active, a new TCP connection whose TLS
+/// ClientHello (SNI) or plain HTTP request (`Host:`) names a blocked name, or any name under
+/// it, is reset, whatever address it goes to and however that address was learnt (another
+/// resolver or port, DNS over HTTPS, a cache, a hosts line). Other names on the same address
+/// (a CDN's) keep working.
+///
+/// The nftables enforcer queues each new connection's first packets in the original direction
+/// to the daemon (`ConnectionCheck`) until a verdict is in, then marks the connection: only the
+/// first packets of a connection pay. HTTP/3 (QUIC, UDP 443) is refused during blocks, so
+/// browsers fall back to TCP, where the name is read. With Encrypted ClientHello only the
+/// outer name (the provider's public name) can be read.
+public final class ConnectionNameEnforcer: Enforcer {
+    public let name = "connections"
+
+    /// The default queue number ("SL").
+    public static let defaultQueue: UInt16 = 0x534C
+
+    private struct State {
+        var reader: NFQueueReader?
+        var desired: DesiredBlock?
+        var lastApplied: Date?
+        var lastError: String?
+    }
+
+    private let queue: UInt16
+    private let unavailable: String?
+    private let resolveList: @Sendable (BlocklistReference) -> Blocklist?
+    private let logger: Logger
+    private let policy = Mutex(DNSFilterPolicy.empty)
+    private let inspector = Mutex(ConnectionInspector())
+    private let state = Mutex(State())
+    private let inspected = Atomic<Int>(0)
+    private let allowed = Atomic<Int>(0)
+    private let refused = Atomic<Int>(0)
+    private let onRefused: (@Sendable (String, String) -> Void)?
+
+    /// Creates the enforcer; the queue is bound at the first `apply`.
+    ///
+    /// - Parameters:
+    ///   - unavailable: why the kernel cannot queue packets here (nil when it can): the
+    ///     enforcer then reports that it blocks nothing, and the table queues nothing.
+    ///   - onRefused: told of each refused connection (name, rule), on the reader's thread.
+    public init(
+        queue: UInt16 = ConnectionNameEnforcer.defaultQueue, unavailable: String? = nil,
+        lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil },
+        onRefused: (@Sendable (String, String) -> Void)? = nil,
+        logger: Logger = Logger(label: "simplylock.connections")
+    ) {
+        self.queue = queue
+        self.unavailable = unavailable
+        self.resolveList = lists
+        self.onRefused = onRefused
+        self.logger = logger
+    }
+
+    /// What the nftables table should queue; nil while nobody reads the queue (the kernel
+    /// lacks `queue`, the queue could not be bound), so that nothing is queued in vain.
+    public var check: ConnectionCheck? {
+        state.withLock { $0.reader == nil ? nil : ConnectionCheck(queue: queue) }
+    }
+
+    public func apply(_ desired: DesiredBlock) async throws {
+        let previous = policy.withLock { $0 }
+        let next = DNSFilterPolicy(desired, resolve: resolveList, reusing: previous, seed: UInt64.random(in: .min ... .max))
+        policy.withLock { $0 = next }
+        let error = state.withLock { current -> String? in
+            current.desired = desired
+            current.lastApplied = Date()
+            if let unavailable {
+                current.lastError = unavailable
+                return unavailable
+            }
+            guard current.reader == nil else { return nil }
+            do {
+                let reader = try NFQueueReader(queue: queue, markMask: ConnectionCheck.mask) { [self] payload in judge(payload) }
+                reader.start()
+                current.reader = reader
+                current.lastError = nil
+                return nil
+            } catch {
+                current.lastError = "\(error)"
+                return "\(error)"
+            }
+        }
+        if let error { logger.error("connection-time name check not running", metadata: ["reason": "\(error)"]) }
+    }
+
+    /// Forgets connections that closed before sending anything, now and then.
+    public func watch() async {
+        while (try? await Task.sleep(for: .seconds(30))) != nil {
+            let now = UInt64(DispatchTime.now().uptimeNanoseconds)
+            inspector.withLock { $0.expire(now: now) }
+        }
+        stop()
+    }
+
+    /// Stops reading the queue (packets pass by `bypass` until the table is gone).
+    public func stop() {
+        state.withLock { current in
+            current.reader?.stop()
+            current.reader = nil
+        }
+    }
+
+    private func judge(_ packet: ArraySlice<UInt8>) -> NFQueueReader.Verdict {
+        guard let parsed = QueuedPacket(ipPacket: packet) else { return .init(verdict: NFQueueReader.Verdict.accept) }
+        inspected.add(1, ordering: .relaxed)
+        let policy = self.policy.withLock { $0 }
+        let now = UInt64(DispatchTime.now().uptimeNanoseconds)
+        let decision = inspector.withLock { inspector in
+            if inspector.pendingCount > 256 { inspector.expire(now: now) }
+            return inspector.decide(parsed, now: now) { policy.verdict(for: $0) }
+        }
+        switch decision {
+        case .pass:
+            return .init(verdict: NFQueueReader.Verdict.accept)
+        case .allow:
+            allowed.add(1, ordering: .relaxed)
+            return .init(verdict: NFQueueReader.Verdict.accept, connectionMark: ConnectionCheck.allowed)
+        case .refuse(let name, let rule):
+            refused.add(1, ordering: .relaxed)
+            onRefused?(name, rule)
+            // Back through the hook, where the reset rule now matches the connection's mark.
+            return .init(verdict: NFQueueReader.Verdict.repeatHook, connectionMark: ConnectionCheck.refused)
+        }
+    }
+
+    public func status() async -> EnforcerStatus {
+        let current = state.withLock { $0 }
+        let policy = self.policy.withLock { $0 }
+        var details: [String: EnforcerStatus.Detail] = [
+            "queue": .count(Int(queue)),
+            "reading": .text(current.reader == nil ? "no" : "yes"),
+            "inspected": .count(inspected.load(ordering: .relaxed)),
+            "allowed": .count(allowed.load(ordering: .relaxed)),
+            "refused": .count(refused.load(ordering: .relaxed)),
+            "covers": .text("new TCP connections naming a blocked name (TLS SNI, HTTP Host); HTTP/3 refused during blocks"),
+        ]
+        if let unavailable { details["problem"] = .text(unavailable) }
+        return EnforcerStatus(
+            name: name, applied: current.reader != nil && current.lastError == nil, elements: policy.nameCount,
+            lastApplied: current.lastApplied, lastError: current.lastError, details: details)
+    }
+
+    public var scope: EnforcerScope? {
+        EnforcerScope(
+            covers: "new TCP connections whose TLS ClientHello (SNI) or HTTP request (Host) names a blocked name or a name under it, "
+                + "whatever address or resolver was used; HTTP/3 is refused during blocks so browsers use TCP",
+            misses: "connections with Encrypted ClientHello (only the provider's outer name is read), connections opened before the block, "
+                + "and tunnels (VPNs, proxies that encrypt the name)")
+    }
+
+    public func coverage(of name: String) async -> Coverage? {
+        let current = state.withLock { $0 }
+        guard current.reader != nil else {
+            return .doesNotCover("the connection check is not running" + (current.lastError.map { ": \($0)" } ?? ""))
+        }
+        guard let (rule, _) = policy.withLock({ $0 }).explain(name) else {
+            return .doesNotCover("no rule blocks it: its connections are let through")
+        }
+        return .blocks(
+            "rule \(rule): new connections naming it (TLS SNI, HTTP Host) are reset, whatever address they go to; "
+                + "not those using Encrypted ClientHello")
+    }
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The DNS filter with a local stub resolver as the machine's resolver (issue 24, row 3), through
+# the real simplylockd and lockctl, in private network and mount namespaces.
+#
+#   Tests/Scripts/netns-stub-test.sh BIN_DIR DATA_DIR      (as root)
+#
+#   test namespace: dnsmasq stub on 127.0.1.1:53 (NetworkManager's address), upstream 198.18.0.2;
+#                   resolv.conf (the daemon's, under its scratch root, and the namespace's via a
+#                   bind mount) names only 127.0.1.1; simplylockd; veth0 198.18.0.1, fd00:18::1
+#   peer namespace: dnsmasq on 198.18.0.2:53 and [fd00:18::2]:53, *.blocked.test → 198.18.0.3,
+#                   *.allowed.test → 198.18.0.4
+#
+# With no `resolvers` setting, a block of blocked.test must redirect the machine's DNS (the
+# stub's upstream queries included) through the filter: subdomains of blocked.test get 0.0.0.0
+# through the stub, over UDP and TCP, other names resolve through the stub's own upstream, and a
+# query sent straight to a server goes to that server. Prints "ok - …" / "not ok - …" and
+# "N passed, M failed"; exits 0 only when all passed, 77 after "SKIP: reason" when it cannot run.
+set -u
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bin="${1:?usage: $0 BIN_DIR DATA_DIR}"
+data="${2:?usage: $0 BIN_DIR DATA_DIR}"
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+if [ "${NETNS_INNER:-}" != 1 ]; then
+    [ "$(id -u)" = 0 ] || skip "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN for namespaces)"
+    for tool in unshare nsenter ip nft dnsmasq python3 timeout dig getent; do
+        command -v "$tool" >/dev/null 2>&1 || skip "$tool not found (apt-get install nftables dnsmasq iproute2 util-linux python3 dnsutils)"
+    done
+    [ -x "$bin/simplylockd" ] && [ -x "$bin/lockctl" ] || skip "simplylockd and lockctl are not built in $bin"
+    unshare -n -m true 2>/dev/null || skip "unshare -n -m is not permitted here"
+    unshare -n nft list ruleset >/dev/null 2>&1 || skip "nft cannot talk to the kernel in a new network namespace"
+    exec timeout --kill-after=10 240 unshare -n -m env NETNS_INNER=1 bash "${BASH_SOURCE[0]}" "$bin" "$data"
+fi
+
+# ---- inside the namespaces ------------------------------------------------------------------
+
+work="$(mktemp -d /tmp/netns-stub-test.XXXXXX)"
+root="$work/root"
+pids=()
+daemon_pid=
+passed=0
+failed=0
+
+cleanup() {
+    [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+    sleep 0.2
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+. "$here/tap.sh"
+peer() { nsenter -t "$peer_pid" -n "$@"; }
+
+ip link set lo up
+unshare -n sleep 600 &
+peer_pid=$!
+pids+=("$peer_pid")
+for _ in $(seq 100); do
+    [ "$(readlink /proc/$peer_pid/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+    sleep 0.02
+done
+ip link add veth0 type veth peer name veth1 netns "$peer_pid"
+ip addr add 198.18.0.1/24 dev veth0
+ip -6 addr add fd00:18::1/64 dev veth0 nodad
+ip link set veth0 up
+peer ip link set lo up
+peer ip addr add 198.18.0.2/24 dev veth1
+peer ip -6 addr add fd00:18::2/64 dev veth1 nodad
+peer ip link set veth1 up
+
+peer dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+    --listen-address=198.18.0.2 --listen-address=fd00:18::2 --port=53 --user=root --group=root \
+    --pid-file="$work/peer-dnsmasq.pid" --log-queries --log-facility="$work/peer-dnsmasq.log" --local-ttl=60 \
+    --address=/blocked.test/198.18.0.3 --address=/blocked.test/fd00:18::3 \
+    --address=/allowed.test/198.18.0.4 --address=/allowed.test/fd00:18::4 &
+pids+=("$!")
+# The machine's stub, as NetworkManager runs it: no cache, so that every answer shows what its
+# upstream path gives now.
+dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+    --listen-address=127.0.1.1 --port=53 --user=root --group=root --pid-file="$work/stub-dnsmasq.pid" \
+    --cache-size=0 --server=198.18.0.2 --log-queries --log-facility="$work/stub-dnsmasq.log" &
+pids+=("$!")
+for _ in $(seq 100); do dig +time=1 +tries=1 @127.0.1.1 allowed.test >/dev/null 2>&1 && break; sleep 0.05; done
+
+mkdir -p "$root/etc/simplylock/profiles.d"
+printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
+printf 'nameserver 127.0.1.1\noptions timeout:2 attempts:2\n' >"$root/etc/resolv.conf"
+printf 'checkpoint_interval = "1s"\n' >"$root/etc/simplylock/simplylockd.toml"
+mount --bind "$root/etc/resolv.conf" /etc/resolv.conf
+
+"$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts,nftables,dns --log-level debug >>"$work/daemon.log" 2>&1 &
+daemon_pid=$!
+for _ in $(seq 200); do lockctl status >/dev/null 2>&1 && break; sleep 0.05; done
+
+resolves_to() { # resolves_to ADDRESS DIG-ARGS...
+    local want="$1" got
+    shift
+    got="$(dig +short +time=2 +tries=1 "$@" | tr '\n' ' ')"
+    echo "$got"
+    [ "$got" = "$want " ]
+}
+dns_detail() { # dns_detail KEY: the dns enforcer's status detail
+    "$bin/lockctl" --root "$root" status --json | python3 -c '
+import json, sys
+dns = [e for e in json.load(sys.stdin)["enforcers"] if e["name"] == "dns"][0]["details"]
+print(dns.get(sys.argv[1], ""))' "$1"
+}
+detail_matches() { # detail_matches KEY REGEX
+    local value
+    value="$(dns_detail "$1")"
+    echo "$value"
+    printf '%s\n' "$value" | grep -qE "$2"
+}
+
+expect "m.blocked.test resolves through the stub before the block" resolves_to 198.18.0.3 m.blocked.test
+expect "profile created" lockctl profiles create site --domain blocked.test
+expect "lockctl start site 10m" lockctl start site 10m --strict
+log_lines_before_block=$(wc -l <"$work/peer-dnsmasq.log")
+expect "the machine's DNS is redirected although the only resolver is a local stub" \
+    sh -c 'nft list chain inet simplylock dnsredirect | grep -E "redirect to :[0-9]+"'
+expect "status: redirected queries go to the server each was sent to" detail_matches redirectedQueriesGo '^to the server each was sent to$'
+expect "status: no problem reported for the dns enforcer" detail_matches problem '^$'
+for name in blocked.test m.blocked.test a.b.blocked.test; do
+    expect "dig $name through the stub: 0.0.0.0" resolves_to 0.0.0.0 "$name"
+    expect "dig AAAA $name through the stub: ::" resolves_to :: AAAA "$name"
+done
+expect "getent ahosts m.blocked.test: no real address" sh -c 'out="$(getent ahosts m.blocked.test)"; echo $out; ! echo "$out" | grep -q 198.18.0.3'
+expect "dig +tcp m.blocked.test through the stub: 0.0.0.0" resolves_to 0.0.0.0 +tcp m.blocked.test
+expect "allowed.test resolves through the stub and its upstream" resolves_to 198.18.0.4 allowed.test
+expect "allowed.test over TCP through the stub" resolves_to 198.18.0.4 +tcp allowed.test
+expect "a query sent straight to the peer over IPv6 goes there" resolves_to 198.18.0.4 @fd00:18::2 allowed.test
+expect "a blocked name sent straight to the peer over IPv6: 0.0.0.0" resolves_to 0.0.0.0 @fd00:18::2 x.blocked.test
+expect "the stub's upstream queries went on to the peer through the filter" detail_matches toOriginalDestination '^([3-9]|[1-9][0-9]+)$'
+expect "no subdomain of blocked.test reached the peer during the block" sh -c "! tail -n +$((log_lines_before_block + 1)) '$work/peer-dnsmasq.log' | grep -E 'query\[[A-Z]+\] [a-z.]*\.blocked\.test from'"
+expect "check m.blocked.test: the dns enforcer blocks it" sh -c "'$bin/lockctl' --root '$root' check m.blocked.test --json | python3 -c '
+import json, sys
+answer = json.load(sys.stdin)
+dns = [e for e in answer[\"enforcers\"] if e[\"name\"] == \"dns\"][0]
+print(dns[\"detail\"]); sys.exit(0 if dns[\"blocks\"] else 1)'"
+expect "doctor reports no problem with the dns enforcer" sh -c "! '$bin/lockctl' --root '$root' doctor 2>&1 | grep -i 'resolvers = '"
+echo "# the daemon killed mid-block (issue 24, row 6)"
+kill -KILL "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
+unanswered() { # unanswered MAX_MS DIG-ARGS...: no address comes back, and the failure is known within MAX_MS
+    local limit="$1" start end output
+    shift
+    start=$(date +%s%3N)
+    output="$(dig +short +time=3 +tries=1 "$@" 2>&1)"
+    end=$(date +%s%3N)
+    echo "$((end - start)) ms: $output"
+    ! printf '%s\n' "$output" | grep -qE '^[0-9.]+$' && [ $((end - start)) -lt "$limit" ]
+}
+expect "with the daemon gone, allowed.test does not resolve through the stub (fails closed, its timeout)" unanswered 4000 allowed.test
+expect "... and a query straight to the peer is refused at once" unanswered 1000 @198.18.0.2 allowed.test
+"$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts,nftables,dns --release >>"$work/daemon.log" 2>&1
+expect "after release, m.blocked.test resolves through the stub again" time_until 5000 resolves_to 198.18.0.3 m.blocked.test
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] || { echo "--- daemon log (last 40 lines)"; tail -40 "$work/daemon.log"; }
+[ "$failed" = 0 ]
