@@ -39,6 +39,14 @@ public actor FakeEnforcer: Enforcer {
         return .blocks("rule \(rule)")
     }
 
+    public func appCoverage(id: String, executables: [String]) async -> Coverage? {
+        let paths = Set(executables)
+        guard current?.apps.contains(where: { $0.id == id || !paths.isDisjoint(with: $0.executables) }) == true else {
+            return .doesNotCover("not blocked")
+        }
+        return .blocks("app \(id)")
+    }
+
     public nonisolated var scope: EnforcerScope? { EnforcerScope(covers: "whatever is blocked (a test double)", misses: "nothing") }
 
     public func status() async -> EnforcerStatus {

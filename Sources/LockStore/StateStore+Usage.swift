@@ -30,23 +30,48 @@ extension StateStore {
         }
     }
 
-    /// The usage in `window` counted by `grouping`: sums per quarter hour and item for the
-    /// whole quarters inside it, single minutes at its edges.
-    public func usageAmounts(in window: DateInterval, by grouping: UsageGrouping) throws -> [UsageAmount] {
+    /// The usage in `window` counted by `grouping`: the whole quarter hours inside it summed by
+    /// SQLite per local day of `zone` and item (a year is a few thousand rows, not tens of
+    /// thousands), single minutes at its edges.
+    public func usageAmounts(in window: DateInterval, by grouping: UsageGrouping, zone: TimeZone) throws -> [UsageAmount] {
         let kind = Self.kind(of: grouping)
         let first = UsageMinute.index(of: window.start)
         let last = UsageMinute.index(endingAt: window.end)  // exclusive; the minute in progress counts
         // Whole quarters inside the window come from the sums; the edges from the minutes.
         let firstQuarter = floorDivide(first + 14, 15)
         let lastQuarter = max(firstQuarter, floorDivide(last, 15))
+        // Each local day's quarters (every zone's offset today is a multiple of a quarter hour).
+        var bounds: [(Int64, Int64)] = []
+        if lastQuarter > firstQuarter {
+            let whole = DateInterval(
+                start: Date(timeIntervalSince1970: Double(firstQuarter) * 900), end: Date(timeIntervalSince1970: Double(lastQuarter) * 900))
+            for day in LocalDay.days(covering: whole, in: zone) {
+                let low = max(firstQuarter, Int64((day.start.timeIntervalSince1970 / 900).rounded(.down)))
+                let high = min(lastQuarter, Int64((day.end.timeIntervalSince1970 / 900).rounded(.up)))
+                if high > low { bounds.append((low, high)) }
+            }
+        }
         return try database.read { db in
             var result: [UsageAmount] = []
-            let sums = try Row.fetchCursor(
-                db, sql: "SELECT bucket, name, category, seconds FROM usageQuarter WHERE kind = ? AND bucket >= ? AND bucket < ?",
-                arguments: [kind.rawValue, firstQuarter, lastQuarter])
-            while let row = try sums.next() {
-                let bucket: Int64 = row[0]
-                result.append(UsageAmount(minute: bucket * 15, item: UsageItem(kind, row[1], category: row[2]), seconds: row[3]))
+            // A few hundred days at most: well within SQLite's limit of bound values.
+            for chunk in stride(from: 0, to: bounds.count, by: 400) {
+                let days = bounds[chunk..<min(bounds.count, chunk + 400)]
+                let values = Array(repeating: "(?, ?)", count: days.count).joined(separator: ", ")
+                var arguments: [(any DatabaseValueConvertible)?] = days.flatMap { [$0.0, $0.1] }
+                arguments.append(kind.rawValue)
+                let sums = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        WITH day(low, high) AS (VALUES \(values))
+                        SELECT day.low, q.name, q.category, SUM(q.seconds) FROM day
+                        JOIN usageQuarter q ON q.kind = ? AND q.bucket >= day.low AND q.bucket < day.high
+                        GROUP BY day.low, q.name, q.category
+                        """,
+                    arguments: StatementArguments(arguments))
+                while let row = try sums.next() {
+                    let bucket: Int64 = row[0]
+                    result.append(UsageAmount(minute: bucket * 15, item: UsageItem(kind, row[1], category: row[2]), seconds: row[3]))
+                }
             }
             let edges = try Row.fetchCursor(
                 db,
@@ -63,9 +88,11 @@ extension StateStore {
     }
 
     /// Seconds per name in `window`, by `grouping`, most first.
-    public func usageTotals(in window: DateInterval, by grouping: UsageGrouping) throws -> [(name: String, seconds: Int)] {
+    public func usageTotals(in window: DateInterval, by grouping: UsageGrouping, zone: TimeZone = TimeZone(identifier: "UTC")!) throws -> [(
+        name: String, seconds: Int
+    )] {
         var totals: [String: Int] = [:]
-        for minute in try usageAmounts(in: window, by: grouping) {
+        for minute in try usageAmounts(in: window, by: grouping, zone: zone) {
             guard let key = grouping.key(of: minute.item) else { continue }
             totals[key, default: 0] += minute.seconds
         }

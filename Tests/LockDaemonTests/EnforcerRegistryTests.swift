@@ -32,7 +32,7 @@ struct EnforcerRegistryTests {
         // Under a scratch root the machine-wide ones stay out of the default set.
         let defaults = factory.build(override: nil)
         #expect(defaults.enforcers.map(\.name) == ["hosts"])
-        #expect(defaults.decisions.filter { !$0.used }.map(\.name) == ["dns", "nftables", "apps"])
+        #expect(defaults.decisions.filter { !$0.used }.map(\.name) == ["dns", "connections", "nftables", "apps"])
         let unknown = factory.build(override: ["hosts", "carrier-pigeon"])
         #expect(unknown.problems == ["unknown enforcer carrier-pigeon"])
     }

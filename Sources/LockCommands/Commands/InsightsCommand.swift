@@ -47,6 +47,13 @@ struct InsightsCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let colour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
         print(InsightsChart(insights: insights, title: window.title, colour: colour).render())
+        // Screen time over the same window and the same length before it; a daemon without usage says nothing.
+        let end = window.to ?? Date()
+        if let usage = try? await global.client.usage(from: window.from, to: window.to, zone: zone.identifier) {
+            let previous = try? await global.client.usage(
+                from: window.from.addingTimeInterval(-end.timeIntervalSince(window.from)), to: window.from, zone: zone.identifier)
+            for line in UsageSummary.lines(current: usage, previous: previous) { print(line) }
+        }
         if let html { print("wrote \(html)") }
     }
 }

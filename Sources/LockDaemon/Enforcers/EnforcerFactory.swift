@@ -78,13 +78,17 @@ struct EnforcerFactory {
                 decisions.append((name, used, reason))
             }
         }
-        // Built and applied in the kinds' order: the DNS filter and the connection check before
-        // nftables, which asks both where to send what it redirects.
-        let order = EnforcerKind.all.map(\.name)
-        names = names.enumerated().sorted { a, b in
-            let (ia, ib) = (order.firstIndex(of: a.element) ?? order.count, order.firstIndex(of: b.element) ?? order.count)
-            return ia != ib ? ia < ib : a.offset < b.offset
-        }.map(\.element)
+        // The DNS filter and the connection check apply just before nftables, so that the
+        // forwarder listens and the queue is read by the time the firewall's first commit asks
+        // where to send DNS and new connections; the rest keep the order they were named in.
+        for early in [EnforcerKind.connections.name, EnforcerKind.dns.name] {
+            if let index = names.firstIndex(of: early), let firewall = names.firstIndex(of: EnforcerKind.nftables.name),
+                index > firewall
+            {
+                names.remove(at: index)
+                names.insert(early, at: firewall)
+            }
+        }
         var enforcers: [any Enforcer] = []
         var built: [String: any Enforcer] = [:]
         for name in names {

@@ -46,8 +46,8 @@ public struct Reporter: Sendable {
                 notices.append("apps are NOT blocked: no app enforcer is running")
             } else if !appEnforcers.contains(where: \.applied) {
                 let errors = appEnforcers.compactMap { status in status.lastError.map { "\(status.name): \($0)" } }
-                notices.append(
-                    "apps are NOT blocked: the app enforcers failed" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")))
+                let why = errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")
+                notices.append("apps are NOT blocked: the app enforcers failed" + why)
             }
         }
         var snapshot = StatusSnapshot(

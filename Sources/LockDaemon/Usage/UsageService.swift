@@ -52,7 +52,7 @@ public struct UsageService: Sendable {
         }
         let window = DateInterval(start: start, end: end)
         do {
-            let amounts = try store.usageAmounts(in: window, by: grouping)
+            let amounts = try store.usageAmounts(in: window, by: grouping, zone: zone)
             var totals: [String: Int] = [:]
             for amount in amounts { if let key = grouping.key(of: amount.item) { totals[key, default: 0] += amount.seconds } }
             return Report(
