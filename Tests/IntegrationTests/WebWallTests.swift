@@ -11,8 +11,9 @@ struct WebWallTests {
             ?? ["curl", "openssl", "dig"].first { which($0) == nil }.map {
                 "\($0) is not installed (apt-get install curl openssl dnsutils)"
             }
-            ?? queueUnavailable()
     }
+    /// A kernel without nft_queue is no missing tool: the test is skipped there, in CI too.
+    static let kernelUnsupported: String? = TestTools.unsupported { missing == nil ? queueUnavailable() : nil }
 
     /// The kernel must let an nftables rule queue packets to a program (nft_queue).
     static func queueUnavailable() -> String? {
@@ -36,11 +37,16 @@ struct WebWallTests {
 
     @Test(
         "TLS and HTTP naming a blocked name are reset whatever the address, other names on it work, HTTP/3 is refused, a killed daemon cuts nothing",
-        .enabled(if: missing == nil, "\(missing ?? "")"))
+        .enabled(if: missing == nil, "\(missing ?? "")"), .enabled(if: kernelUnsupported == nil, "\(kernelUnsupported ?? "")"))
     func namespaceScenario() throws {
         let result = try ProcessRunner.run(
             FirewallTests.repository + "/Tests/Scripts/netns-web-test.sh",
             [Binaries.directory, Binaries.dataDirectory], timeout: 240)
+        // The script finds out itself when the kernel refuses the queue rule (77, with its reason).
+        if result.status == 77 {
+            print("skipped: \(result.stdout.split(separator: "\n").first { $0.hasPrefix("SKIP") } ?? "")")
+            return
+        }
         let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }
         #expect(result.status == 0, "\(result)")
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")

@@ -165,6 +165,21 @@ def main():
     call("post", "/v1/reload", expect=200)
     call("get", "/v1/doctor", expect=200)
 
+    # Screen time: usage by each grouping, and allowances added, listed and removed.
+    call("get", "/v1/usage", expect=200)
+    call("get", "/v1/usage?by=category&from=2020-01-01T00:00:00Z&to=2020-01-02T00:00:00Z&tz=Europe/Berlin&explain=true",
+         expect=200)
+    call("get", "/v1/usage?by=planet", expect=400)
+    call("get", "/v1/allowances", expect=200)
+    call("post", "/v1/allowances", {"name": "conf-allow", "profile": "news", "dailySeconds": 1800, "days": "mon-fri",
+                                    "warnSeconds": 300, "opens": 3, "cooldownSeconds": 600}, expect=201)
+    call("post", "/v1/allowances", {"name": "conf-ghost", "profile": "ghost", "dailySeconds": 1800}, expect=404)
+    call("post", "/v1/allowances", {"name": "Bad Name", "profile": "news", "dailySeconds": 60}, expect=400)
+    call("post", "/v1/allowances", {"name": "conf-none", "profile": "news"}, expect=400)
+    call("get", "/v1/allowances", expect=200)
+    call("delete", "/v1/allowances/conf-allow", expect=200)
+    call("delete", "/v1/allowances/conf-allow", expect=404)
+
     # Imported blocklists: import (streamed text), show, the profiles that name them, removal and its refusal.
     call("get", "/v1/lists", expect=200)
     call("put", "/v1/lists/conf-ads?source=conformance", text="! list\n||ads.example^\n0.0.0.0 t.example\n/regex/\n", expect=200)

@@ -31,4 +31,11 @@ public enum TestTools {
     public static func missing(_ check: () -> String?) -> String? {
         required ? nil : check()
     }
+
+    /// Why a test cannot run on this kernel or in this sandbox (nil when it can), for
+    /// `.enabled(if:)`: a kernel option or a capability that no install step can give is a skip
+    /// with its reason in CI too, unlike a missing tool.
+    public static func unsupported(_ check: () -> String?) -> String? {
+        check()
+    }
 }
