@@ -101,9 +101,18 @@ struct TruthfulDiagnosisTests {
             """
         // The Swift runtime's backtracer (on by default) traps with SIGILL at start-up when there
         // is no /proc, before any of our code runs; off, the programs themselves are tested.
-        let result = try ProcessRunner.run(
+        // Even so, the runtime now and then traps (SIGILL, exit 132) before main on a loaded
+        // machine (1 run in about 8 here, never reproduced alone): a trap is tried again, twice at
+        // most; any other failure counts at once.
+        var result = try ProcessRunner.run(
             "/usr/bin/unshare", ["-m", "-n", "timeout", "20", "sh", "-c", script, "sh", Binaries.daemon, Binaries.lockctl],
             environment: ["SWIFT_BACKTRACE": "enable=no"], timeout: 40)
+        for _ in 0..<2 where result.status == 132 {
+            print("the Swift runtime trapped without /proc (exit 132); trying again")
+            result = try ProcessRunner.run(
+                "/usr/bin/unshare", ["-m", "-n", "timeout", "20", "sh", "-c", script, "sh", Binaries.daemon, Binaries.lockctl],
+                environment: ["SWIFT_BACKTRACE": "enable=no"], timeout: 40)
+        }
         #expect(result.status == 0, "\(result)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2 && lines.allSatisfy { !$0.isEmpty && $0.first!.isNumber }, "\(result)")
