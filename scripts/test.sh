@@ -15,7 +15,9 @@ swift test --skip-build "$@"
 # link order, no exported symbols): their properties, one block end to end, then the integration
 # tests against them. Skipped when the run is narrowed with test arguments.
 if [ $# -eq 0 ]; then
-    make --no-print-directory build >/dev/null
+    # `make` as a user runs it: the binaries, then what is generated beside them (the BPF
+    # object next to the daemon, which make install and the bpf tests look for).
+    make --no-print-directory all >/dev/null
     release=$(swift build -c release --static-swift-stdlib --show-bin-path)
     python3 scripts/release-check.py "$release"
     SIMPLYLOCK_BIN_DIR=$release swift test --skip-build --filter IntegrationTests
