@@ -185,15 +185,9 @@ extension Event {
                 type: .allowanceWarning, at: at, message: "\(name): \(DurationParser.format(left)) left, then \(profile) is blocked",
                 profile: profile, details: ["allowance": name, "leftSeconds": "\(Int(left.seconds.rounded()))"])
         case .pomodoro(let event, let run, let profile):
-            var details: [String: String] = ["run": run]
-            if let data = try? API.makeEncoder().encode(event),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            {
-                for (key, value) in object where key != "at" {
-                    details[key == "type" ? "event" : key] = "\(value)"
-                }
-            }
-            self.init(type: .pomodoroPhase, at: event.at, message: PomodoroEngine.message(event), profile: profile, details: details)
+            self.init(
+                type: .pomodoroPhase, at: event.at, message: PomodoroEngine.message(event), profile: profile,
+                details: PomodoroEventWire.details(event, run: run))
         case .siteBlocked(let attempt, let left), .appBlocked(let attempt, let left):
             self.init(attempt, timeLeft: left)
         case .stopping(let at):

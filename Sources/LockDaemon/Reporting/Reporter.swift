@@ -163,7 +163,7 @@ public struct Reporter: Sendable {
 
     /// The most recent sessions, newest first.
     public func history(limit: Int) throws(ReportError) -> [HistoryRecord] {
-        do { return try store.history(limit: limit) } catch { throw .storage("\(error)") }
+        do { return try store.history(limit: limit) } catch { throw .storage(StorageFailure(error)) }
     }
 
     /// The daemon's own checks, for `lockctl doctor`.
@@ -244,5 +244,5 @@ public struct AppCheck: Sendable {
 /// Why a report could not be made.
 public enum ReportError: Error, Equatable, Sendable {
     /// The state database could not be read.
-    case storage(String)
+    case storage(StorageFailure)
 }
