@@ -23,7 +23,9 @@ public struct InsightsService: Sendable {
 
     /// The goals in force.
     public func goals() throws(InsightsError) -> FocusGoals {
-        do { return try store.value(FocusGoals.self, forKey: Self.goalsKey) ?? FocusGoals() } catch { throw .storage(StorageFailure(error)) }
+        do { return try store.value(FocusGoals.self, forKey: Self.goalsKey) ?? FocusGoals() } catch {
+            throw .storage(StorageFailure(error))
+        }
     }
 
     /// Sets (a positive number of seconds) or removes (0) each goal given; nil keeps it.
