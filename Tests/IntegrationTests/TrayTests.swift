@@ -186,3 +186,23 @@ struct TrayTests {
         #expect(text.contains("hint: run it in your desktop session"), "\(text)")
     }
 }
+
+/// The desktop entry notifications name (`desktop-entry=simplylock`, seen by the recorder above),
+/// as `make install` writes it (MakeInstallTests checks it is installed).
+@Suite("the desktop entry")
+struct DesktopEntryFileTests {
+    static let missing: String? = TestTools.missing {
+        TestTools.which("desktop-file-validate") == nil ? "desktop-file-validate is not installed (Debian package desktop-file-utils)" : nil
+    }
+
+    @Test(.enabled(if: missing == nil, "\(missing ?? "")"))
+    func validates() throws {
+        let root = try TestRoot(hosts: "")
+        let template = try String(contentsOfFile: TestTools.repository + "/desktop/simplylock.desktop.in", encoding: .utf8)
+        let entry = root.path + "/simplylock.desktop"
+        try template.replacingOccurrences(of: "@bindir@", with: "/usr/local/bin").write(toFile: entry, atomically: true, encoding: .utf8)
+        let result = try ProcessRunner.run(TestTools.which("desktop-file-validate")!, [entry])
+        #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
+        #expect(template.contains("\nExec=@bindir@/lockctl ui\n"))
+    }
+}
