@@ -34,6 +34,7 @@ MANDIR      ?= $(DATADIR)/man
 SYSCONFDIR  ?= /etc
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+APPLICATIONSDIR ?= $(DATADIR)/applications
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
@@ -181,6 +182,11 @@ install-units:
 	$(INSTALL) -d $(DESTDIR)$(USERUNITDIR)
 	sed -e 's|@bindir@|$(BINDIR)|g' systemd/simplylock-notify.service.in > $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
+	# The desktop entry notifications name (desktop-entry=simplylock): the name, icon and
+	# per-app notification settings desktops show for them; it opens the app (lockctl ui).
+	$(INSTALL) -d $(DESTDIR)$(APPLICATIONSDIR)
+	sed -e 's|@bindir@|$(BINDIR)|g' desktop/simplylock.desktop.in > $(DESTDIR)$(APPLICATIONSDIR)/simplylock.desktop
+	chmod 0644 $(DESTDIR)$(APPLICATIONSDIR)/simplylock.desktop
 
 # The default configuration is also kept in PKGDATADIR (for reference, and so that uninstall
 # can tell an untouched copy from an edited one).
@@ -237,6 +243,8 @@ uninstall: uninstall-blocks
 	rm -f $(DESTDIR)$(UNITDIR)/simplylockd.service $(DESTDIR)$(UNITDIR)/simplylockd.socket
 	rm -f $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
 	-rmdir $(DESTDIR)$(USERUNITDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(APPLICATIONSDIR)/simplylock.desktop
+	-rmdir $(DESTDIR)$(APPLICATIONSDIR) 2>/dev/null
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/simplylock.conf $(DESTDIR)$(TMPFILESDIR)/simplylock.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml ]; then \
 	    if cmp -s $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml $(DESTDIR)$(PKGDATADIR)/simplylockd.toml; then \

@@ -67,10 +67,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(name: "LockClient", dependencies: ["LockCore", "LockProtocol"]),
+        // lockctl notify's session bus (notifications with actions, the tray icon): sd-bus's
+        // headers only, its functions found with dlsym, so that lockctl does not link libsystemd.
+        .target(name: "CSessionBus"),
         .target(
             name: "LockCommands",
             dependencies: [
-                "LockCore", "LockProtocol", "LockPlatform", "LockClient",
+                "LockCore", "LockProtocol", "LockPlatform", "LockClient", "CSessionBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Not position-independent: the loader then has no relative relocations to apply, and

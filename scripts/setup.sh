@@ -27,6 +27,8 @@ packages+=(dbus python3-dbus python3-gi)
 packages+=(clang libbpf-dev bpftool)
 # mandoc: every man page is checked with mandoc -Tlint.
 packages+=(mandoc)
+# desktop-file-utils: desktop-file-validate checks the desktop entry notifications name.
+packages+=(desktop-file-utils)
 if [[ $demo == yes ]]; then
     # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
     # suffix list the daemon reads names with.
