@@ -115,7 +115,13 @@ let package = Package(
             ]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
         .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
-        .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform"]),
+        .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform", "TestSupport"]),
+        .testTarget(
+            name: "LockStoreTests",
+            dependencies: [
+                "LockCore", "LockProtocol", "LockStore", "LockNames", "CLinux", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "LockDaemonTests",
             dependencies: [
@@ -140,7 +146,7 @@ let package = Package(
             dependencies: [
                 "LockCore", "LockPlatform", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/ExecGuardProbe"),
-        .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CLinux", "LockCore"], path: "Tests/TestSupport"),
         .testTarget(name: "LockCommandsTests", dependencies: ["LockCommands", "LockCore", "LockProtocol", "LockClient"]),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),
     ],
