@@ -43,7 +43,11 @@ struct InsightsCommand: AsyncParsableCommand {
                 throw CommandFailure(code: ExitCodes.failure, "cannot write \(html): \(error.localizedDescription)")
             }
         }
-        if try global.printJSON(insights) { return }
+        if global.json {
+            let usage = await UsageInsight.fetch(global.client, from: window.from, to: window.to, zone: zone.identifier)
+            _ = try global.printJSON(InsightsWithUsage(insights: insights, usage: usage))
+            return
+        }
         let environment = ProcessInfo.processInfo.environment
         let colour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
         print(InsightsChart(insights: insights, title: window.title, colour: colour).render())
