@@ -64,9 +64,9 @@ import Testing
         // insights --json carries the same screen time.
         let insights = try daemon.json("insights", "--days", "2")
         let screen = try #require(insights["usage"] as? [String: Any], "\(insights.keys.sorted())")
-        #expect((screen["apps"] as? [[String: Any]])?.first?["name"] as? String == "fakegame", "\(screen)")
-        #expect(screen["totalSeconds"] as? Int == seconds)
-        #expect((screen["categories"] as? [[String: Any]])?.first?["name"] as? String == "Game")
+        #expect((screen["app"] as? [[String: Any]])?.first?["name"] as? String == "fakegame", "\(screen)")
+        #expect((screen["app"] as? [[String: Any]])?.first?["seconds"] as? Int == seconds)
+        #expect((screen["category"] as? [[String: Any]])?.first?["name"] as? String == "Game")
         #expect(insights["topSites"] != nil, "the insights' own keys stay")
         // Nothing running: nothing more is counted.
         Thread.sleep(forTimeInterval: 2)
