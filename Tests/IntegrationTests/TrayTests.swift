@@ -127,6 +127,14 @@ struct TrayTests {
         try waitUntil("news stopped") { try !Self.sessions(daemon).contains { $0["profile"] as? String == "news" } }
         try watcher.waitFor("the icon to show social alone") { ($0["Title"] as? String)?.contains("social blocked until") == true }
 
+        // The Pomodoro from the menu, and stopped from it.
+        try watcher.click("Start a Pomodoro", "gaming")
+        try waitUntil("the Pomodoro to run") { try daemon.json("pomodoro", "status", "--json")["state"] as? String == "running" }
+        try watcher.waitFor("the menu to offer to stop it") { Self.labels($0)["Stop Pomodoro gaming"] == true }
+        try watcher.click("Stop Pomodoro gaming")
+        try waitUntil("the Pomodoro to stop") { try daemon.json("pomodoro", "status", "--json")["state"] as? String != "running" }
+        try watcher.waitFor("the menu to offer a Pomodoro again") { Self.labels($0)["Start a Pomodoro / gaming"] == true }
+
         // The panel restarts: the icon registers with the new watcher and shows the same.
         watcher.stop()
         watcher = try Watcher(root: root, desktop: desktop, name: "watcher2")
