@@ -3,13 +3,20 @@ import Glibc
 import TestSupport
 import Testing
 
+/// What the tray tests need besides the notification tests' tools: dbus-send, to click.
+enum TrayPrerequisites {
+    static let missing: String? =
+        NotifierPrerequisites.missing
+        ?? TestTools.missing { TestTools.which("dbus-send") == nil ? "dbus-send is not installed (Debian package dbus-bin)" : nil }
+}
+
 /// `lockctl notify`'s tray icon and notification buttons against stand-ins on a private session
 /// bus (`dbus-daemon --session`): a StatusNotifierWatcher that reads the icon and its menu as a
 /// panel does and clicks its items, and the notification recorder pressing a button; the real
 /// daemon under a scratch root does what they ask.
 @Suite(
     "Tray icon and notification buttons", .serialized,
-    .enabled(if: NotifierPrerequisites.missing == nil, "\(NotifierPrerequisites.missing ?? "")"))
+    .enabled(if: TrayPrerequisites.missing == nil, "\(TrayPrerequisites.missing ?? "")"))
 struct TrayTests {
     /// The stand-in panel: `Tests/Scripts/tray_watcher.py`.
     final class Watcher {
