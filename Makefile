@@ -58,6 +58,8 @@ GENDIR        ?= $(SCRATCH)/simplylock-generated
 # SwiftPM product names; the installed names are always simplylockd and lockctl.
 DAEMON_PRODUCT ?= simplylockd
 CLI_PRODUCT    ?= lockctl
+# The web UI's server, run by `lockctl ui` (looked for next to lockctl first).
+UI_PRODUCT     ?= simplylock-ui
 
 INSTALL ?= install
 # Installed binaries are stripped (a debug build's symbols are most of their size); STRIP_FLAG=
@@ -77,7 +79,10 @@ DATA_PROFILES = $(sort $(wildcard config/profiles/*.toml))
 # Shipped data: the service catalog and any other data files next to it (the default
 # configuration is installed there too, as a reference copy).
 DATA_FILES    = $(sort $(wildcard config/*.toml config/*.txt))
-BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT)
+BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT) $(BUILDDIR)/$(UI_PRODUCT)
+# The web UI's static files (HTML, CSS, ES modules, SVG), installed to PKGDATADIR/ui.
+UI_FILES    = $(sort $(wildcard web/ui/*.html web/ui/*.css web/ui/*.svg))
+UI_MODULES  = $(sort $(wildcard web/ui/js/*.js))
 # The BPF LSM exec guard (bpf/exec-guard.bpf.c), compiled for the kernel's BPF machine; the
 # daemon loads it from next to itself (a development build) or from PKGDATADIR (installed).
 BPF_CC     ?= clang
@@ -171,6 +176,7 @@ install-bin:
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(DAEMON_PRODUCT) $(DESTDIR)$(SBINDIR)/simplylockd
 	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(CLI_PRODUCT) $(DESTDIR)$(BINDIR)/lockctl
+	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(UI_PRODUCT) $(DESTDIR)$(BINDIR)/simplylock-ui
 
 install-units:
 	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
@@ -203,6 +209,9 @@ install-data:
 	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/profiles
 	$(INSTALL) -m 0644 $(DATA_FILES) $(BPF_OBJECT) $(DESTDIR)$(PKGDATADIR)/
 	$(if $(DATA_PROFILES),$(INSTALL) -m 0644 $(DATA_PROFILES) $(DESTDIR)$(PKGDATADIR)/profiles/)
+	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/ui/js
+	$(INSTALL) -m 0644 $(UI_FILES) $(DESTDIR)$(PKGDATADIR)/ui/
+	$(INSTALL) -m 0644 $(UI_MODULES) $(DESTDIR)$(PKGDATADIR)/ui/js/
 
 install-completions:
 	$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -239,7 +248,7 @@ ROOT ?= $(if $(DESTDIR),$(DESTDIR),/)
 FORCE ?=
 RELEASE_FLAGS ?=
 uninstall: uninstall-blocks
-	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl
+	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl $(DESTDIR)$(BINDIR)/simplylock-ui
 	rm -f $(DESTDIR)$(UNITDIR)/simplylockd.service $(DESTDIR)$(UNITDIR)/simplylockd.socket
 	rm -f $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
 	-rmdir $(DESTDIR)$(USERUNITDIR) 2>/dev/null
@@ -257,6 +266,8 @@ uninstall: uninstall-blocks
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/simplylock 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(notdir $(DATA_FILES) $(BPF_OBJECT)))
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/profiles/,$(notdir $(DATA_PROFILES)))
+	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/ui/,$(notdir $(UI_FILES))) $(addprefix $(DESTDIR)$(PKGDATADIR)/ui/js/,$(notdir $(UI_MODULES)))
+	-rmdir $(DESTDIR)$(PKGDATADIR)/ui/js $(DESTDIR)$(PKGDATADIR)/ui 2>/dev/null
 	-rmdir $(DESTDIR)$(PKGDATADIR)/profiles $(DESTDIR)$(PKGDATADIR) 2>/dev/null
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lockctl $(DESTDIR)$(ZSHCOMPDIR)/_lockctl $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish
 	rm -f $(DESTDIR)$(MANDIR)/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man8/simplylockd.8 \

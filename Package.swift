@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "simplylockd", targets: ["simplylockd"]),
         .executable(name: "lockctl", targets: ["lockctl"]),
+        .executable(name: "simplylock-ui", targets: ["simplylock-ui"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -76,6 +77,21 @@ let package = Package(
                 "LockCore", "LockProtocol", "LockPlatform", "LockClient", "CSessionBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // The web UI's server (`lockctl ui` runs it): loopback HTTP, static files, the API relayed to
+        // the daemon's socket. Its own program, so that lockctl stays free of an event loop; it
+        // links neither the daemon, the enforcers nor SQLite.
+        .target(
+            name: "LockUI",
+            dependencies: [
+                "LockCore", "LockProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "simplylock-ui", dependencies: ["LockUI"]),
         // Not position-independent: the loader then has no relative relocations to apply, and
         // the pages they dirtied (about 3 MiB of a long-running daemon) stay clean and shared.
         // No exported symbols: nothing looks the daemon's up, and the loader touched 2 MiB of

@@ -29,6 +29,8 @@ packages+=(clang libbpf-dev bpftool)
 packages+=(mandoc)
 # desktop-file-utils: desktop-file-validate checks the desktop entry notifications name.
 packages+=(desktop-file-utils)
+# chromium-driver: the web UI (lockctl ui) is driven in headless Chromium through Selenium.
+packages+=(chromium-driver)
 if [[ $demo == yes ]]; then
     # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
     # suffix list the daemon reads names with.
@@ -59,8 +61,10 @@ fi
 # The PyPI tools of the suite, pinned, in a virtual environment (stock Debian's pip refuses to
 # install outside one): the OpenAPI conformance check, schemathesis, and the IDNA reference.
 venv=.build/test-venv
-requirements=(pyyaml==6.0.2 jsonschema==4.23.0 openapi-spec-validator==0.7.1 schemathesis==4.32.5 idna==3.20)
-if ! "$venv/bin/python3" -c 'import yaml, jsonschema, openapi_spec_validator, schemathesis, idna' 2>/dev/null; then
+# selenium and axe-selenium-python: the web UI's browser tests and their accessibility checks.
+requirements=(pyyaml==6.0.2 jsonschema==4.23.0 openapi-spec-validator==0.7.1 schemathesis==4.32.5 idna==3.20
+              selenium==4.27.1 axe-selenium-python==2.1.6)
+if ! "$venv/bin/python3" -c 'import yaml, jsonschema, openapi_spec_validator, schemathesis, idna, selenium, axe_selenium_python' 2>/dev/null; then
     echo "setup: creating $venv with ${requirements[*]}"
     mkdir -p .build
     python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check "${requirements[@]}" ||

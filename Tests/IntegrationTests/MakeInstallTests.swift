@@ -55,6 +55,7 @@ struct MakeInstallTests {
         var files = [
             "etc/simplylock/simplylockd.toml": "644",
             "\(prefix)/bin/lockctl": "755",
+            "\(prefix)/bin/simplylock-ui": "755",
             "\(prefix)/sbin/simplylockd": "755",
             "\(prefix)/lib/systemd/system/simplylockd.service": "644",
             "\(prefix)/lib/systemd/system/simplylockd.socket": "644",
@@ -75,6 +76,10 @@ struct MakeInstallTests {
         for profile in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config/profiles") {
             files["\(prefix)/share/simplylock/profiles/\(profile)"] = "644"
         }
+        for file in try FileManager.default.subpathsOfDirectory(atPath: MakePrerequisites.repository + "/web/ui")
+        where [".html", ".css", ".svg", ".js"].contains(where: file.hasSuffix) {
+            files["\(prefix)/share/simplylock/ui/\(file)"] = "644"
+        }
         for data in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config")
         where (data.hasSuffix(".toml") || data.hasSuffix(".txt")) && data != "simplylockd.toml" && data != "services.toml" {
             files["\(prefix)/share/simplylock/\(data)"] = "644"
@@ -92,7 +97,10 @@ struct MakeInstallTests {
         let service = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/system/simplylockd.service", encoding: .utf8)
         #expect(service.contains("\nExecStart=/usr/local/sbin/simplylockd\n"))
         // Stripped (no symbol table left, smaller than what was built), and still runs.
-        for (installed, built) in [("/usr/local/sbin/simplylockd", Binaries.daemon), ("/usr/local/bin/lockctl", Binaries.lockctl)] {
+        for (installed, built) in [
+            ("/usr/local/sbin/simplylockd", Binaries.daemon), ("/usr/local/bin/lockctl", Binaries.lockctl),
+            ("/usr/local/bin/simplylock-ui", Binaries.directory + "/simplylock-ui"),
+        ] {
             let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
             #expect(size(stage.path + installed) < size(built), "\(installed) is not stripped")
             if let readelf = which("readelf") {
@@ -127,6 +135,10 @@ struct MakeInstallTests {
             return result.status == 0
         }
         #expect(listed.contains("deep-work") && listed.contains("system"))
+        // The installed lockctl ui runs the simplylock-ui beside it, which finds its files in ../share/simplylock/ui.
+        let ui = try UIServerProcess(root: root, lockctl: stage.path + "/usr/local/bin/lockctl")
+        let page = try ui.request("GET", "/", headers: [("Host", ui.host), ("Cookie", try ui.login())])
+        #expect(page.status == 200 && page.body.contains("tabbar"), "\(page.raw.prefix(300))")
 
         // An edited configuration survives re-install and uninstall.
         let config = stage.path + "/etc/simplylock/simplylockd.toml"
