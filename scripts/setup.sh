@@ -19,6 +19,8 @@ demo=no
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
           libicu-dev publicsuffix nodejs python3-venv socat musl musl-tools musl-dev gcc libc6-dev make
           dnsperf dnsutils chromium fonts-dejavu-core unbound)
+# chromium-driver: Selenium drives the real headless Chromium with the browser companion loaded.
+packages+=(chromium-driver)
 # dbus, python3-dbus and python3-gi: private buses with stand-ins that record what they receive, for
 # systemd-resolved (the resolver cache flush) and for the desktop's notification server.
 packages+=(dbus python3-dbus python3-gi)
@@ -57,8 +59,10 @@ fi
 # The PyPI tools of the suite, pinned, in a virtual environment (stock Debian's pip refuses to
 # install outside one): the OpenAPI conformance check, schemathesis, and the IDNA reference.
 venv=.build/test-venv
+# selenium and axe-selenium-python: the browser companion's tests in Chromium (axe-core checks WCAG).
 requirements=(pyyaml==6.0.2 jsonschema==4.23.0 openapi-spec-validator==0.7.1 schemathesis==4.32.5 idna==3.20)
-if ! "$venv/bin/python3" -c 'import yaml, jsonschema, openapi_spec_validator, schemathesis, idna' 2>/dev/null; then
+requirements+=(selenium==4.27.1 axe-selenium-python==2.1.6)
+if ! "$venv/bin/python3" -c 'import yaml, jsonschema, openapi_spec_validator, schemathesis, idna, selenium, axe_selenium_python' 2>/dev/null; then
     echo "setup: creating $venv with ${requirements[*]}"
     mkdir -p .build
     python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check "${requirements[@]}" ||

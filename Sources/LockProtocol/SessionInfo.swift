@@ -28,6 +28,10 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     /// Set when the block is saved but not yet in force, with why: a block aimed at the LAN
     /// while the LAN's DNS server does not take it (Unbound down). Absent when it is in force.
     public var notInForce: String?
+    /// Path rules it holds, for the browser companion (absent when none).
+    public var paths: [String]?
+    /// Exceptions to paths and names, for the browser companion (absent when none).
+    public var allowPaths: [String]?
 
     /// Creates the value field by field.
     public init(
