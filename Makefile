@@ -35,6 +35,7 @@ MANDIR      ?= $(DATADIR)/man
 SYSCONFDIR  ?= /etc
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+APPLICATIONSDIR ?= $(DATADIR)/applications
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
@@ -58,6 +59,8 @@ GENDIR        ?= $(SCRATCH)/simplylock-generated
 # SwiftPM product names; the installed names are always simplylockd and lockctl.
 DAEMON_PRODUCT ?= simplylockd
 CLI_PRODUCT    ?= lockctl
+# The web UI's server, run by `lockctl ui` (looked for next to lockctl first).
+UI_PRODUCT     ?= simplylock-ui
 
 INSTALL ?= install
 # Installed binaries are stripped (a debug build's symbols are most of their size); STRIP_FLAG=
@@ -77,7 +80,10 @@ DATA_PROFILES = $(sort $(wildcard config/profiles/*.toml))
 # Shipped data: the service catalog and any other data files next to it (the default
 # configuration is installed there too, as a reference copy).
 DATA_FILES    = $(sort $(wildcard config/*.toml config/*.txt))
-BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT) $(BUILDDIR)/simplylock-bridge
+BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT) $(BUILDDIR)/$(UI_PRODUCT) $(BUILDDIR)/simplylock-bridge
+# The web UI's static files (HTML, CSS, ES modules, SVG), installed to PKGDATADIR/ui.
+UI_FILES    = $(sort $(wildcard web/ui/*.html web/ui/*.css web/ui/*.svg))
+UI_MODULES  = $(sort $(wildcard web/ui/js/*.js))
 # The browser companion (browser/extension, plain ES modules, no toolchain): copied without its
 # tests next to the binaries (where `lockctl browser extension-path` finds it) and packed for
 # Firefox's policy install.
@@ -183,6 +189,7 @@ install-bin:
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(DAEMON_PRODUCT) $(DESTDIR)$(SBINDIR)/simplylockd
 	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(CLI_PRODUCT) $(DESTDIR)$(BINDIR)/lockctl
+	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(UI_PRODUCT) $(DESTDIR)$(BINDIR)/simplylock-ui
 	$(INSTALL) -d $(DESTDIR)$(LIBEXECDIR)/simplylock
 	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/simplylock-bridge $(DESTDIR)$(LIBEXECDIR)/simplylock/simplylock-bridge
 
@@ -196,6 +203,11 @@ install-units:
 	$(INSTALL) -d $(DESTDIR)$(USERUNITDIR)
 	sed -e 's|@bindir@|$(BINDIR)|g' systemd/simplylock-notify.service.in > $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
+	# The desktop entry notifications name (desktop-entry=simplylock): the name, icon and
+	# per-app notification settings desktops show for them; it opens the app (lockctl ui).
+	$(INSTALL) -d $(DESTDIR)$(APPLICATIONSDIR)
+	sed -e 's|@bindir@|$(BINDIR)|g' desktop/simplylock.desktop.in > $(DESTDIR)$(APPLICATIONSDIR)/simplylock.desktop
+	chmod 0644 $(DESTDIR)$(APPLICATIONSDIR)/simplylock.desktop
 
 # The default configuration is also kept in PKGDATADIR (for reference, and so that uninstall
 # can tell an untouched copy from an edited one).
@@ -212,6 +224,9 @@ install-data:
 	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/profiles
 	$(INSTALL) -m 0644 $(DATA_FILES) $(BPF_OBJECT) $(DESTDIR)$(PKGDATADIR)/
 	$(if $(DATA_PROFILES),$(INSTALL) -m 0644 $(DATA_PROFILES) $(DESTDIR)$(PKGDATADIR)/profiles/)
+	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/ui/js
+	$(INSTALL) -m 0644 $(UI_FILES) $(DESTDIR)$(PKGDATADIR)/ui/
+	$(INSTALL) -m 0644 $(UI_MODULES) $(DESTDIR)$(PKGDATADIR)/ui/js/
 	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/browser/extension/lib
 	cd $(EXTENSION_DIR) && for f in $(patsubst browser/extension/%,%,$(EXTENSION_FILES)); do \
 	    $(INSTALL) -m 0644 $$f $(DESTDIR)$(PKGDATADIR)/browser/extension/$$f; done
@@ -253,7 +268,7 @@ ROOT ?= $(if $(DESTDIR),$(DESTDIR),/)
 FORCE ?=
 RELEASE_FLAGS ?=
 uninstall: uninstall-blocks
-	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl $(DESTDIR)$(LIBEXECDIR)/simplylock/simplylock-bridge
+	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl $(DESTDIR)$(BINDIR)/simplylock-ui $(DESTDIR)$(LIBEXECDIR)/simplylock/simplylock-bridge
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/simplylock 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/browser/extension/,$(patsubst browser/extension/%,%,$(EXTENSION_FILES)))
 	rm -f $(DESTDIR)$(PKGDATADIR)/browser/simplylock-companion.xpi
@@ -261,6 +276,8 @@ uninstall: uninstall-blocks
 	rm -f $(DESTDIR)$(UNITDIR)/simplylockd.service $(DESTDIR)$(UNITDIR)/simplylockd.socket
 	rm -f $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
 	-rmdir $(DESTDIR)$(USERUNITDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(APPLICATIONSDIR)/simplylock.desktop
+	-rmdir $(DESTDIR)$(APPLICATIONSDIR) 2>/dev/null
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/simplylock.conf $(DESTDIR)$(TMPFILESDIR)/simplylock.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml ]; then \
 	    if cmp -s $(DESTDIR)$(SYSCONFDIR)/simplylock/simplylockd.toml $(DESTDIR)$(PKGDATADIR)/simplylockd.toml; then \
@@ -273,6 +290,8 @@ uninstall: uninstall-blocks
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/simplylock 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/,$(notdir $(DATA_FILES) $(BPF_OBJECT)))
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/profiles/,$(notdir $(DATA_PROFILES)))
+	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/ui/,$(notdir $(UI_FILES))) $(addprefix $(DESTDIR)$(PKGDATADIR)/ui/js/,$(notdir $(UI_MODULES)))
+	-rmdir $(DESTDIR)$(PKGDATADIR)/ui/js $(DESTDIR)$(PKGDATADIR)/ui 2>/dev/null
 	-rmdir $(DESTDIR)$(PKGDATADIR)/profiles $(DESTDIR)$(PKGDATADIR) 2>/dev/null
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lockctl $(DESTDIR)$(ZSHCOMPDIR)/_lockctl $(DESTDIR)$(FISHCOMPDIR)/lockctl.fish
 	rm -f $(DESTDIR)$(MANDIR)/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man8/simplylockd.8 \

@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "simplylockd", targets: ["simplylockd"]),
         .executable(name: "lockctl", targets: ["lockctl"]),
+        .executable(name: "simplylock-ui", targets: ["simplylock-ui"]),
         .executable(name: "simplylock-bridge", targets: ["simplylock-bridge"]),
     ],
     dependencies: [
@@ -68,12 +69,30 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(name: "LockClient", dependencies: ["LockCore", "LockProtocol"]),
+        // lockctl notify's session bus (notifications with actions, the tray icon): sd-bus's
+        // headers only, its functions found with dlsym, so that lockctl does not link libsystemd.
+        .target(name: "CSessionBus"),
         .target(
             name: "LockCommands",
             dependencies: [
-                "LockCore", "LockProtocol", "LockPlatform", "LockClient",
+                "LockCore", "LockProtocol", "LockPlatform", "LockClient", "CSessionBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // The web UI's server (`lockctl ui` runs it): loopback HTTP, static files, the API relayed to
+        // the daemon's socket. Its own program, so that lockctl stays free of an event loop; it
+        // links neither the daemon, the enforcers nor SQLite.
+        .target(
+            name: "LockUI",
+            dependencies: [
+                "LockCore", "LockProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "simplylock-ui", dependencies: ["LockUI"]),
         // Not position-independent: the loader then has no relative relocations to apply, and
         // the pages they dirtied (about 3 MiB of a long-running daemon) stay clean and shared.
         // No exported symbols: nothing looks the daemon's up, and the loader touched 2 MiB of
@@ -103,7 +122,13 @@ let package = Package(
             ]),
         .testTarget(name: "LockCoreTests", dependencies: ["LockCore", "TestSupport"]),
         .testTarget(name: "LockNamesTests", dependencies: ["LockCore", "LockNames", "TestSupport"]),
-        .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform"]),
+        .testTarget(name: "LockPlatformTests", dependencies: ["LockCore", "LockPlatform", "TestSupport"]),
+        .testTarget(
+            name: "LockStoreTests",
+            dependencies: [
+                "LockCore", "LockProtocol", "LockStore", "LockNames", "CLinux", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "LockDaemonTests",
             dependencies: [
@@ -128,7 +153,7 @@ let package = Package(
             dependencies: [
                 "LockCore", "LockPlatform", "LockEnforcement", .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/ExecGuardProbe"),
-        .target(name: "TestSupport", dependencies: ["CLinux"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CLinux", "LockCore"], path: "Tests/TestSupport"),
         .testTarget(name: "LockCommandsTests", dependencies: ["LockCommands", "LockCore", "LockProtocol", "LockClient"]),
         .testTarget(name: "IntegrationTests", dependencies: ["LockCore", "LockProtocol", "LockClient", "TestSupport"]),
     ],

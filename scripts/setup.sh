@@ -19,8 +19,6 @@ demo=no
 packages=(pkg-config libsystemd-dev systemd nftables libnftables-dev dnsmasq faketime curl util-linux iproute2 hyperfine
           libicu-dev publicsuffix nodejs python3-venv socat musl musl-tools musl-dev gcc libc6-dev make
           dnsperf dnsutils chromium fonts-dejavu-core unbound)
-# chromium-driver: Selenium drives the real headless Chromium with the browser companion loaded.
-packages+=(chromium-driver)
 # dbus, python3-dbus and python3-gi: private buses with stand-ins that record what they receive, for
 # systemd-resolved (the resolver cache flush) and for the desktop's notification server.
 packages+=(dbus python3-dbus python3-gi)
@@ -29,6 +27,12 @@ packages+=(dbus python3-dbus python3-gi)
 packages+=(clang libbpf-dev bpftool)
 # mandoc: every man page is checked with mandoc -Tlint.
 packages+=(mandoc)
+# desktop-file-utils: desktop-file-validate checks the desktop entry notifications name.
+packages+=(desktop-file-utils)
+# chromium-driver: the web UI (lockctl ui) and the browser companion are driven in headless Chromium through Selenium.
+packages+=(chromium-driver)
+# firefox-esr: the browser companion is loaded in Firefox too (no driver is packaged: the test starts it headless).
+packages+=(firefox-esr)
 if [[ $demo == yes ]]; then
     # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
     # suffix list the daemon reads names with.
@@ -59,9 +63,9 @@ fi
 # The PyPI tools of the suite, pinned, in a virtual environment (stock Debian's pip refuses to
 # install outside one): the OpenAPI conformance check, schemathesis, and the IDNA reference.
 venv=.build/test-venv
-# selenium and axe-selenium-python: the browser companion's tests in Chromium (axe-core checks WCAG).
-requirements=(pyyaml==6.0.2 jsonschema==4.23.0 openapi-spec-validator==0.7.1 schemathesis==4.32.5 idna==3.20)
-requirements+=(selenium==4.27.1 axe-selenium-python==2.1.6)
+# selenium and axe-selenium-python: the web UI's browser tests and their accessibility checks.
+requirements=(pyyaml==6.0.2 jsonschema==4.23.0 openapi-spec-validator==0.7.1 schemathesis==4.32.5 idna==3.20
+              selenium==4.27.1 axe-selenium-python==2.1.6)
 if ! "$venv/bin/python3" -c 'import yaml, jsonschema, openapi_spec_validator, schemathesis, idna, selenium, axe_selenium_python' 2>/dev/null; then
     echo "setup: creating $venv with ${requirements[*]}"
     mkdir -p .build

@@ -28,6 +28,9 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     /// Set when the block is saved but not yet in force, with why: a block aimed at the LAN
     /// while the LAN's DNS server does not take it (Unbound down). Absent when it is in force.
     public var notInForce: String?
+    /// Set when the block names apps and no app enforcer in force keeps them, with why (no app
+    /// enforcer running, or each failed); its sites are blocked all the same. Absent otherwise.
+    public var appsNotBlocked: String?
     /// Path rules it holds, for the browser companion (absent when none).
     public var paths: [String]?
     /// Exceptions to paths and names, for the browser companion (absent when none).

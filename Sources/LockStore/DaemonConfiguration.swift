@@ -66,6 +66,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
             self.configuration = configuration
             self.problems = problems
         }
+
+        /// The settings when the file had no problem; otherwise its first problem, thrown (for
+        /// callers that take a file whole or not at all).
+        public func get() throws(FileProblem) -> DaemonConfiguration {
+            if let problem = problems.first { throw problem }
+            return configuration
+        }
     }
 
     /// Reads `path`. A missing file gives the defaults. Every key is checked on its own: a bad

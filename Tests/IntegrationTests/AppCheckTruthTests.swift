@@ -15,7 +15,16 @@ import Testing
         // The default test daemon runs the hosts enforcer only.
         let daemon = try DaemonProcess(root: root)
         #expect(try daemon.lockctl("profiles", "create", "games", "--app", program).status == 0)
-        #expect(try daemon.lockctl("start", "games", "10m").status == 0)
+        // Its sites would be blocked, so start succeeds, and says the apps are not.
+        let started = try daemon.lockctl("start", "games", "10m")
+        #expect(started.status == 0, "\(started)")
+        #expect(started.stdout.contains("games blocked until"), "\(started)")
+        #expect(started.stdout.contains("  apps are NOT blocked: no app enforcer is running"), "\(started)")
+        let extended = try daemon.lockctl("extend", "games", "5m")
+        #expect(extended.stdout.contains("apps are NOT blocked"), "\(extended)")
+        let sessions = try #require(try daemon.json("status")["sessions"] as? [[String: Any]])
+        #expect(sessions.first?["appsNotBlocked"] as? String == "apps are NOT blocked: no app enforcer is running", "\(sessions)")
+        #expect(try daemon.lockctl("status").stdout.contains("(NOT blocked)"))
         let text = try daemon.lockctl("check", "--app", program)
         #expect(text.status == 1, "\(text)")
         #expect(text.stdout.contains("is NOT blocked: games blocks it, but no app enforcer is running"), "\(text)")

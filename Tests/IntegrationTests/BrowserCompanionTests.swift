@@ -13,6 +13,11 @@ let companionBrowserMissing = TestTools.missing {
     return probe?.status == 0 ? nil : "selenium or axe-selenium-python is missing from the suite's venv (run scripts/setup.sh)"
 }
 
+/// Firefox ESR from Debian (scripts/setup.sh installs it); no driver is packaged for it.
+let firefoxMissing = TestTools.missing {
+    access("/usr/bin/firefox-esr", X_OK) == 0 ? nil : "firefox-esr is not installed (scripts/setup.sh)"
+}
+
 @Suite("The browser companion", .serialized)
 struct BrowserCompanionTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
@@ -126,8 +131,9 @@ struct BrowserCompanionTests {
         #expect(run.status == 0, "\(run)\n\(daemon.log().suffix(3000))")
         print(run.stdout)
         // The time on metered.test reached usage: saved when the daemon stops, read after a restart.
-        let findings = try JSONSerialization.jsonObject(with: Data((run.stdout.split(separator: "\n").last ?? "{}").utf8)) as? [String: Any]
-        let stayed = try #require(findings?["metered_seconds"] as? Double)
+        let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let findings = (try? JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any]
+        let stayed = try #require(findings?["metered_seconds"] as? Double, "the browser run ended early: \(last)")
         _ = try daemon.stop()
         try daemon.restart()
         let usage = try daemon.json("usage", "--by", "site")
@@ -135,5 +141,60 @@ struct BrowserCompanionTests {
         let metered = items.first { $0["name"] as? String == "metered.test" }?["seconds"] as? Int ?? 0
         // Tolerance: the meter reports every 15 s and the page took up to 2 s to load.
         #expect(abs(Double(metered) - stayed) <= 17, "metered.test: \(metered)s counted, \(stayed)s spent; \(usage)")
+        print("site meter: metered.test \(metered) s counted for \(stayed) s in front")
+    }
+
+    @Test(
+        "Firefox ESR loads the packed extension (MV3, private windows), starts the bridge and the companion says hello",
+        .enabled(if: firefoxMissing == nil, "\(firefoxMissing ?? "")"), .timeLimit(.minutes(2)))
+    func firefoxESR() throws {
+        let root = try Self.root()
+        let daemon = try DaemonProcess(root: root)
+        let pack = Binaries.directory + "/simplylock-companion.xpi"
+        try #require(FileManager.default.fileExists(atPath: pack), "\(pack) is missing: make generated")
+        // A scratch profile and home: the add-on in the profile (unsigned, which ESR allows with the
+        // pref), the bridge registered in HOME/.mozilla for this run only.
+        let profile = root.path + "/firefox-profile"
+        let home = root.path + "/home"
+        try FileManager.default.createDirectory(atPath: profile + "/extensions", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: pack, toPath: profile + "/extensions/companion@simplylock.org.xpi")
+        try root.write(
+            "firefox-profile/user.js",
+            """
+            user_pref("xpinstall.signatures.required", false);
+            user_pref("extensions.autoDisableScopes", 0);
+            user_pref("extensions.enabledScopes", 15);
+            """)
+        let bridge = Binaries.directory + "/simplylock-bridge"
+        try root.write(
+            "home/.mozilla/native-messaging-hosts/org.simplylock.bridge.json",
+            #"{"name":"org.simplylock.bridge","description":"test","path":"\#(bridge)","type":"stdio","allowed_extensions":["companion@simplylock.org"]}"#
+        )
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home
+        environment["SIMPLYLOCK_SOCKET"] = root.socketPath
+        let firefox = try ChildProcess(
+            "/usr/bin/firefox-esr", ["--headless", "--no-remote", "--profile", profile, "about:blank"], environment: environment)
+        defer {
+            firefox.send(SIGKILL)
+            _ = firefox.wait(timeout: 10)
+        }
+        var answer = ""
+        for _ in 0..<240 where !answer.contains(#""browser":"firefox""#) {
+            usleep(250_000)
+            answer = try ProcessRunner.run(
+                "/usr/bin/curl", ["-sS", "--unix-socket", root.socketPath, "http://localhost/v1/browser/companions"]
+            )
+            .stdout
+        }
+        #expect(answer.contains(#""browser":"firefox""#) && answer.contains(#""active":true"#), "\(answer)")
+        firefox.send(SIGTERM)
+        _ = firefox.wait(timeout: 20)
+        let state = try String(contentsOfFile: profile + "/extensions.json", encoding: .utf8)
+        let addons = (try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])?["addons"] as? [[String: Any]] ?? []
+        let companion = try #require(addons.first { $0["id"] as? String == "companion@simplylock.org" })
+        #expect(companion["active"] as? Bool == true)
+        #expect(companion["manifestVersion"] as? Int == 3)
+        #expect(companion["incognito"] as? String == "spanning")
     }
 }

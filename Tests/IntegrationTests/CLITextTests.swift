@@ -87,6 +87,11 @@ struct CLITextTests {
         #expect(help.status == 0, "\(help)")
         #expect(help.stdout.hasPrefix("OVERVIEW: "), "\(help)")
         #expect(help.stdout.contains("--check-config") && help.stderr.isEmpty, "\(help)")
+        // Every enforcer the daemon can run is named, however ArgumentParser wraps the line.
+        let flat = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for name in ["hosts", "dns", "connections", "nftables", "apps", "bpf", "unbound", "dnsmasq"] {
+            #expect(flat.contains(" \(name),") || flat.contains(" \(name));") || flat.contains("(\(name),"), "--enforcers omits \(name)")
+        }
         let version = try ProcessRunner.run(Binaries.daemon, ["--version"])
         #expect(version.status == 0 && !version.stdout.isEmpty, "\(version)")
         let bogus = try ProcessRunner.run(Binaries.daemon, ["--bogus"])

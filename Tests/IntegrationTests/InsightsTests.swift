@@ -127,15 +127,27 @@ struct InsightsTests {
     func htmlRendersInChromium() throws {
         let root = try root()
         let daemon = try DaemonProcess(root: root)
-        #expect(try daemon.lockctl("goals", "set", "--daily", "1h").status == 0)
+        #expect(try daemon.lockctl("goals", "set", "--daily", "1h", "--weekly", "5h").status == 0)
         #expect(try daemon.lockctl("start", "news", "1h").status == 0)
         let page = root.path + "/insights.html"
-        let written = try daemon.lockctl("insights", "--days", "7", "--html", page)
+        let written = try daemon.lockctl("insights", "--days", "10", "--html", page)
         #expect(written.status == 0, "\(written)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.contains("<svg"))
         #expect(!html.contains("<script"), "self-contained and static")
         #expect(!html.contains("src=\""), "nothing loaded from elsewhere")
+        // What the terminal shows is on the page too, each chart named for assistive technology,
+        // with a legend for every colour, and a dark theme.
+        for column in ["Pomodoros", "Blocked attempts", "Early ends"] { #expect(html.contains(">\(column)</th>"), "\(column)") }
+        #expect(html.components(separatedBy: "<caption>").count - 1 == html.components(separatedBy: "<table>").count - 1)
+        #expect(html.contains("<caption>Focus time per day, against the daily goal of 1h 00m</caption>"))
+        #expect(html.contains("class=\"legend\"") && html.contains("daily goal, 1h 00m"))
+        #expect(!html.contains("<svg xmlns") && html.contains("<svg aria-hidden=\"true\""), "bars repeat the table's numbers")
+        #expect(html.contains("prefers-color-scheme: dark"))
+        // Ten days always hold a week only partly in the window (this one, at least): it says so.
+        #expect(html.contains("of its 7 days in this window"), "weeks say how much of them the window holds")
+        let json = try daemon.json("insights", "--days", "7")
+        #expect(json["days"] is [Any] && json["totals"] is [String: Any], "the insights' own keys stay at the top")
 
         let artefacts = TestTools.repository + "/.build/test-artefacts"
         try FileManager.default.createDirectory(atPath: artefacts, withIntermediateDirectories: true)
@@ -153,5 +165,15 @@ struct InsightsTests {
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         // A blank page compresses to a few kilobytes; charts and text make it larger.
         #expect(png.count > 10_000, "screenshot of \(png.count) bytes looks empty")
+        let dark = artefacts + "/insights-dark.png"
+        try? FileManager.default.removeItem(atPath: dark)
+        let darkRun = try ProcessRunner.run(
+            chromium,
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", "--force-dark-mode",
+                "--user-data-dir=\(root.path)/chromium-dark", "--window-size=1000,900", "--screenshot=\(dark)", "file://\(page)",
+            ], timeout: 90)
+        let darkPNG = try #require(FileManager.default.contents(atPath: dark), "no dark screenshot: \(darkRun)")
+        #expect(darkPNG != png, "the dark theme looks the same as the light one")
     }
 }

@@ -33,4 +33,26 @@ import Testing
         let daemon = try ProcessRunner.run("/usr/bin/ldd", [Binaries.daemon])
         #expect(daemon.stdout.contains("libicuuc"), "\(daemon.stdout)")
     }
+
+    /// `lockctl ui` runs the UI's server, a program of its own: lockctl carries no event loop,
+    /// and the server carries neither the daemon's libraries nor its code.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "nm is not installed"))
+    func uiServerIsItsOwnProgram() throws {
+        let server = Binaries.directory + "/simplylock-ui"
+        let symbols = try ProcessRunner.run("/usr/bin/nm", [server])
+        try #require(symbols.status == 0, "\(symbols)")
+        #expect(symbols.stdout.contains("NIOPosix"), "the check can fail: the server is built on SwiftNIO")
+        // Swift symbols carry their module's name with its length: $s10LockDaemon…
+        for entry in Self.libraryEntryPoints + ["10LockDaemon", "15LockEnforcement", "9LockStore", "4GRDB"] {
+            #expect(!symbols.stdout.contains(entry), "simplylock-ui holds\(entry)")
+        }
+        let lockctl = try ProcessRunner.run("/usr/bin/nm", [Binaries.lockctl])
+        #expect(lockctl.status == 0 && !lockctl.stdout.contains("NIOPosix"), "lockctl links SwiftNIO")
+        if Self.lddAvailable {
+            let libraries = try ProcessRunner.run("/usr/bin/ldd", [server]).stdout
+            for library in ["libicuuc", "libsqlite3", "libnftables", "libsystemd"] {
+                #expect(!libraries.contains(library), "simplylock-ui links \(library)")
+            }
+        }
+    }
 }

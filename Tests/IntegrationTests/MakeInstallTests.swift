@@ -55,12 +55,14 @@ struct MakeInstallTests {
         var files = [
             "etc/simplylock/simplylockd.toml": "644",
             "\(prefix)/bin/lockctl": "755",
+            "\(prefix)/bin/simplylock-ui": "755",
             "\(prefix)/sbin/simplylockd": "755",
             "\(prefix)/lib/systemd/system/simplylockd.service": "644",
             "\(prefix)/lib/systemd/system/simplylockd.socket": "644",
             "\(prefix)/lib/sysusers.d/simplylock.conf": "644",
             "\(prefix)/lib/tmpfiles.d/simplylock.conf": "644",
             "\(prefix)/lib/systemd/user/simplylock-notify.service": "644",
+            "\(prefix)/share/applications/simplylock.desktop": "644",
             "\(prefix)/share/bash-completion/completions/lockctl": "644",
             "\(prefix)/share/zsh/site-functions/_lockctl": "644",
             "\(prefix)/share/fish/vendor_completions.d/lockctl.fish": "644",
@@ -77,6 +79,10 @@ struct MakeInstallTests {
         for file in extensionFiles { files["\(prefix)/share/simplylock/browser/extension/\(file)"] = "644" }
         for profile in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config/profiles") {
             files["\(prefix)/share/simplylock/profiles/\(profile)"] = "644"
+        }
+        for file in try FileManager.default.subpathsOfDirectory(atPath: MakePrerequisites.repository + "/web/ui")
+        where [".html", ".css", ".svg", ".js"].contains(where: file.hasSuffix) {
+            files["\(prefix)/share/simplylock/ui/\(file)"] = "644"
         }
         for data in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config")
         where (data.hasSuffix(".toml") || data.hasSuffix(".txt")) && data != "simplylockd.toml" && data != "services.toml" {
@@ -95,7 +101,10 @@ struct MakeInstallTests {
         let service = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/system/simplylockd.service", encoding: .utf8)
         #expect(service.contains("\nExecStart=/usr/local/sbin/simplylockd\n"))
         // Stripped (no symbol table left, smaller than what was built), and still runs.
-        for (installed, built) in [("/usr/local/sbin/simplylockd", Binaries.daemon), ("/usr/local/bin/lockctl", Binaries.lockctl)] {
+        for (installed, built) in [
+            ("/usr/local/sbin/simplylockd", Binaries.daemon), ("/usr/local/bin/lockctl", Binaries.lockctl),
+            ("/usr/local/bin/simplylock-ui", Binaries.directory + "/simplylock-ui"),
+        ] {
             let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
             #expect(size(stage.path + installed) < size(built), "\(installed) is not stripped")
             if let readelf = which("readelf") {
@@ -106,6 +115,9 @@ struct MakeInstallTests {
         }
         let userUnit = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/user/simplylock-notify.service", encoding: .utf8)
         #expect(userUnit.contains("\nExecStart=/usr/local/bin/lockctl notify\n"))
+        // Notifications name this entry (desktop-entry=simplylock).
+        let entry = try String(contentsOfFile: stage.path + "/usr/local/share/applications/simplylock.desktop", encoding: .utf8)
+        #expect(entry.contains("\nExec=/usr/local/bin/lockctl ui\n"))
         let manPage = try String(contentsOfFile: stage.path + "/usr/local/share/man/man1/lockctl.1", encoding: .utf8)
         #expect(manPage.contains("LOCKCTL"))
         let completion = try String(contentsOfFile: stage.path + "/usr/local/share/bash-completion/completions/lockctl", encoding: .utf8)
@@ -127,6 +139,10 @@ struct MakeInstallTests {
             return result.status == 0
         }
         #expect(listed.contains("deep-work") && listed.contains("system"))
+        // The installed lockctl ui runs the simplylock-ui beside it, which finds its files in ../share/simplylock/ui.
+        let ui = try UIServerProcess(root: root, lockctl: stage.path + "/usr/local/bin/lockctl")
+        let page = try ui.request("GET", "/", headers: [("Host", ui.host), ("Cookie", try ui.login())])
+        #expect(page.status == 200 && page.body.contains("tabbar"), "\(page.raw.prefix(300))")
 
         // An edited configuration survives re-install and uninstall.
         let config = stage.path + "/etc/simplylock/simplylockd.toml"

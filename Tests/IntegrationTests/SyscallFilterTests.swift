@@ -51,8 +51,7 @@ struct SyscallFilterTests {
 
     /// Filtered calls the daemon makes that the unit leaves filtered, and why that is right.
     static let knownFiltered: [String: String] = [
-        "fchown": "AtomicFile gives a rewritten root-owned file its owner again; EPERM leaves root's",
-        "clock_adjtime": "the kernel's NTP status, read-only; ProtectClock=yes denies it whatever the filter says",
+        "fchown": "AtomicFile gives a rewritten root-owned file its owner again; EPERM leaves root's"
     ]
 
     /// The lowest nice value `LimitNICE=` lets the daemon set without CAP_SYS_NICE (0 without one).

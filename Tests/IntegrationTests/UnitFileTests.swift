@@ -96,13 +96,15 @@ struct UnitFileTests {
         // boot id, world-readable files; for app blocking fanotify (CAP_SYS_ADMIN and its two
         // system calls), everyone's processes (CAP_SYS_PTRACE, CAP_KILL, /proc in full), users'
         // application entries (CAP_DAC_READ_SEARCH, homes read-only) and the cgroup freezer;
-        // setpriority from @resources, for libdispatch's worker threads (SyscallFilterTests).
+        // setpriority from @resources, for libdispatch's worker threads (SyscallFilterTests);
+        // adjtimex and clock_adjtime from @clock, the kernel's NTP status read-only (ProtectClock=no,
+        // no CAP_SYS_TIME, PrivateDevices=yes).
         #expect(
             failing == [
                 "RootDirectory=/RootImage=", "User=/DynamicUser=", "RestrictAddressFamilies=~AF_NETLINK",
                 "RestrictAddressFamilies=~AF_UNIX", "RestrictAddressFamilies=~AF_(INET|INET6)",
                 "CapabilityBoundingSet=~CAP_NET_ADMIN", "ProcSubset=", "PrivateNetwork=", "PrivateUsers=",
-                "DeviceAllow=", "IPAddressDeny=", "UMask=",
+                "IPAddressDeny=", "UMask=", "ProtectClock=", "SystemCallFilter=~@clock",
                 "CapabilityBoundingSet=~CAP_SYS_ADMIN", "CapabilityBoundingSet=~CAP_SYS_PTRACE", "CapabilityBoundingSet=~CAP_KILL",
                 "CapabilityBoundingSet=~CAP_(DAC_*|FOWNER|IPC_OWNER)", "SystemCallFilter=~@privileged", "ProtectHome=",
                 "ProtectProc=", "ProtectControlGroups=", "SystemCallFilter=~@resources",

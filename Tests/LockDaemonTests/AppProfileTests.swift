@@ -5,6 +5,7 @@ import LockEnforcement
 import LockPlatform
 import LockProtocol
 import LockStore
+import TestSupport
 import Testing
 
 @testable import LockDaemon
@@ -128,7 +129,7 @@ struct AppProfileTests {
             mechanism = "proc-connector"
             terminate_grace = "2s"
             """)
-        let configuration = try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml")
+        let configuration = try DaemonConfiguration.load(scratch.path + "/c.toml").get()
         #expect(configuration.apps.dataDirectories == ["/srv/apps/share"])
         #expect(configuration.apps.userWritable == ["/home", "/scratch"])
         #expect(configuration.apps.mechanism == .procConnector)

@@ -6,6 +6,7 @@ import LockProtocol
 import LockStore
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import LockDaemon
@@ -206,18 +207,19 @@ struct BlocklistRoutesTests {
         let router = test.core.router()
         let root = PeerCredentials(pid: 1, uid: 0, gid: 0)
         let nobody = PeerCredentials(pid: 2, uid: 65_534, gid: 65_534, groups: [65_534])
-        guard case .stream(let limit) = router.admit(methodName: "PUT", uri: "/v1/lists/ads", peer: root) else {
+        guard case .accept(let importRoute) = router.admit(methodName: "PUT", uri: "/v1/lists/ads", peer: root), importRoute.streamsBody
+        else {
             Issue.record("a list import by root is not streamed")
             return
         }
-        #expect(limit == API.maxListBodyBytes)
+        #expect(importRoute.maxBody == API.maxListBodyBytes)
         guard case .reject(let refusal) = router.admit(methodName: "PUT", uri: "/v1/lists/ads", peer: nobody) else {
             Issue.record("a reader got past the head")
             return
         }
         #expect(refusal.status == 403)
-        guard case .accept(let jsonLimit) = router.admit(methodName: "POST", uri: "/v1/profiles", peer: root) else { return }
-        #expect(jsonLimit == API.maxBodyBytes)
+        guard case .accept(let profileRoute) = router.admit(methodName: "POST", uri: "/v1/profiles", peer: root) else { return }
+        #expect(profileRoute.maxBody == API.maxBodyBytes && !profileRoute.streamsBody)
 
         // Over the limit: 413, nothing stored.
         let big = RequestBodyStream(limit: 64) { Array(repeating: UInt8(ascii: "a"), count: 40) + [10] }

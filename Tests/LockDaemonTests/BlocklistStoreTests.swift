@@ -3,6 +3,7 @@ import LockCore
 import LockPlatform
 import LockStore
 import Logging
+import TestSupport
 import Testing
 
 @testable import LockDaemon

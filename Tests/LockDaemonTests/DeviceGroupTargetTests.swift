@@ -3,6 +3,7 @@ import GRDB
 import LockCore
 import LockEnforcement
 import LockProtocol
+import TestSupport
 import Testing
 
 @testable import LockDaemon
@@ -228,7 +229,7 @@ struct LANConfigurationTests {
     @Test func unboundAndDnsmasqTogetherAreRefused() throws {
         let scratch = try Scratch()
         try scratch.write("simplylockd.toml", "enforcers = [\"hosts\", \"unbound\", \"dnsmasq\"]\n")
-        #expect(throws: FileProblem.self) { _ = try DaemonConfiguration.loadOrThrow(scratch.path + "/simplylockd.toml") }
+        #expect(throws: FileProblem.self) { _ = try DaemonConfiguration.load(scratch.path + "/simplylockd.toml").get() }
     }
 }
 

@@ -5,6 +5,7 @@ import LockStore
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import LockDaemon

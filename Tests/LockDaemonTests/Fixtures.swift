@@ -7,36 +7,10 @@ import LockProtocol
 import LockStore
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import LockDaemon
-
-/// A temporary directory with the shipped data and empty state, removed at the end.
-final class Scratch: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "simplylock-unit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path + "/etc", withIntermediateDirectories: true)
-    }
-
-    var paths: Paths {
-        Paths(
-            root: path,
-            dataDirectory: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("../../config").standardized.path)
-    }
-
-    func write(_ relative: String, _ text: String) throws {
-        let full = path + "/" + relative
-        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: full))
-    }
-
-    func read(_ relative: String) -> String? { try? String(contentsOfFile: path + "/" + relative, encoding: .utf8) }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// A clock the test moves by hand.
 final class ManualClock: Sendable {
@@ -244,15 +218,6 @@ struct InProcessAPI: Sendable {
     func pomodoro() async throws(APIError) -> PomodoroInfo { try await call(Endpoints.pomodoro) }
     func pomodoroHistory(limit: Int) async throws(APIError) -> PomodoroHistoryResponse {
         try await call(Endpoints.pomodoroHistory, query: "limit=\(limit)")
-    }
-}
-
-extension DaemonConfiguration {
-    /// The configuration at `path`, or its first problem thrown (tests of single problems).
-    static func loadOrThrow(_ path: String) throws(FileProblem) -> DaemonConfiguration {
-        let loaded = load(path)
-        if let problem = loaded.problems.first { throw problem }
-        return loaded.configuration
     }
 }
 

@@ -4,6 +4,7 @@ import LockEnforcement
 import LockProtocol
 import LockStore
 import Logging
+import TestSupport
 import Testing
 
 @testable import LockDaemon

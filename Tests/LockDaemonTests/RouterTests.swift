@@ -3,6 +3,7 @@ import LockCore
 import LockEnforcement
 import LockProtocol
 import LockStore
+import TestSupport
 import Testing
 
 @testable import LockDaemon
@@ -123,7 +124,7 @@ struct RouterTests {
             Issue.record("a valid request was refused")
             return
         }
-        #expect(readerLimit == API.maxReaderBodyBytes && adminLimit == API.maxBodyBytes)
+        #expect(readerLimit.maxBody == API.maxReaderBodyBytes && adminLimit.maxBody == API.maxBodyBytes)
         if case .accept = router.admit(methodName: "GET", uri: "/v1/nowhere", peer: Self.root) {
             Issue.record("an unknown route was admitted")
         }

@@ -3,6 +3,7 @@ import LockCore
 import LockEnforcement
 import LockProtocol
 import LockStore
+import TestSupport
 import Testing
 
 @testable import LockDaemon

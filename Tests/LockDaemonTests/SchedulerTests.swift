@@ -5,6 +5,7 @@ import LockProtocol
 import LockStore
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import LockDaemon

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LockCore
 import LockEnforcement
+import TestSupport
 import Testing
 
 /// Issue 9, item 11: doctor said "ok" for a hosts file of mode 000, a symlink to a 0600 file

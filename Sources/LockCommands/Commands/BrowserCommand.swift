@@ -184,6 +184,21 @@ enum BrowserSetup {
         }
     }
 
+    /// One `doctor` line per browser installed here: ok where the companion is active, a warning
+    /// with what to do where it is not (the names stay blocked there, without the shield or paths).
+    static func doctorChecks(root: String, client: LockClient) -> [DoctorCheck] {
+        guard let companions = try? client.fetch(Endpoints.browserCompanions) else { return [] }
+        return report(root: root, companions: companions).map { row in
+            row.state == "active"
+                ? DoctorCheck("browser \(row.browser)", .ok, row.detail)
+                : DoctorCheck(
+                    "browser \(row.browser)", .warning, "the browser companion is \(row.state): \(row.detail)",
+                    fix: row.browser == "flatpak"
+                        ? "block sandboxed browsers as apps if the shield and path rules matter"
+                        : "sudo lockctl browser install, then open the browser (or load lockctl browser extension-path by hand)")
+        }
+    }
+
     struct Row: Encodable {
         var browser: String
         var state: String

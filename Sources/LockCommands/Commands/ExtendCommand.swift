@@ -29,6 +29,7 @@ struct ExtendCommand: AsyncParsableCommand {
         print(
             "\(session.profile) \(verb) until \(TextFormat.clock(session.endsAt)) (\(TextFormat.duration(seconds: session.remainingSeconds)) left)"
         )
+        if let reason = session.appsNotBlocked { print("  \(reason)") }
         if let reason = session.notInForce {
             print("  \(reason)")
             throw ExitCode(ExitCodes.notInForce)

@@ -37,23 +37,52 @@ struct InsightsCommand: AsyncParsableCommand {
             throw CommandFailure(code: ExitCodes.usage, "\(error)")
         }
         let insights = try await global.call { try await $0.insights(from: window.from, to: window.to, zone: zone.identifier) }
+        // Screen time over the same window; a daemon without usage (an older one) leaves it out.
+        var usage: [(by: String, response: UsageResponse)] = []
+        for by in ["app", "category", "site", "group"] {
+            if let response = try? await global.client.usage(from: window.from, to: window.to, by: by, zone: zone.identifier) {
+                usage.append((by, response))
+            }
+        }
         if let html {
-            let page = InsightsPage(insights: insights, title: window.title).render()
+            let page = InsightsPage(insights: insights, title: window.title, usage: usage).render()
             do { try Data(page.utf8).write(to: URL(fileURLWithPath: html), options: .atomic) } catch {
                 throw CommandFailure(code: ExitCodes.failure, "cannot write \(html): \(error.localizedDescription)")
             }
         }
-        if try global.printJSON(insights) { return }
+        if try global.printJSON(InsightsOutput(insights: insights, usage: usage)) { return }
         let environment = ProcessInfo.processInfo.environment
         let colour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
         print(InsightsChart(insights: insights, title: window.title, colour: colour).render())
-        // Screen time over the same window and the same length before it; a daemon without usage says nothing.
-        let end = window.to ?? Date()
-        if let usage = try? await global.client.usage(from: window.from, to: window.to, zone: zone.identifier) {
+        // Against the same length of time just before the window.
+        if let current = usage.first(where: { $0.by == "app" })?.response {
+            let end = window.to ?? Date()
             let previous = try? await global.client.usage(
                 from: window.from.addingTimeInterval(-end.timeIntervalSince(window.from)), to: window.from, zone: zone.identifier)
-            for line in UsageSummary.lines(current: usage, previous: previous) { print(line) }
+            for line in UsageSummary.lines(current: current, previous: previous) { print(line) }
         }
         if let html { print("wrote \(html)") }
+    }
+}
+
+/// `lockctl insights --json`: the daemon's insights with screen time beside them, as
+/// `usage: {"app": [{name, seconds}], "category": [...], ...}` (absent when the daemon meters nothing).
+struct InsightsOutput: Encodable {
+    var insights: InsightsResponse
+    var usage: [(by: String, response: UsageResponse)]
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        try insights.encode(to: encoder)
+        guard !usage.isEmpty else { return }
+        var container = encoder.container(keyedBy: Key.self)
+        var nested = container.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "usage"))
+        for (by, response) in usage { try nested.encode(response.items, forKey: Key(stringValue: by)) }
     }
 }

@@ -19,7 +19,7 @@ public struct Lockctl: AsyncParsableCommand {
             StatusCommand.self, StartCommand.self, StopCommand.self, ExtendCommand.self, UnlockCommand.self,
             CheckCommand.self, ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, ListsCommand.self,
             SchedulesCommand.self, AllowancesCommand.self, PomodoroCommand.self, InsightsCommand.self, UsageCommand.self, GoalsCommand.self,
-            HistoryCommand.self,
+            HistoryCommand.self, UICommand.self,
             EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self, BrowserCommand.self, VersionCommand.self,
         ])
 

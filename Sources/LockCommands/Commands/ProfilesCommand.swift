@@ -7,9 +7,12 @@ struct ProfilesCommand: AsyncParsableCommand {
         commandName: "profiles",
         abstract: "List, show, create, change and delete blocking profiles.",
         subcommands: [
-            List.self, Show.self, Create.self, AddDomain.self, RemoveDomain.self, AddService.self,
-            RemoveService.self, AddAllow.self, RemoveAllow.self, AddAddress.self, RemoveAddress.self, AddApp.self,
-            RemoveApp.self, AddAppCategory.self, RemoveAppCategory.self, AddList.self, RemoveList.self, Edit.self, Delete.self,
+            List.self, Show.self, Create.self, AddProfileRules<DomainRules>.self, RemoveProfileRules<DomainRules>.self,
+            AddProfileRules<ServiceRules>.self, RemoveProfileRules<ServiceRules>.self, AddProfileRules<AllowRules>.self,
+            RemoveProfileRules<AllowRules>.self, AddProfileRules<AddressRules>.self, RemoveProfileRules<AddressRules>.self,
+            AddProfileRules<AppRules>.self, RemoveProfileRules<AppRules>.self, AddProfileRules<AppCategoryRules>.self,
+            RemoveProfileRules<AppCategoryRules>.self, AddProfileRules<ListRules>.self, RemoveProfileRules<ListRules>.self, Edit.self,
+            Delete.self,
         ],
         defaultSubcommand: List.self)
 
@@ -167,131 +170,6 @@ struct ProfilesCommand: AsyncParsableCommand {
         }
     }
 
-    struct AddDomain: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "add-domain", abstract: "Add domains to a custom profile (running blocks pick them up at once).")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
-        @Argument(help: "Domains or URLs.") var domains: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(addDomains: domains)) }
-    }
-
-    struct RemoveDomain: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove-domain", abstract: "Remove domains from a custom profile.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
-        @Argument(help: "Domains.") var domains: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(removeDomains: domains)) }
-    }
-
-    struct AddService: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add-service", abstract: "Add catalog services to a custom profile.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
-        @Argument(help: "Services such as youtube (see `lockctl services`).", completion: Completions.services) var services: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(addServices: services)) }
-    }
-
-    struct RemoveService: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "remove-service", abstract: "Remove catalog services from a custom profile.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
-        @Argument(help: "Services.") var services: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(removeServices: services)) }
-    }
-
-    struct AddAllow: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add-allow", abstract: "Add exceptions that stay reachable.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
-        @Argument(help: "Domains.") var domains: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(addAllow: domains)) }
-    }
-
-    struct RemoveAllow: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove-allow", abstract: "Remove exceptions.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
-        @Argument(help: "Domains.") var domains: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(removeAllow: domains)) }
-    }
-
-    struct AddAddress: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "add-address", abstract: "Add addresses or CIDR networks to a custom profile.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
-        @Argument(help: "Addresses or networks, e.g. 203.0.113.0/24.") var addresses: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(addAddresses: addresses)) }
-    }
-
-    struct RemoveAddress: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "remove-address", abstract: "Remove addresses or networks from a custom profile.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
-        @Argument(help: "Addresses or networks.") var addresses: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(removeAddresses: addresses)) }
-    }
-
-    struct AddList: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "add-list",
-            abstract: "Block imported blocklists with a custom profile (running blocks pick them up at once).")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
-        @Argument(help: "List names (lockctl lists list).") var lists: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(addLists: lists)) }
-    }
-
-    struct RemoveList: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "remove-list", abstract: "Stop blocking imported blocklists with a custom profile.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
-        @Argument(help: "List names.") var lists: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(removeLists: lists)) }
-    }
-
-    struct AddApp: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "add-app", abstract: "Add installed apps to a custom profile (running blocks pick them up at once).",
-            discussion:
-                "An app is named by its desktop id (steam), flatpak id (org.telegram.desktop), snap name or path; see `lockctl apps list`.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
-        @Argument(help: "Apps.") var apps: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(addApps: apps)) }
-    }
-
-    struct RemoveApp: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove-app", abstract: "Remove apps from a custom profile.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
-        @Argument(help: "Apps, as the profile names them.") var apps: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(removeApps: apps)) }
-    }
-
-    struct AddAppCategory: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "add-app-category",
-            abstract: "Block every installed app of freedesktop categories (Game, Chat, Video, …).")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
-        @Argument(help: "Categories (any case).") var categories: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(addAppCategories: categories)) }
-    }
-
-    struct RemoveAppCategory: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "remove-app-category", abstract: "Remove app categories from a custom profile.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Profile name.") var name: String
-        @Argument(help: "Categories.") var categories: [String]
-        func run() async throws { try await update(global, name, UpdateProfileRequest(removeAppCategories: categories)) }
-    }
-
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit",
@@ -315,7 +193,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await update(
+            try await updateProfile(
                 global, name,
                 UpdateProfileRequest(
                     running: running, displayName: displayName, description: description,
@@ -350,7 +228,7 @@ extension ProfilesCommand {
     ])
 }
 
-private func update(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
+func updateProfile(_ global: GlobalOptions, _ name: String, _ request: UpdateProfileRequest) async throws {
     // A strict block keeps every rule it started with (it can only gain rules), so what is
     // removed from the profile stays blocked by it until it ends: say so.
     let weakens =

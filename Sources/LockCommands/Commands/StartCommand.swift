@@ -98,6 +98,7 @@ struct StartCommand: AsyncParsableCommand {
                     "\(session.profile) \(verb)\(targetNote) until \(TextFormat.clock(session.endsAt)) "
                         + "(\(TextFormat.duration(seconds: session.remainingSeconds))\(strictNote)); session \(session.id)")
                 if let reason = session.notInForce { print("  \(reason)") }
+                if let reason = session.appsNotBlocked { print("  \(reason)") }
             }
         }
         if let failure {

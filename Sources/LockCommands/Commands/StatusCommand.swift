@@ -102,6 +102,7 @@ struct StatusCommand: AsyncParsableCommand {
                 var line = "  \(session.profile) apps: " + (session.apps.isEmpty ? "none installed" : session.apps.joined(separator: ", "))
                 // System profiles name launchers most machines lack: a count, the names are in --json.
                 if !session.missingApps.isEmpty { line += " (\(session.missingApps.count) named but not installed)" }
+                if session.appsNotBlocked != nil, !session.apps.isEmpty { line += " (NOT blocked)" }
                 lines.append(line)
             }
         }

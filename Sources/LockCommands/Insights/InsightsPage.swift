@@ -1,125 +1,170 @@
 import Foundation
+import LockCore
 import LockProtocol
 
 /// `lockctl insights --html FILE`: one self-contained page (no scripts, fonts or images from
-/// elsewhere) with the terminal's charts drawn as SVG: focus per day with the daily goal as a
-/// line, weekly progress, and the sites and apps tried most.
+/// elsewhere) that shows at least what the terminal does: focus, Pomodoros, blocked attempts
+/// and early ends per day, the daily goal, weekly progress (each week named by its dates and
+/// how much of it the window holds), the sites and apps tried most, and screen time. Light or
+/// dark as the reader's system prefers.
 struct InsightsPage {
     var insights: InsightsResponse
     var title: String
+    /// Screen time over the same window, by grouping (`app`, `category`, `site`); empty when
+    /// the daemon has none.
+    var usage: [(by: String, response: UsageResponse)] = []
 
     func render() -> String {
         let zone = TimeZone(identifier: insights.zone) ?? .current
         let totals = insights.totals
-        var body = "<h1>Focus \(escape(title))</h1>\n<p class=\"zone\">\(escape(insights.zone)) · "
-        body += "\(escape(InsightsChart.hours(totals.focusSeconds))) of focus · \(totals.pomodoros) pomodoros · "
-        body += "\(totals.siteAttempts + totals.appAttempts) blocked attempts · \(totals.unlocks) early ends</p>\n"
-        body += "<h2>Focus per day</h2>\n" + dayChart(zone: zone)
-        if let streak = insights.streak, let goal = insights.goals.dailySeconds {
-            body += "<p>Daily goal \(escape(InsightsChart.hours(goal))): streak <strong>\(streak.currentDays)</strong> day"
-            body += streak.currentDays == 1 ? "" : "s"
-            body += streak.todayMet ? "" : " (today not yet)"
-            body += ", longest here \(streak.longestDays).</p>\n"
+        var body =
+            "<header>\n<h1>Focus \(esc(title))</h1>\n<p class=\"muted\">\(esc(range(zone: zone))) · days in \(esc(insights.zone))</p>\n"
+        body += "<ul class=\"tiles\">"
+        body += tile(InsightsChart.hours(totals.focusSeconds), "of focus")
+        body += tile("\(totals.pomodoros)", totals.pomodoros == 1 ? "pomodoro" : "pomodoros")
+        body += tile("\(totals.siteAttempts + totals.appAttempts)", "blocked attempts")
+        body += tile("\(totals.unlocks)", totals.unlocks == 1 ? "early end" : "early ends")
+        if let streak = insights.streak, insights.goals.dailySeconds != nil {
+            body += tile("\(streak.currentDays)", "day streak" + (streak.todayMet ? "" : " (today not yet)"))
         }
-        if let weekly = insights.goals.weeklySeconds, !insights.weeks.isEmpty {
-            body +=
-                "<h2>Weekly goal</h2>\n"
-                + barList(
-                    insights.weeks.map { ("week of \($0.start)", $0.focusSeconds, InsightsChart.hours($0.focusSeconds)) },
-                    scale: max(weekly, insights.weeks.map(\.focusSeconds).max() ?? 0), goal: weekly)
-        }
-        if !insights.topSites.isEmpty {
-            body +=
-                "<h2>Sites tried most</h2>\n"
-                + barList(
-                    insights.topSites.map { ($0.name, Double($0.attempts), "\($0.attempts)") },
-                    scale: Double(insights.topSites.map(\.attempts).max() ?? 1), goal: nil)
-        }
-        if !insights.topApps.isEmpty {
-            body +=
-                "<h2>Apps tried most</h2>\n"
-                + barList(
-                    insights.topApps.map { ($0.name, Double($0.attempts), "\($0.attempts)") },
-                    scale: Double(insights.topApps.map(\.attempts).max() ?? 1), goal: nil)
-        }
+        body += "</ul>\n</header>\n<main>\n"
+        body += daySection(zone: zone)
+        body += weekSection(zone: zone)
+        body += attemptSection("Sites tried most", "Blocked attempts per site", insights.topSites)
+        body += attemptSection("Apps tried most", "Blocked attempts per app", insights.topApps)
+        body += usageSection()
         let allowance = insights.emergency
-        body += "<p class=\"zone\">Emergency access: "
+        body += "<p class=\"note\">Emergency access: "
         body +=
             allowance.allowed == 0
-            ? "no early ends allowed.</p>\n" : "\(allowance.used) of \(allowance.allowed) early ends used in the last 7 days.</p>\n"
+            ? "no early ends allowed (strict means strict).</p>\n"
+            : "\(allowance.used) of \(allowance.allowed) early ends used in the last 7 days.</p>\n"
         return """
             <!DOCTYPE html>
             <html lang="en">
             <head>
             <meta charset="utf-8">
-            <title>SimplyLock insights: \(escape(title))</title>
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>SimplyLock insights: \(esc(title))</title>
             <style>
-            body { font-family: "DejaVu Sans", system-ui, sans-serif; margin: 2em auto; max-width: 56em; color: #1d2733; background: #fbfbf8; }
-            h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
-            .zone { color: #5b6673; } svg text { font-family: inherit; font-size: 12px; fill: #1d2733; }
-            .bar { fill: #3a8fb7; } .met { fill: #3f9d5a; } .goal { stroke: #d08a1e; stroke-width: 2; stroke-dasharray: 4 3; }
-            .track { fill: #e8ebe6; }
+            \(InsightsPageStyle.css)
             </style>
             </head>
             <body>
-            \(body)</body>
+            \(body)</main>
+            </body>
             </html>
 
             """
     }
 
-    private func dayChart(zone: TimeZone) -> String {
+    private func daySection(zone: TimeZone) -> String {
         let goal = insights.goals.dailySeconds
+        var out = "<section>\n<h2>Per day</h2>\n<ul class=\"legend\">"
+        out += "<li><span class=\"swatch focus\"></span>focus time</li>"
+        if let goal {
+            out += "<li><span class=\"swatch met\"></span>focus on a day the goal was met (✓)</li>"
+            out += "<li><span class=\"swatch line\"></span>daily goal, \(esc(InsightsChart.hours(goal)))</li>"
+        }
+        out += "</ul>\n"
         let scale = max(insights.days.map(\.focusSeconds).max() ?? 0, goal ?? 0, 3600) * 1.08
         let rows = insights.days.map { day in
-            (
-                InsightsChart.dayLabel(day, zone: zone), day.focusSeconds,
-                InsightsChart.hours(day.focusSeconds) + (day.goalMet == true ? " ✓" : ""),
-                day.goalMet == true
-            )
+            InsightsBars.Row(
+                label: InsightsChart.dayLabel(day, zone: zone), value: day.focusSeconds, style: day.goalMet == true ? "met" : "focus",
+                cells: [
+                    InsightsChart.hours(day.focusSeconds) + (day.goalMet == true ? " ✓" : ""), "\(day.pomodoros)",
+                    "\(day.siteAttempts + day.appAttempts)", "\(day.unlocks)",
+                ])
         }
-        return svg(rows: rows, scale: scale, goal: goal, goalLabel: goal.map { "goal \(InsightsChart.hours($0))" })
+        let caption = "Focus time per day" + (goal.map { ", against the daily goal of \(InsightsChart.hours($0))" } ?? "")
+        out +=
+            InsightsBars(
+                caption: caption, columns: ["Day", "Focus", "Pomodoros", "Blocked attempts", "Early ends"], rows: rows, scale: scale,
+                goal: goal
+            ).html()
+        return out + "</section>\n"
     }
 
-    private func barList(_ items: [(String, Double, String)], scale: Double, goal: Double?) -> String {
-        svg(
-            rows: items.map { item in (item.0, item.1, item.2, goal.map { item.1 >= $0 } ?? false) }, scale: scale * 1.08, goal: goal,
-            goalLabel: goal.map { "goal \(InsightsChart.hours($0))" })
-    }
-
-    /// Horizontal bars, one row each, with an optional dashed goal line across all rows.
-    private func svg(rows: [(label: String, value: Double, text: String, met: Bool)], scale: Double, goal: Double?, goalLabel: String?)
-        -> String
-    {
-        let labelWidth = 170.0
-        let barWidth = 480.0
-        let rowHeight = 24.0
-        let top = goal == nil ? 4.0 : 22.0
-        let height = top + rowHeight * Double(rows.count) + 6
-        var out =
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + barWidth + 120))\" height=\"\(Int(height))\" role=\"img\">\n"
-        for (index, row) in rows.enumerated() {
-            let y = top + rowHeight * Double(index)
-            let width = scale > 0 ? max(0, min(barWidth, row.value / scale * barWidth)) : 0
-            out += "<text x=\"0\" y=\"\(format(y + 16))\">\(escape(row.label))</text>"
-            out +=
-                "<rect class=\"track\" x=\"\(format(labelWidth))\" y=\"\(format(y + 4))\" width=\"\(format(barWidth))\" height=\"16\" rx=\"2\"/>"
-            out +=
-                "<rect class=\"\(row.met ? "met" : "bar")\" x=\"\(format(labelWidth))\" y=\"\(format(y + 4))\" width=\"\(format(width))\" height=\"16\" rx=\"2\"/>"
-            out += "<text x=\"\(format(labelWidth + barWidth + 8))\" y=\"\(format(y + 16))\">\(escape(row.text))</text>\n"
+    private func weekSection(zone: TimeZone) -> String {
+        guard let weekly = insights.goals.weeklySeconds, !insights.weeks.isEmpty else { return "" }
+        let calendar = Calendar.gregorian(in: zone)
+        let formatter = DateFormatter()
+        formatter.timeZone = zone
+        formatter.dateFormat = "EEE d MMM"
+        let rows = insights.weeks.map { week -> InsightsBars.Row in
+            var label = "week of \(week.start)"
+            var inWindow = ""
+            if let monday = Self.date(week.start, calendar: calendar), let sunday = calendar.date(byAdding: .day, value: 6, to: monday),
+                let next = calendar.date(byAdding: .day, value: 7, to: monday)
+            {
+                label = "\(formatter.string(from: monday)) – \(formatter.string(from: sunday))"
+                let days = insights.days.filter { $0.start >= monday && $0.start < next }.count
+                inWindow = days == 7 ? "" : " (\(days) of its 7 days in this window)"
+            }
+            let percent = Int((week.focusSeconds / weekly * 100).rounded())
+            return InsightsBars.Row(
+                label: label + inWindow, value: week.focusSeconds, style: week.goalMet == true ? "met" : "focus",
+                cells: [InsightsChart.hours(week.focusSeconds) + (week.goalMet == true ? " ✓" : ""), "\(percent)%"])
         }
-        if let goal, scale > 0 {
-            let x = labelWidth + min(barWidth, goal / scale * barWidth)
-            out += "<line class=\"goal\" x1=\"\(format(x))\" y1=\"\(format(top - 2))\" x2=\"\(format(x))\" y2=\"\(format(height - 2))\"/>"
-            out += "<text x=\"\(format(x + 4))\" y=\"13\">\(escape(goalLabel ?? ""))</text>\n"
+        var out = "<section>\n<h2>Weekly goal</h2>\n"
+        out += "<p class=\"note\">Each week's focus counts all of its days, also those outside this window.</p>\n"
+        out +=
+            InsightsBars(
+                caption: "Focus per week, against the weekly goal of \(InsightsChart.hours(weekly))",
+                columns: ["Week", "Focus", "Of the goal"], rows: rows,
+                scale: max(weekly, insights.weeks.map(\.focusSeconds).max() ?? 0) * 1.08,
+                goal: weekly
+            ).html()
+        return out + "</section>\n"
+    }
+
+    private func attemptSection(_ heading: String, _ caption: String, _ counts: [InsightsResponse.Count]) -> String {
+        guard !counts.isEmpty else { return "" }
+        let scale = Double(counts.map(\.attempts).max() ?? 1) * 1.08
+        let rows = counts.map { InsightsBars.Row(label: $0.name, value: Double($0.attempts), style: "attempt", cells: ["\($0.attempts)"]) }
+        return "<section>\n<h2>\(esc(heading))</h2>\n"
+            + InsightsBars(caption: caption, columns: ["Name", "Attempts"], rows: rows, scale: scale, goal: nil).html() + "</section>\n"
+    }
+
+    private func usageSection() -> String {
+        let shown = usage.filter { !$0.response.items.isEmpty }
+        guard !shown.isEmpty else { return "" }
+        let names = ["app": "App", "category": "Category", "site": "Site", "group": "Device group"]
+        var out = "<section>\n<h2>Screen time</h2>\n"
+        out += "<p class=\"note\">Time in use as the daemon's meters counted it (lockctl usage --explain says which meter).</p>\n"
+        for (by, response) in shown {
+            let items = response.items.prefix(10)
+            let scale = Double(items.map(\.seconds).max() ?? 1) * 1.08
+            let rows = items.map {
+                InsightsBars.Row(
+                    label: $0.name, value: Double($0.seconds), style: "usage", cells: [InsightsChart.hours(Double($0.seconds))])
+            }
+            let name = names[by] ?? by
+            out += InsightsBars(
+                caption: "Time in use per \(name.lowercased())", columns: [name, "Time"], rows: rows, scale: scale, goal: nil
+            ).html()
         }
-        return out + "</svg>\n"
+        return out + "</section>\n"
     }
 
-    private func format(_ value: Double) -> String { String(format: "%.1f", value) }
-
-    private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    /// `Mon 1 Mar – Sun 7 Mar 2027`: the days the window covers.
+    private func range(zone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        formatter.timeZone = zone
+        formatter.dateFormat = "EEE d MMM yyyy"
+        guard let first = insights.days.first, let last = insights.days.last else { return "" }
+        let noon = { (day: InsightsResponse.Day) in day.start.addingTimeInterval(min(12 * 3600, day.end.timeIntervalSince(day.start) / 2)) }
+        return first.date == last.date
+            ? formatter.string(from: noon(first)) : "\(formatter.string(from: noon(first))) – \(formatter.string(from: noon(last)))"
     }
+
+    private func tile(_ value: String, _ label: String) -> String { "<li><strong>\(esc(value))</strong> \(esc(label))</li>" }
+
+    private static func date(_ text: String, calendar: Calendar) -> Date? {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+    }
+
+    private func esc(_ text: String) -> String { InsightsBars.escape(text) }
 }

@@ -151,83 +151,36 @@ final class ControlServer: Service {
         defer { counter.release(uid: peer.uid) }
         do {
             try await connection.channel.executeThenClose { inbound, outbound in
-                let parts = InboundParts(inbound.makeAsyncIterator())
-                var head: HTTPRequestHead?
-                var body: [UInt8] = []
-                var limit = 0
-                // Once the last answer is written, the writing half is closed and the rest of
-                // the input is read and dropped until the client hangs up: closing at once
-                // could cut an answer still waiting in NIO's buffers.
-                var closing = false
-                while let part = try await parts.next() {
-                    if closing { continue }
-                    switch part {
-                    case .head(let requestHead):
-                        switch router.admit(methodName: requestHead.method.rawValue, uri: requestHead.uri, peer: peer) {
-                        case .reject(let response):
-                            // Answered from the head alone; the body is never kept.
-                            try await write(response, for: requestHead, keepAlive: false, to: outbound)
-                            outbound.finish()
-                            closing = true
-                        case .accept(let maxBody):
-                            head = requestHead
-                            body.removeAll(keepingCapacity: false)
-                            limit = maxBody
-                        case .stream(let maxBody):
-                            // The handler reads the body as it arrives; while it does, each piece
-                            // gives the sender more time (a large upload outlasts the deadline).
-                            channel.eventLoop.execute {
-                                (try? channel.pipeline.syncOperations.handler(type: RequestDeadlineHandler.self))?.extendWhileUploading()
-                            }
-                            let stream = RequestBodyStream(limit: maxBody) { try await parts.nextBody() }
-                            let request = APIRequest(
-                                methodName: requestHead.method.rawValue, uri: requestHead.uri, peer: peer,
-                                bodyStream: stream)
-                            logger.debug(
-                                "streamed request",
-                                metadata: [
-                                    "method": "\(requestHead.method)", "uri": "\(requestHead.uri)",
-                                    "peer": "\(peer)",
-                                ])
-                            let response = await router.handle(request)
-                            // What the handler left unread is not wanted: answer, then drop the
-                            // rest until the client hangs up.
-                            try await write(response, for: requestHead, keepAlive: false, to: outbound)
-                            outbound.finish()
-                            closing = true
-                        }
-                    case .body(let buffer):
-                        guard let requestHead = head else { continue }
-                        guard body.count + buffer.readableBytes <= limit else {
-                            let error = APIError(.tooLarge, "request body larger than \(limit) bytes")
-                            try await write(Router.error(error), for: requestHead, keepAlive: false, to: outbound)
-                            outbound.finish()
-                            head = nil
-                            body = []
-                            closing = true
-                            continue
-                        }
-                        body += buffer.readableBytesView
-                    case .end:
-                        guard let requestHead = head else { continue }
-                        head = nil
-                        let request = APIRequest(methodName: requestHead.method.rawValue, uri: requestHead.uri, body: body, peer: peer)
-                        body = []
-                        logger.debug(
-                            "request", metadata: ["method": "\(requestHead.method)", "uri": "\(requestHead.uri)", "peer": "\(peer)"])
-                        let response = await router.handle(request)
-                        if case .events(let stream) = response {
-                            try await streamEvents(stream, for: requestHead, peerGone: connection.peerGone, to: outbound)
-                            return
-                        }
-                        let keepAlive = requestHead.isKeepAlive
-                        try await write(response, for: requestHead, keepAlive: keepAlive, to: outbound)
-                        if !keepAlive {
-                            outbound.finish()
-                            closing = true
-                        }
+                let reader = RequestReader(inbound, router: router, peer: peer) {
+                    channel.eventLoop.execute {
+                        (try? channel.pipeline.syncOperations.handler(type: RequestDeadlineHandler.self))?.extendWhileUploading()
                     }
                 }
+                let writer = ResponseWriter(outbound: outbound)
+                answering: while let next = try await reader.next() {
+                    switch next {
+                    case .refuse(let head, let response):
+                        try await writer.write(response, for: head, keepAlive: false)
+                        break answering
+                    case .answer(let head, let route, let request):
+                        logger.debug(
+                            "request", metadata: ["method": "\(head.method)", "uri": "\(head.uri)", "peer": "\(peer)"])
+                        let response = await router.handle(request, on: route)
+                        if case .events(let stream) = response {
+                            openEventStreams.add(1, ordering: .relaxed)
+                            defer { openEventStreams.subtract(1, ordering: .relaxed) }
+                            try await writer.streamEvents(stream, peerGone: connection.peerGone)
+                            writer.finish()
+                            return
+                        }
+                        // What a streamed request's handler left unread is not wanted: answer, then close.
+                        let keepAlive = head.isKeepAlive && !route.streamsBody
+                        try await writer.write(response, for: head, keepAlive: keepAlive)
+                        if !keepAlive { break answering }
+                    }
+                }
+                writer.finish()
+                try await reader.drain()
             }
         } catch {
             logger.debug("connection ended", metadata: ["error": "\(error)", "peer": "\(peer)"])
@@ -238,80 +191,9 @@ final class ControlServer: Service {
     private func refuse(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, _ refusal: ConnectionRefusal) async {
         let error = APIError(.unavailable, refusal.message)
         try? await connection.executeThenClose { _, outbound in
-            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
-            try await write(Router.error(error), for: head, keepAlive: false, to: outbound)
-            outbound.finish()
+            let writer = ResponseWriter(outbound: outbound)
+            try await writer.write(Router.error(error), for: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"), keepAlive: false)
+            writer.finish()
         }
-    }
-
-    private func write(
-        _ response: APIResponse, for request: HTTPRequestHead, keepAlive: Bool,
-        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    ) async throws {
-        guard case .json(let status, let body, let extra) = response else { return }
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Content-Length", value: "\(body.count)")
-        headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        for (name, value) in extra { headers.add(name: name, value: value) }
-        let version: HTTPVersion = request.version.minor == 0 ? .http1_0 : .http1_1
-        try await outbound.write(.head(HTTPResponseHead(version: version, status: .init(statusCode: status), headers: headers)))
-        // HEAD gets the headers GET would, and no body.
-        if request.method != .HEAD { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
-        try await outbound.write(.end(nil))
-    }
-
-    /// Streams events until the client goes away or the daemon stops (the bus then sends a
-    /// last event and ends every stream).
-    private func streamEvents(
-        _ stream: AsyncStream<DaemonEvent>, for request: HTTPRequestHead, peerGone: AsyncStream<Void>,
-        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    ) async throws {
-        openEventStreams.add(1, ordering: .relaxed)
-        defer { openEventStreams.subtract(1, ordering: .relaxed) }
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/x-ndjson")
-        headers.add(name: "Cache-Control", value: "no-cache")
-        headers.add(name: "Connection", value: "close")
-        try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)))
-        let encoder = API.makeEncoder()
-        let hello = Event(type: .hello, at: Date(), message: "subscribed to simplylockd events")
-        try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: Array(try encoder.encode(hello)) + [10]))))
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await event in stream {
-                    guard let line = try? encoder.encode(Event(event)) else { continue }
-                    do { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: Array(line) + [10])))) } catch { return }
-                }
-            }
-            group.addTask { for await _ in peerGone {} }
-            await group.next()
-            group.cancelAll()
-        }
-        try? await outbound.write(.end(nil))
-        outbound.finish()
-    }
-}
-
-/// The parts of one connection's requests, shared by the server's loop and the body of a
-/// streamed request (which the handler reads from the same place, in the same task).
-private final class InboundParts {
-    private var iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator
-
-    init(_ iterator: NIOAsyncChannelInboundStream<HTTPServerRequestPart>.AsyncIterator) { self.iterator = iterator }
-
-    func next() async throws -> HTTPServerRequestPart? { try await iterator.next() }
-
-    /// The next piece of the current request's body; nil at its end.
-    func nextBody() async throws -> [UInt8]? {
-        while let part = try await iterator.next() {
-            switch part {
-            case .body(let buffer):
-                if buffer.readableBytes > 0 { return Array(buffer.readableBytesView) }
-            case .end: return nil
-            case .head: throw APIError(.badRequest, "a new request began before the body ended")
-            }
-        }
-        throw APIError(.badRequest, "the connection closed before the body ended")
     }
 }

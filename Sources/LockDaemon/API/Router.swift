@@ -11,7 +11,7 @@ import LockProtocol
 struct Router: Sendable {
     typealias Handler = @Sendable (APIRequest, [String: String], QueryValues, ErrorMapping) async throws(APIError) -> APIResponse
 
-    private struct Entry: Sendable {
+    fileprivate struct Entry: Sendable {
         let endpoint: EndpointDescriptor
         let handler: Handler
     }
@@ -73,13 +73,24 @@ struct Router: Sendable {
         entries.append(Entry(endpoint: endpoint.descriptor) { _, _, _, _ in .events(handler()) })
     }
 
+    /// A request's endpoint, matched and authorised from its head: the one decision the
+    /// server and the handler share, so a request is never matched or authorised twice.
+    struct Route: Sendable {
+        fileprivate let entry: Entry
+        /// The path's parameters (`NAME` of `/v1/profiles/NAME`).
+        let parameters: [String: String]
+        /// The largest body this caller may send to it.
+        let maxBody: Int
+        /// Whether its handler reads the body as it arrives (`RequestBodyStream`) rather than
+        /// after it was read whole.
+        var streamsBody: Bool { entry.endpoint.streamsBody }
+    }
+
     /// What the server may do with a request, decided from its head.
     enum Admission: Sendable {
-        /// Read a body of at most this many bytes, then call `handle`.
-        case accept(maxBody: Int)
-        /// Call `handle` at once with a `RequestBodyStream` of at most this many bytes, which
-        /// its handler reads as the body arrives.
-        case stream(maxBody: Int)
+        /// Read its body (at most `route.maxBody` bytes; as it arrives when `route.streamsBody`),
+        /// then call `handle(_:on:)`.
+        case accept(Route)
         /// Answer this at once without reading the body.
         case reject(APIResponse)
     }
@@ -87,27 +98,41 @@ struct Router: Sendable {
     /// Decides from the head alone: an unknown route or method, or a change by someone who may
     /// not make changes, is answered before the body is read; readers may send only small bodies.
     func admit(methodName: String, uri: String, peer: PeerCredentials) -> Admission {
-        let request = APIRequest(methodName: methodName, uri: uri, peer: peer)
-        let entry: Entry
+        admit(APIRequest(methodName: methodName, uri: uri, peer: peer))
+    }
+
+    /// `admit` for a request whose head is already parsed (its body is not looked at).
+    func admit(_ request: APIRequest) -> Admission {
+        let peer = request.peer
         do {
-            (entry, _) = try match(request)
+            let (entry, parameters) = try match(request)
+            // Only a caller who may change things gets past `match` to a streamed endpoint (they
+            // all change something), so the large limit is never offered to anyone else.
+            let maxBody =
+                entry.endpoint.streamsBody
+                ? API.maxListBodyBytes : authorizer.mayChange(peer) ? API.maxBodyBytes : API.maxReaderBodyBytes
+            return .accept(Route(entry: entry, parameters: parameters, maxBody: maxBody))
         } catch {
             return .reject(Router.error(error))
         }
-        // Only a caller who may change things gets past `match` to a streamed endpoint (they
-        // all change something), so the large limit is never offered to anyone else.
-        if entry.endpoint.streamsBody, authorizer.mayChange(peer) { return .stream(maxBody: API.maxListBodyBytes) }
-        return .accept(maxBody: authorizer.mayChange(peer) ? API.maxBodyBytes : API.maxReaderBodyBytes)
     }
 
-    /// Answers a request; never throws.
-    func handle(_ request: APIRequest) async -> APIResponse {
+    /// Answers a request admitted on `route`; never throws.
+    func handle(_ request: APIRequest, on route: Route) async -> APIResponse {
         do {
-            let (entry, parameters) = try match(request)
-            let query = try Router.validateQuery(request.query, entry.endpoint.query)
-            return try await entry.handler(request, parameters, query, context())
+            let query = try Router.validateQuery(request.query, route.entry.endpoint.query)
+            return try await route.entry.handler(request, route.parameters, query, context())
         } catch {
             return Router.error(error)
+        }
+    }
+
+    /// Admits and answers a request in one step (in-process callers, whose bodies are already
+    /// read); never throws.
+    func handle(_ request: APIRequest) async -> APIResponse {
+        switch admit(request) {
+        case .reject(let response): response
+        case .accept(let route): await handle(request, on: route)
         }
     }
 

@@ -12,7 +12,9 @@ extension StatusResponse {
     init(_ snapshot: StatusSnapshot) {
         self.init(
             version: API.softwareVersion, now: snapshot.now.wall,
-            sessions: snapshot.sessions.map { SessionInfo($0, at: snapshot.now, lanNotInForce: snapshot.lanNotInForce) },
+            sessions: snapshot.sessions.map {
+                SessionInfo($0, at: snapshot.now, lanNotInForce: snapshot.lanNotInForce, appsNotInForce: snapshot.appsNotInForce)
+            },
             blockedNames: snapshot.blockedNames, enforcers: snapshot.enforcers.map(EnforcerReport.init),
             notices: snapshot.notices,
             resolverCaches: snapshot.caches.map {
@@ -23,12 +25,14 @@ extension StatusResponse {
 
 extension SessionInfo {
     /// The wire form of `session`, saying it is not yet in force when it is aimed at the LAN and
-    /// the LAN's DNS server does not take it (`lanNotInForce`: why).
-    init(_ session: Session, at now: ClockReading, lanNotInForce: String?) {
+    /// the LAN's DNS server does not take it (`lanNotInForce`: why), and that its apps are not
+    /// blocked when it names some and no app enforcer keeps them (`appsNotInForce`: why).
+    init(_ session: Session, at now: ClockReading, lanNotInForce: String?, appsNotInForce: String?) {
         self.init(session, at: now)
         if let lanNotInForce, !session.target.lanTargets.isEmpty {
             notInForce = "saved, not yet in force for \(session.target.lanTargets.joined(separator: ", ")): \(lanNotInForce)"
         }
+        if let appsNotInForce, !session.rules.apps.isEmpty { appsNotBlocked = appsNotInForce }
     }
 }
 
@@ -181,15 +185,9 @@ extension Event {
                 type: .allowanceWarning, at: at, message: "\(name): \(DurationParser.format(left)) left, then \(profile) is blocked",
                 profile: profile, details: ["allowance": name, "leftSeconds": "\(Int(left.seconds.rounded()))"])
         case .pomodoro(let event, let run, let profile):
-            var details: [String: String] = ["run": run]
-            if let data = try? API.makeEncoder().encode(event),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            {
-                for (key, value) in object where key != "at" {
-                    details[key == "type" ? "event" : key] = "\(value)"
-                }
-            }
-            self.init(type: .pomodoroPhase, at: event.at, message: PomodoroEngine.message(event), profile: profile, details: details)
+            self.init(
+                type: .pomodoroPhase, at: event.at, message: PomodoroEngine.message(event), profile: profile,
+                details: PomodoroEventWire.details(event, run: run))
         case .siteBlocked(let attempt, let left), .appBlocked(let attempt, let left):
             self.init(attempt, timeLeft: left)
         case .stopping(let at):

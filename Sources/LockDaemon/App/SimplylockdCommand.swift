@@ -40,7 +40,9 @@ public struct SimplylockdCommand: AsyncParsableCommand {
     @Option(help: "Shipped data directory with services.toml and profiles/ (default: found next to the binary).")
     var dataDir: String?
 
-    @Option(help: "Enforcers to run, comma-separated (hosts, nftables, dns, connections, apps); overrides the configuration.")
+    @Option(
+        help: ArgumentHelp(
+            "Enforcers to run, comma-separated (\(EnforcerKind.all.map(\.name).joined(separator: ", "))); overrides the configuration."))
     var enforcers: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (overrides the configuration).")

@@ -144,7 +144,7 @@ public actor EmergencyAccess {
             let all = try store.unlockRecords()
             return profile.map { name in all.filter { $0.profile == name } } ?? all
         } catch {
-            throw .storage("\(error)")
+            throw .storage(StorageFailure(error))
         }
     }
 }

@@ -29,5 +29,5 @@ public enum EmergencyError: Error, Equatable, Sendable {
     /// Ending the session failed.
     case session(SessionError)
     /// The allowance could not be read.
-    case storage(String)
+    case storage(StorageFailure)
 }

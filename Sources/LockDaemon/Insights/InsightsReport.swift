@@ -68,5 +68,5 @@ public enum InsightsError: Error, Equatable, Sendable {
     /// A goal is out of range.
     case invalidGoal(field: String, reason: String)
     /// The state database could not be read or written.
-    case storage(String)
+    case storage(StorageFailure)
 }

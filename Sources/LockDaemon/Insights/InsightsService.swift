@@ -23,7 +23,9 @@ public struct InsightsService: Sendable {
 
     /// The goals in force.
     public func goals() throws(InsightsError) -> FocusGoals {
-        do { return try store.value(FocusGoals.self, forKey: Self.goalsKey) ?? FocusGoals() } catch { throw .storage("\(error)") }
+        do { return try store.value(FocusGoals.self, forKey: Self.goalsKey) ?? FocusGoals() } catch {
+            throw .storage(StorageFailure(error))
+        }
     }
 
     /// Sets (a positive number of seconds) or removes (0) each goal given; nil keeps it.
@@ -45,7 +47,7 @@ public struct InsightsService: Sendable {
         var goals = try goals()
         if let newDaily { goals.dailySeconds = newDaily }
         if let newWeekly { goals.weeklySeconds = newWeekly }
-        do { try store.setValue(goals, forKey: Self.goalsKey) } catch { throw .storage("\(error)") }
+        do { try store.setValue(goals, forKey: Self.goalsKey) } catch { throw .storage(StorageFailure(error)) }
         return goals
     }
 
@@ -79,7 +81,7 @@ public struct InsightsService: Sendable {
         } catch let error as InsightsError {
             throw error
         } catch {
-            throw .storage("\(error)")
+            throw .storage(StorageFailure(error))
         }
     }
 

@@ -175,7 +175,7 @@ public actor PomodoroEngine: SessionOwner {
 
     /// Completed focus phases, newest first, with totals.
     public func history(limit: Int) throws(PomodoroError) -> FocusHistory {
-        do { return try store.focusHistory(limit: limit) } catch { throw .storage("\(error)") }
+        do { return try store.focusHistory(limit: limit) } catch { throw .storage(StorageFailure(error)) }
     }
 
     /// "the Pomodoro timer" when a run that is not finished is linked to `profile`.

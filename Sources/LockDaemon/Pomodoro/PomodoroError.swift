@@ -14,7 +14,7 @@ public enum PomodoroError: Error, Equatable, Sendable {
     /// The machine refused the operation (strict mode, or the run's state).
     case refused(PomodoroRefusal)
     /// The run could not be saved.
-    case storage(String)
+    case storage(StorageFailure)
     /// The run's session could not be put in place.
     case session(SessionError)
 }

@@ -39,21 +39,13 @@ public struct Reporter: Sendable {
         if let capped = statuses.first(where: { $0.name == "hosts" })?.details["capped"] {
             notices.append("hosts file \(capped)")
         }
-        if !desired.apps.isEmpty {
-            // Saying an app is blocked is a promise: only an enforcer in force keeps it.
-            let appEnforcers = statuses.filter { Self.appEnforcers.contains($0.name) }
-            if appEnforcers.isEmpty {
-                notices.append("apps are NOT blocked: no app enforcer is running")
-            } else if !appEnforcers.contains(where: \.applied) {
-                let errors = appEnforcers.compactMap { status in status.lastError.map { "\(status.name): \($0)" } }
-                let why = errors.isEmpty ? "" : ": " + errors.joined(separator: "; ")
-                notices.append("apps are NOT blocked: the app enforcers failed" + why)
-            }
-        }
+        let appsNotInForce = desired.apps.isEmpty ? nil : Self.appsNotInForce(statuses)
+        if let appsNotInForce { notices.append(appsNotInForce) }
         var snapshot = StatusSnapshot(
             now: now, sessions: active, blockedNames: desired.domains.count, enforcers: statuses,
             notices: notices, caches: caches)
         snapshot.lanNotInForce = Self.lanNotInForce(statuses)
+        snapshot.appsNotInForce = appsNotInForce
         return snapshot
     }
 
@@ -63,6 +55,22 @@ public struct Reporter: Sendable {
         var statuses: [EnforcerStatus] = []
         for enforcer in enforcement.enforcers where Self.lanEnforcers.contains(enforcer.name) { statuses.append(await enforcer.status()) }
         return Self.lanNotInForce(statuses)
+    }
+
+    /// Why apps a block names are not blocked (no app enforcer, or every one failed), or nil
+    /// when one keeps them: saying an app is blocked is a promise only an enforcer in force keeps.
+    public func appsNotInForce() async -> String? {
+        var statuses: [EnforcerStatus] = []
+        for enforcer in enforcement.enforcers where Self.appEnforcers.contains(enforcer.name) { statuses.append(await enforcer.status()) }
+        return Self.appsNotInForce(statuses)
+    }
+
+    static func appsNotInForce(_ statuses: [EnforcerStatus]) -> String? {
+        let running = statuses.filter { Self.appEnforcers.contains($0.name) }
+        if running.isEmpty { return "apps are NOT blocked: no app enforcer is running" }
+        guard !running.contains(where: \.applied) else { return nil }
+        let errors = running.compactMap { status in status.lastError.map { "\(status.name): \($0)" } }
+        return "apps are NOT blocked: the app enforcers failed" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; "))
     }
 
     static func lanNotInForce(_ statuses: [EnforcerStatus]) -> String? {
@@ -155,7 +163,7 @@ public struct Reporter: Sendable {
 
     /// The most recent sessions, newest first.
     public func history(limit: Int) throws(ReportError) -> [HistoryRecord] {
-        do { return try store.history(limit: limit) } catch { throw .storage("\(error)") }
+        do { return try store.history(limit: limit) } catch { throw .storage(StorageFailure(error)) }
     }
 
     /// The daemon's own checks, for `lockctl doctor`.
@@ -204,6 +212,8 @@ public struct StatusSnapshot: Sendable {
     var caches: ResolverCacheFlusher.Report?
     /// Why blocks aimed at the LAN are not yet in force, when they are not.
     public var lanNotInForce: String?
+    /// Why the apps blocks name are not blocked, when they name some and are not.
+    public var appsNotInForce: String?
 }
 
 /// What `check` found.
@@ -234,5 +244,5 @@ public struct AppCheck: Sendable {
 /// Why a report could not be made.
 public enum ReportError: Error, Equatable, Sendable {
     /// The state database could not be read.
-    case storage(String)
+    case storage(StorageFailure)
 }

@@ -21,7 +21,7 @@ public enum SessionError: Error, Equatable, Sendable {
     /// can block for.
     case invalidTarget(TargetProblem)
     /// The change could not be saved.
-    case storage(String)
+    case storage(StorageFailure)
     /// The change could not be enforced, so it was undone.
     case enforcement(String)
 

@@ -229,7 +229,7 @@ public actor SessionService {
         guard !change.isEmpty || !writes.isEmpty else { return }
         if !savingIsOptional {
             // The usual reason saving fails is known before any enforcer moves.
-            do { try store.checkWritable() } catch { throw .storage("\(error)") }
+            do { try store.checkWritable() } catch { throw .storage(StorageFailure(error)) }
         }
         let next = change.applied(to: sessions)
         var applied: DesiredBlock?
@@ -251,7 +251,7 @@ public actor SessionService {
                         logger.critical("cannot put back the block of a change that could not be saved", metadata: ["error": "\(error)"])
                     }
                 }
-                throw .storage("\(error)")
+                throw .storage(StorageFailure(error))
             }
             logger.error(
                 "cannot save the change; it happens anyway and the saved state catches up at the next start",

@@ -61,7 +61,7 @@ public struct UsageService: Sendable {
                 days: UsageDay.sum(amounts, by: grouping, over: window, in: zone),
                 minutes: explain ? try store.explainedMinutes(in: window) : nil)
         } catch {
-            throw .storage("\(error)")
+            throw .storage(StorageFailure(error))
         }
     }
 }

@@ -28,7 +28,8 @@ struct SessionRoutes {
                 try await sessions.start(request.profile, for: length, strict: request.strict, target: target)
             }
             let lanNotInForce = target.lanTargets.isEmpty ? nil : await reporter.lanNotInForce()
-            return SessionInfo(session, at: clock(), lanNotInForce: lanNotInForce)
+            let appsNotInForce = session.rules.apps.isEmpty ? nil : await reporter.appsNotInForce()
+            return SessionInfo(session, at: clock(), lanNotInForce: lanNotInForce, appsNotInForce: appsNotInForce)
         }
         router.add(Endpoints.stopSession) { context throws(APIError) in
             let stopped = try await context.call { () async throws(SessionError) in try await sessions.stop(context.parameter("ref")) }
@@ -42,7 +43,8 @@ struct SessionRoutes {
                 try await sessions.extend(context.parameter("ref"), by: extra)
             }
             let lanNotInForce = session.target.lanTargets.isEmpty ? nil : await reporter.lanNotInForce()
-            return SessionInfo(session, at: clock(), lanNotInForce: lanNotInForce)
+            let appsNotInForce = session.rules.apps.isEmpty ? nil : await reporter.appsNotInForce()
+            return SessionInfo(session, at: clock(), lanNotInForce: lanNotInForce, appsNotInForce: appsNotInForce)
         }
     }
 }

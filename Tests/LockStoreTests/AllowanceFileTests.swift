@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import LockStore
+import TestSupport
 import Testing
 
 /// Allowance files: written by the store, read back the same, hand edits with mistakes

@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import Logging
+import TestSupport
 import Testing
 
 @testable import LockEnforcement

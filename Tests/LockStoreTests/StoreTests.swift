@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
 import LockCore
-import LockStore
+import TestSupport
 import Testing
+
+@testable import LockStore
 
 @Suite("Profile files, configuration and SQLite state")
 struct StoreTests {
@@ -86,27 +88,27 @@ struct StoreTests {
         let scratch = try Scratch()
         try scratch.write(
             "c.toml", "enforcers = [\"hosts\", \"nftables\"]\nresolvers = [\"9.9.9.9\", \"[2620:fe::fe]:53\", \"1.1.1.1:5353\"]\n")
-        let configuration = try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml")
+        let configuration = try DaemonConfiguration.load(scratch.path + "/c.toml").get()
         #expect(configuration.enforcers == ["hosts", "nftables"])
         #expect(configuration.resolvers.count == 3)
         try scratch.write("c.toml", "resolvers = [\n  \"9.9.9.9\",\n  \"dns.example\",\n]\n")
-        #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: {
+        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml").get() } throws: {
             ($0 as? FileProblem)?.line == 3 && ($0 as? FileProblem)?.field == "resolvers"
         }
         try scratch.write("c.toml", "enforcers = [\"nftables\"]\n")
-        #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: { "\($0)".contains("\"hosts\" is required") }
+        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml").get() } throws: { "\($0)".contains("\"hosts\" is required") }
     }
 
     @Test func configurationErrorsNameTheField() throws {
         let scratch = try Scratch()
         try scratch.write("c.toml", "log_level = \"loud\"\n")
-        #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: {
+        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml").get() } throws: {
             ($0 as? FileProblem)?.description == scratch.path
                 + "/c.toml:1: log_level: \"loud\" is not a log level (critical, debug, error, info, notice, trace, warning)"
         }
         try scratch.write("c.toml", "\n\ncheckpoint_interval = \"0s\"\n")
-        #expect { try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml") } throws: { ($0 as? FileProblem)?.line == 3 }
-        #expect(try DaemonConfiguration.loadOrThrow(scratch.path + "/missing.toml") == DaemonConfiguration())
+        #expect { try DaemonConfiguration.load(scratch.path + "/c.toml").get() } throws: { ($0 as? FileProblem)?.line == 3 }
+        #expect(try DaemonConfiguration.load(scratch.path + "/missing.toml").get() == DaemonConfiguration())
     }
 
     @Test func everyBadKeyIsReportedAndTheValidOnesAreKept() throws {

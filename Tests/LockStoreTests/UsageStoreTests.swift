@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import LockStore
+import TestSupport
 import Testing
 
 /// Usage minutes and allowance ledgers in the state database.

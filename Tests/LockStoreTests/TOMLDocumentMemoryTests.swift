@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import LockNames
+import TestSupport
 import Testing
 
 @testable import LockStore

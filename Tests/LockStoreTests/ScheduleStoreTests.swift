@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import LockStore
+import TestSupport
 import Testing
 
 @Suite("Schedule files")
@@ -87,12 +88,12 @@ struct ScheduleStoreTests {
     @Test func theDefaultWarningLeadComesFromTheConfiguration() throws {
         let scratch = try Scratch()
         try scratch.write("etc/simplylock/simplylockd.toml", "schedule_warning = \"10m\"\n")
-        #expect(try DaemonConfiguration.loadOrThrow(scratch.paths.configFile).scheduleWarning == .seconds(600))
+        #expect(try DaemonConfiguration.load(scratch.paths.configFile).get().scheduleWarning == .seconds(600))
         try scratch.write("etc/simplylock/simplylockd.toml", "schedule_warning = \"off\"\n")
-        #expect(try DaemonConfiguration.loadOrThrow(scratch.paths.configFile).scheduleWarning == .zero)
+        #expect(try DaemonConfiguration.load(scratch.paths.configFile).get().scheduleWarning == .zero)
         try scratch.write("etc/simplylock/simplylockd.toml", "\nschedule_warning = \"soon\"\n")
-        #expect(throws: FileProblem.self) { try DaemonConfiguration.loadOrThrow(scratch.paths.configFile) }
-        do { _ = try DaemonConfiguration.loadOrThrow(scratch.paths.configFile) } catch {
+        #expect(throws: FileProblem.self) { try DaemonConfiguration.load(scratch.paths.configFile).get() }
+        do { _ = try DaemonConfiguration.load(scratch.paths.configFile).get() } catch {
             #expect(error.description.contains("simplylockd.toml:2: schedule_warning:"), "\(error)")
         }
         #expect(DaemonConfiguration().scheduleWarning == .seconds(300))

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LockPlatform
+import TestSupport
 import Testing
 
 @Suite("AtomicFile on real files")

@@ -1,5 +1,6 @@
 import Foundation
 import LockCore
+import TestSupport
 import Testing
 
 @testable import LockStore

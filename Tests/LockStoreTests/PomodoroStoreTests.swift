@@ -2,6 +2,7 @@ import Foundation
 import LockCore
 import LockProtocol
 import LockStore
+import TestSupport
 import Testing
 
 @Suite("The [pomodoro] section of simplylockd.toml and the focus history")
@@ -9,7 +10,7 @@ struct PomodoroStoreTests {
     func load(_ text: String) throws -> DaemonConfiguration {
         let scratch = try Scratch()
         try scratch.write("c.toml", text)
-        return try DaemonConfiguration.loadOrThrow(scratch.path + "/c.toml")
+        return try DaemonConfiguration.load(scratch.path + "/c.toml").get()
     }
 
     /// The problem a file is refused with, without its directory.

@@ -3,6 +3,7 @@ import Glibc
 import LockCore
 import LockPlatform
 import Logging
+import TestSupport
 import Testing
 
 @testable import LockEnforcement

@@ -1,0 +1,45 @@
+import Foundation
+import Glibc
+
+/// Opens the UI in the user's browser with `xdg-open`, the way Jupyter does: through a file
+/// only the user can read that sends the browser on to the address with the token, so that the
+/// token never appears on a command line (other users can read every process's arguments).
+enum Browser {
+    /// Returns the redirect file (removed at exit by the caller), or nil when nothing could
+    /// be opened (the caller prints the address instead).
+    static func open(_ url: String) -> String? {
+        let candidates: [String] = ["/usr/bin/xdg-open", "/bin/xdg-open"]
+        guard let opener = candidates.first(where: { path in Glibc.access(path, X_OK) == 0 }) else { return nil }
+        let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
+        let path = "\(directory)/simplylock-ui-\(getpid()).html"
+        let page = """
+            <!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(url)">
+            <title>SimplyLock</title><p><a href="\(url)">Open SimplyLock</a></p>
+
+            """
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return nil }
+        let bytes = Array(page.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else {
+            unlink(path)
+            return nil
+        }
+        var pid: pid_t = 0
+        let arguments = [opener, "file://" + path]
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        guard posix_spawn(&pid, opener, nil, nil, &argv, environ) == 0 else {
+            unlink(path)
+            return nil
+        }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        guard status == 0 else {
+            unlink(path)
+            return nil
+        }
+        return path
+    }
+}

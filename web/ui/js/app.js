@@ -1,0 +1,59 @@
+// The app: five tabs, the event stream, the theme. Each tab is a module with
+// render(view, app) and, optionally, onEvent(event) and leave().
+import {followEvents, get} from './api.js';
+import {h, replace} from './dom.js';
+import * as home from './home.js';
+import * as profiles from './profiles.js';
+import * as insights from './insights.js';
+import * as timer from './timer.js';
+import * as settings from './settings.js';
+import {applyTheme} from './theme.js';
+
+const tabs = {home, profiles, insights, timer, settings};
+const titles = {home: 'Home', profiles: 'Profiles', insights: 'Insights', timer: 'Timer', settings: 'Settings'};
+
+export const app = {
+  current: null,
+  /** Server clock minus ours, from the last status: countdowns use the daemon's idea of now. */
+  skew: 0,
+  status: null,
+  now() {
+    return Date.now() + this.skew;
+  },
+  async refreshStatus() {
+    const status = await get('/v1/status');
+    this.skew = new Date(status.now).getTime() - Date.now();
+    this.status = status;
+    return status;
+  },
+  go(name) {
+    location.hash = '#' + name;
+  },
+};
+
+async function show(name) {
+  if (!tabs[name]) name = 'home';
+  app.current?.leave?.();
+  app.current = tabs[name];
+  document.title = `${titles[name]} · SimplyLock`;
+  document.getElementById('title').textContent = titles[name];
+  for (const link of document.querySelectorAll('.tabbar a')) {
+    if (link.dataset.tab === name) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  const view = document.getElementById('view');
+  view.dataset.tab = name;
+  replace(view, h('p', {class: 'muted'}, 'Loading…'));
+  await tabs[name].render(view, app);
+}
+
+function onState(state) {
+  const el = document.getElementById('connection');
+  el.textContent = state === 'live' ? 'Live' : 'Reconnecting…';
+  el.className = 'connection ' + state;
+}
+
+applyTheme();
+window.addEventListener('hashchange', () => show(location.hash.slice(1)).then(() => document.getElementById('view').focus()));
+followEvents((event) => app.current?.onEvent?.(event, app), onState);
+show(location.hash.slice(1) || 'home');
