@@ -197,4 +197,43 @@ struct BrowserCompanionTests {
         #expect(companion["manifestVersion"] as? Int == 3)
         #expect(companion["incognito"] as? String == "spanning")
     }
+
+    @Test(
+        "the extension's own unit tests pass under node",
+        .enabled(if: TestTools.which("node") != nil || TestTools.required, "node is not installed"))
+    func extensionUnitTests() throws {
+        let node = try #require(TestTools.which("node"), "node is not installed (scripts/setup.sh installs nodejs)")
+        let run = try ProcessRunner.run(node, ["--test", Self.repository + "/browser/extension/test/"], timeout: 60)
+        #expect(run.status == 0 && run.stdout.contains("# fail 0"), "\(run)")
+    }
+
+    @Test("browser install under --root: native hosts and managed policies, Firefox's policies merged, nothing outside the root")
+    func machineWideInstallUnderRoot() throws {
+        let root = try TestRoot()
+        try root.write("etc/firefox/policies/policies.json", #"{"policies": {"DisableTelemetry": true}}"#)
+        let result = try ProcessRunner.run(
+            Binaries.lockctl, ["--root", root.path, "browser", "install", "--bridge", "/usr/libexec/simplylock/simplylock-bridge"])
+        try #require(result.status == 0, "\(result)")
+        for path in [
+            "etc/chromium/native-messaging-hosts/org.simplylock.bridge.json",
+            "etc/opt/chrome/native-messaging-hosts/org.simplylock.bridge.json",
+            "usr/lib/mozilla/native-messaging-hosts/org.simplylock.bridge.json", "etc/chromium/policies/managed/simplylock.json",
+            "etc/opt/chrome/policies/managed/simplylock.json", "etc/brave/policies/managed/simplylock.json",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: root.path + "/" + path), "\(path) was not written")
+            #expect(result.stdout.contains(root.path + "/" + path))
+        }
+        let chromium = try String(contentsOfFile: root.path + "/etc/chromium/policies/managed/simplylock.json", encoding: .utf8)
+        #expect(chromium.contains("fjebkfhmlddjelldhcdbcdoigenpninp") && chromium.contains("force_installed"))
+        let firefox = try String(contentsOfFile: root.path + "/etc/firefox/policies/policies.json", encoding: .utf8)
+        #expect(firefox.contains("DisableTelemetry"), "the administrator's own policies are kept: \(firefox)")
+        #expect(firefox.contains("companion@simplylock.org") && firefox.contains(#""private_browsing" : true"#), "\(firefox)")
+        // Every path written is under the root.
+        #expect(result.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("wrote \(root.path)/") }, "\(result.stdout)")
+        // As an ordinary user without --root, nothing machine-wide is attempted.
+        let refused = try ProcessRunner.run(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.lockctl, "browser", "install", "--bridge", "/x"])
+        #expect(refused.status != 0 && refused.stderr.contains("needs root"), "\(refused)")
+    }
 }
