@@ -17,41 +17,6 @@ import Musl
 /// Nothing here locks except reading the current policy and server list, which the forwarder
 /// swaps from other threads; all other state belongs to the loop.
 final class DNSForwardingEngine {
-    /// Where an answer goes back to.
-    enum Client {
-        case datagram(any Channel, NIOCore.SocketAddress)
-        case stream(any Channel)
-
-        var description: String {
-            switch self {
-            case .datagram(_, let address): address.ipAddress ?? "\(address)"
-            case .stream(let channel): channel.remoteAddress?.ipAddress ?? "unknown"
-            }
-        }
-        var overTCP: Bool { if case .stream = self { true } else { false } }
-    }
-
-    private struct Pending {
-        var client: Client
-        /// The query exactly as the client sent it (its ID included).
-        var packet: ByteBuffer
-        var query: DNSQuery
-        var tries: Int
-        var server: DNSUpstreamServer
-        var serverIndex: Int
-        var serial: UInt64
-        /// The server the client sent it to (a redirected query): every try goes there.
-        var original: Bool = false
-        /// The metered name it counts for once answered (see `DNSForwarder.setMetered`).
-        var metered: String? = nil
-    }
-
-    private struct Timeout {
-        var key: UInt32
-        var serial: UInt64
-        var deadline: NIODeadline
-    }
-
     /// Upstream answers longer than this are treated as truncated (and fetched over TCP): the
     /// receive buffers hold this much, and queries are forwarded asking for no more.
     static let upstreamPayloadLimit = 4096

@@ -232,34 +232,7 @@ actor NFTablesController {
 
     /// Whether the table in force rejects the addresses `name` (exactly that name) resolves to.
     func coverage(of name: String) -> Coverage {
-        var exact = name.lowercased()
-        if exact.hasSuffix(".") { exact.removeLast() }
-        guard let desired, let committed = lastCommitted, lastCommitSucceeded, committed.mode != .off else {
-            return .doesNotCover("the firewall table is not in force")
-        }
-        if let allowOnly = desired.allowOnly {
-            if allowOnly.domains.contains(exact) { return .doesNotCover("on the allowlist: its addresses stay reachable") }
-            return .blocks("allowlist mode: every address not allowed is refused at the firewall")
-        }
-        if desired.domains.contains(exact) {
-            let addresses = book.addresses(for: CollectionOfOne(exact)).filter { address in
-                !NFTablesRuleset.neverBlockedWhenResolved.contains { $0.contains(address) }
-            }
-            guard !addresses.isEmpty else {
-                let failure = book.failures[exact].map { ": \($0)" } ?? ""
-                return .doesNotCover("blocked, but no address of \(exact) is known yet\(failure)")
-            }
-            let shown = addresses.prefix(3).map(\.description).joined(separator: ", ") + (addresses.count > 3 ? ", …" : "")
-            return .blocks("\(addresses.count) address\(addresses.count == 1 ? "" : "es") of \(exact) refused (\(shown))")
-        }
-        var parent = Substring(exact)
-        while let dot = parent.firstIndex(of: ".") {
-            parent = parent[parent.index(after: dot)...]
-            if desired.domains.contains(String(parent)) {
-                return .doesNotCover("the firewall refuses the addresses \(parent) itself resolves to, not those of names under it")
-            }
-        }
-        return .doesNotCover("none of its addresses is blocked at the firewall")
+        FirewallCoverage.of(name, desired: desired, committed: lastCommitSucceeded ? lastCommitted : nil, book: book)
     }
 
     /// The ruleset for the current state.
@@ -401,13 +374,4 @@ actor NFTablesController {
             throw error
         }
     }
-}
-
-/// Blocked addresses and their names, shared between the controller and the NFLOG thread.
-final class AttributionBox: Sendable {
-    private let state = Mutex<[IPNetwork: String]>([:])
-
-    func set(_ attribution: [IPNetwork: String]) { state.withLock { $0 = attribution } }
-
-    func name(of address: IPNetwork) -> String? { state.withLock { $0[address] } }
 }

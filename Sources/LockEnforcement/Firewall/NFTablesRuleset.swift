@@ -180,12 +180,12 @@ public struct NFTablesRuleset: Sendable, Equatable {
     }
 
     /// The blocked single addresses whose name has a counter of its own.
-    private func countedAddresses(_ family: IPNetwork.Family) -> [IPNetwork: String] {
+    func countedAddresses(_ family: IPNetwork.Family) -> [IPNetwork: String] {
         attribution.filter { $0.key.family == family && countedNames.contains($0.value) && block.contains($0.key) }
     }
 
     /// The elements of the map from blocked address to counter, per family.
-    private func attemptMap(_ family: IPNetwork.Family) -> [String] {
+    func attemptMap(_ family: IPNetwork.Family) -> [String] {
         countedAddresses(family).sorted { $0.key < $1.key }
             .map { "\($0.key.description) : \"\(Self.counterName(for: $0.value))\"" }
     }
@@ -226,7 +226,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// are counted, the addresses of names with a counter of their own are in `block4` and every
     /// other single address in `shared4`; otherwise all are in `block4`. The other lists are
     /// small and use interval sets only.
-    private var sets: [NamedSet] {
+    var sets: [NamedSet] {
         var result: [NamedSet] = []
         for family in IPNetwork.Family.allCases {
             let suffix = family == .ipv4 ? "4" : "6"
@@ -240,204 +240,6 @@ public struct NFTablesRuleset: Sendable, Equatable {
             result.append(("allow\(suffix)", family, true, mode == .allowlist ? allow.elements(family) : []))
         }
         return result
-    }
-
-    /// The nft script that puts this ruleset in force in one transaction, updating the table in
-    /// place: the table, its sets and its base chains are created if missing and otherwise kept;
-    /// every rule and every set element is replaced.
-    ///
-    /// libnftables sends the whole script as one netlink batch and the kernel commits it
-    /// atomically. Keeping the chains and sets (rather than deleting and recreating the table)
-    /// matters for that atomicity: a packet being evaluated while the commit switches
-    /// generations sees either the old or the new elements of the *same* sets through the same
-    /// chain, whereas with a recreated table a packet can pass through the new chain just
-    /// before the switch (no rules yet) and the old one just after (its sets already emptied).
-    /// No other table is named; when nothing is blocked the table is deleted.
-    public var script: String {
-        guard mode != .off else { return deletion }
-        // Splitting 100 000 addresses into sets is the costly part of a script: done once.
-        let sets = self.sets
-        var out = declarations(sets)
-        out += "flush table inet \(table)\n"
-        for set in sets { out += "flush set inet \(table) \(set.name)\n" }
-        if counting != nil {
-            for family in ["4", "6"] { out += "flush map inet \(table) attempts\(family)\n" }
-        }
-        appendContents(&out, sets)
-        return out
-    }
-
-    /// Deletes the table and creates it anew: the fallback when `script` is refused because the
-    /// existing table has a shape an update cannot reach (a base chain recreated with another
-    /// priority, a set with another type). Not the normal path: see `script` for why.
-    public var replacementScript: String {
-        guard mode != .off else { return deletion }
-        let sets = self.sets
-        var out = deletion + declarations(sets)
-        appendContents(&out, sets)
-        return out
-    }
-
-    /// `add table` first so that `delete table` cannot fail when the table is absent.
-    private var deletion: String { "table inet \(table)\ndelete table inet \(table)\n" }
-
-    private typealias NamedSet = (name: String, family: IPNetwork.Family, interval: Bool, elements: [String])
-
-    private func declarations(_ sets: [NamedSet]) -> String {
-        var out = "table inet \(table) {\n"
-        out += "\tcomment \"SimplyLock focus block; owned by simplylockd, rewritten as a whole\"\n"
-        for set in sets {
-            out += "\tset \(set.name) {\n\t\ttype \(set.family == .ipv4 ? "ipv4_addr" : "ipv6_addr")\n"
-            if set.interval { out += "\t\tflags interval\n" }
-            out += "\t}\n"
-        }
-        if counting != nil {
-            // Counters are declared, never flushed: they keep counting across commits, and the
-            // daemon reads how much each grew.
-            for (counter, name) in counters.sorted(by: { $0.key < $1.key }) {
-                out += "\tcounter \(counter) {\n\t\tcomment \(Self.quoted(String(name.prefix(100))))\n\t}\n"
-            }
-            for family in IPNetwork.Family.allCases {
-                out +=
-                    "\tmap attempts\(family == .ipv4 ? "4" : "6") {\n\t\ttype \(family == .ipv4 ? "ipv4_addr" : "ipv6_addr") : counter\n\t}\n"
-            }
-        }
-        // Local traffic and forwarded traffic (the machine as a router) go through the same
-        // checks; a chain has one hook, hence two base chains. `policy accept` is restated so
-        // that a policy changed from outside is put back.
-        out += """
-            \tchain output {
-            \t\ttype filter hook output priority filter; policy accept;
-            \t}
-            \tchain forward {
-            \t\ttype filter hook forward priority filter; policy accept;
-            \t}
-            \tchain enforce {
-            \t}
-
-            """
-        // A NAT hook makes the kernel track every connection, so the chain exists only when a
-        // redirect is wanted. Priority -100 is `dstnat`, a name nft 1.0.6 refuses for inet output.
-        if dnsRedirect != nil {
-            out += "\tchain dnsredirect {\n\t\ttype nat hook output priority -100; policy accept;\n\t}\n"
-        }
-        out += "}\n"
-        return out
-    }
-
-    private func appendContents(_ out: inout String, _ sets: [NamedSet]) {
-        out.reserveCapacity(out.utf8.count + 24 * (block.count + doh.count + allow.count) + 4096)
-        for set in sets where !set.elements.isEmpty {
-            out += "add element inet \(table) \(set.name) {"
-            for (index, element) in set.elements.enumerated() {
-                out += index % 8 == 0 ? "\n\t" : " "
-                out += element
-                if index < set.elements.count - 1 { out += "," }
-            }
-            out += "\n}\n"
-        }
-        for family in IPNetwork.Family.allCases where counting != nil {
-            let elements = attemptMap(family)
-            guard !elements.isEmpty else { continue }
-            out += "add element inet \(table) attempts\(family == .ipv4 ? "4" : "6") {"
-            for (index, element) in elements.enumerated() {
-                out += index % 4 == 0 ? "\n\t" : " "
-                out += element
-                if index < elements.count - 1 { out += "," }
-            }
-            out += "\n}\n"
-        }
-        let ports = Self.encryptedDNSPorts.map(String.init).joined(separator: ", ")
-        out += """
-            table inet \(table) {
-            \tchain output {
-            \t\tjump enforce
-            \t}
-            \tchain forward {
-            \t\tjump enforce
-            \t}
-            \tchain enforce {
-
-            """
-        // Traffic that stays on the machine is never blocked: local services, and the reject
-        // packets themselves, which go back to a local address and would otherwise be dropped
-        // when the machine's own address lies in a blocked range (connects would then hang
-        // instead of failing at once).
-        out += "\t\toifname \"lo\" accept\n"
-        if dnsRedirect != nil, mode != .meter {
-            // Plain DNS goes to the filter; DNS over TLS (and QUIC) would walk past it.
-            out += "\t\tmeta l4proto tcp th dport 853 reject with tcp reset\n"
-            out += "\t\tmeta l4proto udp th dport 853 reject with icmpx admin-prohibited\n"
-        }
-        out += connectionCheckRules
-        // DNS to the daemon's own resolvers next, so no set can cut off name resolution
-        // (a blocked domain sharing an address with the resolver, or 8.8.8.8 in the DoH list).
-        out += "\t\tip daddr @resolvers4 meta l4proto { tcp, udp } th dport { 53, 853 } accept\n"
-        out += "\t\tip6 daddr @resolvers6 meta l4proto { tcp, udp } th dport { 53, 853 } accept\n"
-        if let counting {
-            // Counted before the rejects, in rules of their own: a TCP connection attempt is its
-            // first SYN; other protocols count every packet. The log statement's rate limit
-            // spares the NFLOG reader floods, never the counters.
-            let log = counting.logGroup.map { " limit rate \(Self.logRate)/second log prefix \"simplylock \" group \($0)" } ?? ""
-            for (match, family) in [("ip daddr", "4"), ("ip6 daddr", "6")] {
-                for protocolMatch in ["tcp flags & (syn | ack) == syn", "meta l4proto udp"] {
-                    out += "\t\t\(match) @block\(family) \(protocolMatch) counter name \(match) map @attempts\(family)\(log)\n"
-                    for set in ["shared", "blocknet"] {
-                        out += "\t\t\(match) @\(set)\(family) \(protocolMatch) counter name \(Self.sharedCounter)\(log)\n"
-                    }
-                }
-            }
-        }
-        // Reject rather than drop: connects fail at once instead of hanging, and established
-        // connections are matched too, so an open tab is cut off on its next packet.
-        for (match, set) in [
-            ("ip daddr", "block4"), ("ip daddr", "shared4"), ("ip daddr", "blocknet4"),
-            ("ip6 daddr", "block6"), ("ip6 daddr", "shared6"), ("ip6 daddr", "blocknet6"),
-        ] {
-            out += "\t\t\(match) @\(set) meta l4proto tcp reject with tcp reset\n"
-            out += "\t\t\(match) @\(set) reject with icmpx admin-prohibited\n"
-        }
-        for (match, set) in [("ip daddr", "doh4"), ("ip6 daddr", "doh6")] {
-            out += "\t\t\(match) @\(set) meta l4proto tcp th dport { \(ports) } reject with tcp reset\n"
-            out += "\t\t\(match) @\(set) meta l4proto udp th dport { \(ports) } reject with icmpx admin-prohibited\n"
-        }
-        if mode == .allowlist {
-            // Replies of connections that others opened to this machine (its SSH server), DHCP,
-            // NTP and IPv6 neighbour discovery keep the machine itself working.
-            out += """
-                \t\tct direction reply accept
-                \t\tudp sport 68 udp dport 67 accept
-                \t\tudp sport 546 udp dport 547 accept
-                \t\tudp dport 123 accept
-                \t\ticmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert, mld-listener-report, mld2-listener-report } accept
-                \t\tip daddr @allow4 accept
-                \t\tip6 daddr @allow6 accept
-                \t\tmeta l4proto tcp reject with tcp reset
-                \t\treject with icmpx admin-prohibited
-
-                """
-        }
-        out += "\t}\n"
-        if let dnsRedirect {
-            out += "\tchain dnsredirect {\n"
-            // The filter's own upstream queries, and DNS to this machine's own addresses (its
-            // stub resolver, the filter itself), go where they were sent. The socket's mark,
-            // not the packet's: another table can set a packet's mark on everyone's DNS (and
-            // did, to get past the filter), while SO_MARK on a socket needs CAP_NET_ADMIN in
-            // the process that owns it.
-            if let mark = dnsRedirect.mark { out += "\t\tsocket mark \(Self.hex(mark)) return\n" }
-            out += "\t\tfib daddr type local return\n"
-            out += "\t\tmeta l4proto { tcp, udp } th dport 53 redirect to :\(dnsRedirect.port)\n"
-            out += "\t}\n"
-        }
-        out += "}\n"
-    }
-
-    private static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16) }
-
-    /// A double-quoted nft string; nft has no escapes, so quotes and backslashes are dropped.
-    private static func quoted(_ text: String) -> String {
-        "\"" + text.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline } + "\""
     }
 
     /// Parses the output of `list counters table inet TABLE`: packets per counter name.
