@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -22,19 +23,19 @@ import Testing
         #expect(started.stdout.contains("  apps are NOT blocked: no app enforcer is running"), "\(started)")
         let extended = try daemon.lockctl("extend", "games", "5m")
         #expect(extended.stdout.contains("apps are NOT blocked"), "\(extended)")
-        let sessions = try #require(try daemon.json("status")["sessions"] as? [[String: Any]])
-        #expect(sessions.first?["appsNotBlocked"] as? String == "apps are NOT blocked: no app enforcer is running", "\(sessions)")
+        let sessions = try daemon.decode(StatusResponse.self, "status").sessions
+        #expect(sessions.first?.appsNotBlocked == "apps are NOT blocked: no app enforcer is running", "\(sessions)")
         #expect(try daemon.lockctl("status").stdout.contains("(NOT blocked)"))
         let text = try daemon.lockctl("check", "--app", program)
         #expect(text.status == 1, "\(text)")
         #expect(text.stdout.contains("is NOT blocked: games blocks it, but no app enforcer is running"), "\(text)")
         let answer = try daemon.lockctl("check", "--app", program, "--json")
         #expect(answer.status == 1, "\(answer)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any])
-        #expect(json["blocked"] as? Bool == false, "\(json)")
-        #expect((json["matches"] as? [[String: Any]])?.count == 1, "\(json)")
-        let status = try daemon.json("status")
-        #expect((status["notices"] as? [String] ?? []).contains("apps are NOT blocked: no app enforcer is running"), "\(status)")
+        let json = try answer.decode(CheckResponse.self)
+        #expect(json.blocked == false, "\(json)")
+        #expect(json.matches.count == 1, "\(json)")
+        let status = try daemon.decode(StatusResponse.self, "status")
+        #expect(status.notices.contains("apps are NOT blocked: no app enforcer is running"), "\(status)")
     }
 
     @Test(

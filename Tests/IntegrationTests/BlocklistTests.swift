@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -61,14 +62,12 @@ struct BlocklistTests {
             "/bin/sh", ["-c", "printf 'more.test\\nexample.com##.ad\\n' | '\(Binaries.lockctl)' --root '\(root.path)' lists import more -"])
         #expect(piped.status == 0, "\(piped)")
 
-        let shown = try daemon.json("lists", "show", "ads")
-        #expect(shown["names"] as? Int == 2 && shown["exceptions"] as? Int == 1 && shown["lines"] as? Int == 5)
-        #expect(shown["source"] as? String == root.path + "/ads.txt")
-        let skipped = shown["skippedByReason"] as? [[String: Any]] ?? []
-        #expect(skipped.first?["reason"] as? String == "options")
-        let lists = try daemon.json("lists", "list")
-        #expect((lists["lists"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["ads", "more"])
-        #expect(try daemon.json("lists", "show", "more")["source"] as? String == "-")
+        let shown = try daemon.decode(ListInfo.self, "lists", "show", "ads")
+        #expect(shown.names == 2 && shown.exceptions == 1 && shown.lines == 5)
+        #expect(shown.source == root.path + "/ads.txt")
+        #expect(shown.skippedByReason.first?.reason == "options")
+        #expect(try daemon.decode(ListList.self, "lists", "list").lists.map(\.name) == ["ads", "more"])
+        #expect(try daemon.decode(ListInfo.self, "lists", "show", "more").source == "-")
 
         #expect(try daemon.lockctl("profiles", "create", "focus", "--domain", "reddit.com", "--list", "ads", "--list", "more").status == 0)
         #expect(try daemon.lockctl("profiles", "create", "ghost", "--list", "nope").status == 2)
@@ -81,18 +80,17 @@ struct BlocklistTests {
 
         let check = try daemon.lockctl("check", "m.ads.test", "--json")
         #expect(check.status == 1, "without nftables nothing sends the machine's DNS to the filter: \(check.stdout)")
-        let answer = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any] ?? [:]
-        let matches = answer["matches"] as? [[String: Any]] ?? []
-        #expect(matches.first?["list"] as? String == "ads" && matches.first?["rule"] as? String == "ads.test")
-        let enforcers = answer["enforcers"] as? [[String: Any]] ?? []
-        #expect(enforcers.map { $0["name"] as? String } == ["hosts", "dns"])
-        #expect((enforcers.last?["detail"] as? String)?.contains("rule ads.test of list ads") == true, "\(enforcers)")
+        let answer = try check.decode(CheckResponse.self)
+        #expect(answer.matches.first?.list == "ads" && answer.matches.first?.rule == "ads.test")
+        let enforcers = answer.enforcers
+        #expect(enforcers.map(\.name) == ["hosts", "dns"])
+        #expect(enforcers.last?.detail.contains("rule ads.test of list ads") == true, "\(enforcers)")
         #expect(try daemon.lockctl("check", "reddit.com").status == 0, "the hosts file blocks the exact name")
 
         try daemon.kill9()
         try daemon.restart()
         #expect(try Self.dig("m.ads.test", port: port) == "0.0.0.0", "the list is loaded again and the block holds it")
-        #expect(try daemon.json("lists", "show", "ads")["version"] as? String == shown["version"] as? String)
+        #expect(try daemon.decode(ListInfo.self, "lists", "show", "ads").version == shown.version)
 
         let removed = try daemon.lockctl("lists", "remove", "ads")
         #expect(removed.status == 0, "\(removed)")
@@ -171,14 +169,14 @@ struct BlocklistTests {
             let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count
             let imported = try daemon.lockctl("lists", "import", list, path, "--json")
             #expect(imported.status == 0, "\(imported)")
-            let info = try daemon.json("lists", "show", list)
-            let names = info["names"] as? Int ?? 0
+            let info = try daemon.decode(ListInfo.self, "lists", "show", list)
+            let names = info.names
             total += names
             #expect(abs(names - reference.count) <= reference.count / 50, "\(list): \(names) names, \(reference.count) plain ||name^ rules")
-            #expect(abs((info["lines"] as? Int ?? 0) - lines) <= 1, "every line is read")
-            let reasons = Set((info["skippedByReason"] as? [[String: Any]] ?? []).compactMap { $0["reason"] as? String })
+            #expect(abs(info.lines - lines) <= 1, "every line is read")
+            let reasons = Set(info.skippedByReason.map(\.reason))
             #expect(reasons.isSuperset(of: ["options", "path"]), "\(list): \(reasons)")
-            #expect((info["skipped"] as? Int ?? 0) > 1000)
+            #expect(info.skipped > 1000)
             for index in [0, reference.count / 2, reference.count - 1] { known.append((list, reference[index])) }
         }
         #expect(total > 75_000 && total < 95_000, "about 84 000 names in both: \(total)")
@@ -187,15 +185,13 @@ struct BlocklistTests {
         for (list, name) in known {
             for asked in [name, "deep.sub." + name] {
                 let check = try daemon.lockctl("check", asked, "--json")
-                let answer = (try? JSONSerialization.jsonObject(with: Data(check.stdout.utf8))) as? [String: Any] ?? [:]
-                let match = (answer["matches"] as? [[String: Any]])?.first
-                #expect(match?["rule"] as? String == name && match?["list"] as? String == list, "\(asked): \(check.stdout)")
+                let match = try check.decode(CheckResponse.self).matches.first
+                #expect(match?.rule == name && match?.list == list, "\(asked): \(check.stdout)")
                 #expect(try Self.dig(asked, port: port) == "0.0.0.0", "\(asked)")
             }
         }
-        let status = try daemon.json("status")
-        let dns = (status["enforcers"] as? [[String: Any]])?.first { $0["name"] as? String == "dns" }
-        #expect((dns?["elements"] as? Int ?? 0) >= total)
+        let dns = try daemon.decode(StatusResponse.self, "status").enforcers.first { $0.name == "dns" }
+        #expect((dns?.elements ?? 0) >= total)
         try daemon.stop()
     }
 }

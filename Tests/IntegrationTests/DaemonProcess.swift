@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import LockClient
+import LockProtocol
 import TestSupport
 
 /// A real `simplylockd` running under a test root.
@@ -57,7 +59,20 @@ final class DaemonProcess: @unchecked Sendable {
         try ProcessRunner.run(Binaries.lockctl, ["--root", root.path] + arguments, environment: environment)
     }
 
-    /// Decodes `lockctl … --json` output.
+    /// Runs `lockctl … --json` and decodes its output as the API's wire type `type`. Decoding
+    /// with the API's own types (and decoder) is itself a check: the test fails if the CLI's
+    /// JSON lacks a field the type requires or gives one the wrong type.
+    func decode<T: Decodable>(_ type: T.Type, _ arguments: String...) throws -> T {
+        let result = try lockctl(arguments + ["--json"])
+        guard result.status == 0 else { throw TestFailure("lockctl \(arguments) --json: \(result)") }
+        return try result.decode(type)
+    }
+
+    /// A typed client on the scratch root's socket, for tests that talk to the API directly.
+    var client: LockClient { LockClient(socketPath: root.socketPath) }
+
+    /// Decodes `lockctl … --json` output as a bare object, for the few tests that check the
+    /// JSON's shape itself (which keys are present) rather than what it says.
     func json(_ arguments: String...) throws -> [String: Any] {
         let result = try lockctl(arguments + ["--json"])
         guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
@@ -90,4 +105,34 @@ final class DaemonProcess: @unchecked Sendable {
 
     /// The daemon's pid.
     var pid: pid_t { process.pid }
+}
+
+extension CommandResult {
+    /// Decodes this command's standard output as the API's wire type `type`, whatever its exit
+    /// status (`lockctl check` answers with JSON and a non-zero status when a name is blocked).
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            return try API.makeDecoder().decode(type, from: Data(stdout.utf8))
+        } catch {
+            throw TestFailure("the output is not a \(type): \(error)\n\(self)")
+        }
+    }
+}
+
+extension EnforcerReport.Value {
+    /// The number, if the value is one (`restores`, counts).
+    var number: Double? { if case .number(let number) = self { number } else { nil } }
+
+    /// The text, if the value is text (paths, modes).
+    var text: String? { if case .text(let text) = self { text } else { nil } }
+}
+
+/// What `lockctl start` and `lockctl stop` print with `--json`: the API's sessions, grouped by
+/// what became of them (a shape of lockctl's own; its parts are the API's `SessionInfo`).
+struct SessionListAnswer: Decodable {
+    var sessions: [SessionInfo]
+    /// Only from stop: sessions that keep the profile blocked.
+    var stillBlocked: [SessionInfo]?
+    /// Only from `stop --all`: the blocks it may not stop.
+    var left: [SessionInfo]?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -12,8 +13,8 @@ struct DomainInputTests {
             "profiles", "create", "pasted", "--domain", "https://www.reddit.com/r/x",
             "--domain", "ＥＸＡＭＰＬＥ.com", "--domain", "https://example.org\\@evil.com/")
         #expect(created.status == 0, "\(created)")
-        let profile = try daemon.json("profiles", "show", "pasted")
-        #expect(profile["domains"] as? [String] == ["reddit.com", "example.com", "example.org"])
+        let profile = try daemon.decode(ProfileInfo.self, "profiles", "show", "pasted")
+        #expect(profile.domains == ["reddit.com", "example.com", "example.org"])
 
         let suffix = try daemon.lockctl("profiles", "create", "suffix", "--domain", "co.uk")
         #expect(suffix.status != 0)
@@ -23,16 +24,16 @@ struct DomainInputTests {
         let hosts = root.hosts()
         #expect(hosts.contains(" reddit.com") && hosts.contains(" www.reddit.com") && !hosts.contains("evil.com"))
         // check asks about the name the browser looks up, www. included.
-        let check = try daemon.json("check", "https://www.reddit.com/r/x")
-        #expect(check["blocked"] as? Bool == true)
+        let check = try daemon.decode(CheckResponse.self, "check", "https://www.reddit.com/r/x")
+        #expect(check.blocked)
         // A subdomain is covered by the profile's rule, but the hosts file alone cannot stop it
         // (the dns enforcer does), and check says so instead of claiming it is blocked.
         let sub = try daemon.lockctl("check", "https://old.reddit.com/r/x", "--json")
         #expect(sub.status == 1)
-        let answer = try JSONSerialization.jsonObject(with: Data(sub.stdout.utf8)) as? [String: Any] ?? [:]
-        #expect(answer["blocked"] as? Bool == false)
-        #expect((answer["matches"] as? [[String: Any]])?.first?["rule"] as? String == "reddit.com")
-        #expect(((answer["enforcers"] as? [[String: Any]])?.first?["detail"] as? String)?.contains("exact names only") == true, "\(answer)")
+        let answer = try sub.decode(CheckResponse.self)
+        #expect(answer.blocked == false)
+        #expect(answer.matches.first?.rule == "reddit.com")
+        #expect(answer.enforcers.first?.detail.contains("exact names only") == true, "\(answer)")
         #expect(try daemon.lockctl("check", "evil.com").status == 1)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -12,20 +13,17 @@ struct EventStreamTests {
         let follower = try ChildProcess(
             Binaries.lockctl, ["events", "--json", "--root", root.path],
             environment: ProcessRunner.environment(), stdout: .file(output))
-        func lines() -> [[String: Any]] {
-            ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-        }
-        try waitUntil("the hello event") { lines().contains { $0["type"] as? String == "hello" } }
+        // Each whole line must decode as the API's Event: one JSON object per line.
+        func lines() throws -> [Event] { try EventRecorder.events(inFile: output) }
+        try waitUntil("the hello event") { try lines().contains { $0.type == .hello } }
         #expect(try daemon.lockctl("start", "news", "1s").status == 0)
         try waitUntil("session.started and session.ended") {
-            let types = lines().compactMap { $0["type"] as? String }
-            return types.contains("session.started") && types.contains("session.ended")
+            let types = try lines().map(\.type)
+            return types.contains(.sessionStarted) && types.contains(.sessionEnded)
         }
-        let ended = try #require(lines().first { $0["type"] as? String == "session.ended" })
-        #expect(ended["reason"] as? String == "expired")
-        #expect((ended["session"] as? [String: Any])?["profile"] as? String == "news")
+        let ended = try #require(try lines().first { $0.type == .sessionEnded })
+        #expect(ended.reason == "expired")
+        #expect(ended.session?.profile == "news")
         // The follower is still connected and the daemon still serves others.
         #expect(follower.isRunning)
         #expect(try daemon.lockctl("status").status == 0)

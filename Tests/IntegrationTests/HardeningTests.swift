@@ -48,10 +48,10 @@ struct HardeningTests {
         #expect(try daemon.lockctl("start", "news", "1h", "--strict").status == 0)
         try daemon.stop()
         try daemon.restart()
-        let session = try #require((try daemon.json("status")["sessions"] as? [[String: Any]])?.first)
-        let remaining = try #require(session["remainingSeconds"] as? Int)
+        let session = try #require(try daemon.decode(StatusResponse.self, "status").sessions.first)
+        let remaining = session.remainingSeconds
         #expect(remaining <= 3600 && remaining > 3500, "\(remaining) s left of a 1h block")
-        let ends = try #require((session["endsAt"] as? String).flatMap(Timestamp.parse))
+        let ends = session.endsAt
         #expect(abs(ends.timeIntervalSinceNow - Double(remaining)) < 60, "ends at \(ends)")
     }
 
@@ -69,9 +69,9 @@ struct HardeningTests {
             "LD_PRELOAD": Self.faketime, "FAKETIME": "+365d", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
         ]
         try daemon.restart(environment: reboot)
-        let sessions = try daemon.json("status")["sessions"] as? [[String: Any]] ?? []
+        let sessions = try daemon.decode(StatusResponse.self, "status").sessions
         #expect(sessions.count == 1, "the strict block ended: \(daemon.log().suffix(1500))")
-        #expect((sessions.first?["remainingSeconds"] as? Int ?? 0) > 7000)
+        #expect((sessions.first?.remainingSeconds ?? 0) > 7000)
         #expect(root.hosts().contains(" news.ycombinator.com"))
         #expect(try daemon.lockctl("stop", "news").status == 5)
         // With the clock synchronised, a year really passed: now it has ended.
@@ -81,7 +81,7 @@ struct HardeningTests {
             "LD_PRELOAD": Self.faketime, "FAKETIME": "+365d", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
         ])
         try waitUntil("the block to end once the clock is trusted", timeout: 5) {
-            (try daemon.json("status")["sessions"] as? [[String: Any]])?.isEmpty == true
+            try daemon.decode(StatusResponse.self, "status").sessions.isEmpty
         }
     }
 
@@ -97,16 +97,14 @@ struct HardeningTests {
         #expect(doctor.stdout.contains("log_levle") && doctor.stdout.contains("checkpoint_interval"), "\(doctor.stdout)")
         let reload = try daemon.lockctl("reload", "--json")
         #expect(reload.status == 1, "a reload that reports problems exits 1: \(reload)")
-        let problems = (try JSONSerialization.jsonObject(with: Data(reload.stdout.utf8)) as? [String: Any])?["problems"] as? [String] ?? []
+        let problems = try reload.decode(ReloadResponse.self).problems
         #expect(problems.count == 2, "\(problems)")
         // One judgement and one fix: doctor counts the bad keys as problems (exit 1), as reload does.
         #expect(doctor.status == 1, "doctor passed a file that reload refuses: \(doctor)")
-        let findings =
-            (try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [String: Any])?["checks"] as? [[String: Any]] ?? []
-        let configuration = findings.filter { $0["name"] as? String == "configuration" }
-        #expect(configuration.count == 2 && configuration.allSatisfy { $0["state"] as? String == "problem" }, "\(configuration)")
+        let configuration = try doctor.decode(DoctorReport.self).checks.filter { $0.name == "configuration" }
+        #expect(configuration.count == 2 && configuration.allSatisfy { $0.state == .problem }, "\(configuration)")
         let text = try daemon.lockctl("reload")
-        let fixes = Set(configuration.compactMap { $0["fix"] as? String })
+        let fixes = Set(configuration.compactMap(\.fix))
         #expect(fixes.count == 1 && text.stdout.contains("fix: \(fixes.first ?? "?")"), "\(fixes) \(text.stdout)")
     }
 
@@ -142,10 +140,7 @@ struct HardeningTests {
             try ProcessRunner.run(Binaries.lockctl, ["--root", root.path, "status"]).status == 0
         }
         let status = try ProcessRunner.run(Binaries.lockctl, ["--root", root.path, "status", "--json"])
-        let names =
-            ((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["enforcers"] as? [[String: Any]])?
-            .compactMap { $0["name"] as? String }
-        #expect(names == ["hosts"])
+        #expect(try status.decode(StatusResponse.self).enforcers.map(\.name) == ["hosts"], "\(status)")
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("enforcer not used") && text.contains("runs only when named with --enforcers"), "\(text)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -13,9 +14,9 @@ struct PersistenceTests {
         try daemon.kill9()
         #expect(root.hosts() == before)
         try daemon.restart()
-        let sessions = try #require(try daemon.json("status")["sessions"] as? [[String: Any]])
+        let sessions = try daemon.decode(StatusResponse.self, "status").sessions
         #expect(sessions.count == 1)
-        let remaining = sessions.first?["remainingSeconds"] as? Int ?? 0
+        let remaining = sessions.first?.remainingSeconds ?? 0
         #expect(remaining > 560 && remaining <= 600)
         #expect(root.hosts() == before)
     }
@@ -30,8 +31,8 @@ struct PersistenceTests {
         usleep(1_500_000)
         try daemon.restart()
         try waitUntil("the stale section to be removed") { !root.hosts().contains("simplylock") }
-        let entries = try #require(try daemon.json("history")["entries"] as? [[String: Any]])
-        #expect(entries.first?["endReason"] as? String == "daemon-restart")
+        let entries = try daemon.decode(HistoryResponse.self, "history").entries
+        #expect(entries.first?.endReason == "daemon-restart")
     }
 
     @Test("kill -9 at many moments during a burst of changes never damages the hosts file")
@@ -56,7 +57,7 @@ struct PersistenceTests {
             #expect(hosts.hasPrefix(user), "round \(round): user content changed")
             if hosts.contains("# BEGIN simplylock") { #expect(hosts.contains("# END simplylock")) }
             try daemon.restart()
-            let active = try daemon.json("status")["sessions"] as? [[String: Any]] ?? []
+            let active = try daemon.decode(StatusResponse.self, "status").sessions
             #expect(root.hosts().contains(" youtube.com") == !active.isEmpty)
             usleep(300_000)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -16,7 +17,7 @@ struct PomodoroTests {
 
     func blocked(_ root: TestRoot) -> Bool { root.hosts().contains(" example.com") }
 
-    func pomodoro(_ daemon: DaemonProcess) throws -> [String: Any] { try daemon.json("pomodoro", "status") }
+    func pomodoro(_ daemon: DaemonProcess) throws -> PomodoroInfo { try daemon.decode(PomodoroInfo.self, "pomodoro", "status") }
 
     @Test("focus phases block, breaks lift, the run finishes; events and the focus history follow")
     func phasesBlockAndUnblock() throws {
@@ -35,15 +36,15 @@ struct PomodoroTests {
             "\(status)")
         try waitUntil("the first break to lift the block", timeout: 30) { !blocked(root) }
         try waitUntil("the second focus phase to block again", timeout: 30) { blocked(root) }
-        try waitUntil("the run to finish", timeout: 30) { try pomodoro(daemon)["state"] as? String == "finished" }
+        try waitUntil("the run to finish", timeout: 30) { try pomodoro(daemon).state == "finished" }
         #expect(!blocked(root))
         #expect(root.hosts() == "127.0.0.1 localhost\n::1 localhost ip6-localhost\n# user comment\n")
 
-        let history = try daemon.json("pomodoro", "history")
-        #expect(history["pomodoros"] as? Int == 2)
-        #expect((history["entries"] as? [[String: Any]])?.map { $0["cycle"] as? Int } == [2, 1])
-        let sessions = try #require(try daemon.json("history")["entries"] as? [[String: Any]])
-        #expect(sessions.filter { $0["origin"] as? String == "pomodoro" }.count == 2)
+        let history = try daemon.decode(PomodoroHistoryResponse.self, "pomodoro", "history")
+        #expect(history.pomodoros == 2)
+        #expect(history.entries.map(\.cycle) == [2, 1])
+        let sessions = try daemon.decode(HistoryResponse.self, "history").entries
+        #expect(sessions.filter { $0.origin == "pomodoro" }.count == 2)
         try waitUntil("the last events to arrive", timeout: 10) { try recorder.pomodoroEvents().last == "runFinished" }
         #expect(
             try recorder.pomodoroEvents() == [
@@ -61,16 +62,16 @@ struct PomodoroTests {
         #expect(pause.status == 0, "\(pause)")
         #expect(!blocked(root))
         let frozen = try pomodoro(daemon)
-        #expect(frozen["state"] as? String == "paused")
-        let left = try #require(frozen["remainingSeconds"] as? Int)
+        #expect(frozen.state == "paused")
+        let left = try #require(frozen.remainingSeconds)
         usleep(1_500_000)
-        #expect(try pomodoro(daemon)["remainingSeconds"] as? Int == left)
+        #expect(try pomodoro(daemon).remainingSeconds == left)
         #expect(try daemon.lockctl("pomodoro", "pause").status == 5)
         #expect(try daemon.lockctl("pomodoro", "resume").status == 0)
         #expect(blocked(root))
         let running = try pomodoro(daemon)
-        #expect(running["state"] as? String == "running")
-        #expect((running["remainingSeconds"] as? Int ?? 0) <= left)
+        #expect(running.state == "running")
+        #expect((running.remainingSeconds ?? 0) <= left)
     }
 
     @Test("strict: focus phases cannot be skipped or stopped (exit 5), pausing keeps the block")
@@ -88,7 +89,7 @@ struct PomodoroTests {
         #expect(byHand.stderr.contains("lockctl pomodoro stop"))
         #expect(try daemon.lockctl("pomodoro", "pause").status == 0)
         #expect(blocked(root))
-        #expect(try pomodoro(daemon)["blocking"] as? Bool == true)
+        #expect(try pomodoro(daemon).blocking)
     }
 
     @Test("a daemon restart resumes the same phase with the time it had left")
@@ -98,25 +99,25 @@ struct PomodoroTests {
         #expect(
             try daemon.lockctl("pomodoro", "start", "--profile", "focus", "--focus", "1m", "--short-break", "1m", "--cycles", "3").status
                 == 0)
-        let before = try #require(try pomodoro(daemon)["remainingSeconds"] as? Int)
+        let before = try #require(try pomodoro(daemon).remainingSeconds)
         try daemon.kill9()
         try daemon.restart()
         let focus = try pomodoro(daemon)
-        #expect(focus["phase"] as? String == "focus" && focus["cycle"] as? Int == 1 && focus["state"] as? String == "running")
+        #expect(focus.phase == "focus" && focus.cycle == 1 && focus.state == "running")
         // The time kept counting; it was neither reset nor lost.
-        let left = focus["remainingSeconds"] as? Int ?? 0
+        let left = focus.remainingSeconds ?? 0
         #expect(left > 0 && left <= before, "\(focus)")
         #expect(blocked(root))
 
         // In a break, after a clean stop: still the break, still lifted.
         #expect(try daemon.lockctl("pomodoro", "skip").status == 0)
         #expect(!blocked(root))
-        let breakBefore = try #require(try pomodoro(daemon)["remainingSeconds"] as? Int)
+        let breakBefore = try #require(try pomodoro(daemon).remainingSeconds)
         #expect(try daemon.stop() == 0)
         try daemon.restart()
         let inBreak = try pomodoro(daemon)
-        #expect(inBreak["phase"] as? String == "short-break" && inBreak["cycle"] as? Int == 1, "\(inBreak)")
-        let breakLeft = inBreak["remainingSeconds"] as? Int ?? 0
+        #expect(inBreak.phase == "short-break" && inBreak.cycle == 1, "\(inBreak)")
+        let breakLeft = inBreak.remainingSeconds ?? 0
         #expect(breakLeft > 0 && breakLeft <= breakBefore, "\(inBreak)")
         #expect(!blocked(root))
     }
@@ -137,7 +138,7 @@ struct PomodoroTests {
             #expect(result.stderr.contains(fragment), "\(arguments): \(result)")
         }
         #expect(try daemon.lockctl("pomodoro", "start", "--profile", "ghost").status == 6)
-        #expect(try pomodoro(daemon)["state"] as? String == "none")
+        #expect(try pomodoro(daemon).state == "none")
         #expect(root.hosts() == hostsBefore)
         #expect(try daemon.lockctl("pomodoro", "pause").status == 6)
 
@@ -145,7 +146,7 @@ struct PomodoroTests {
         let second = try daemon.lockctl("pomodoro", "start", "--profile", "news")
         #expect(second.status == 5)
         #expect(second.stderr.contains("already running"))
-        #expect(try pomodoro(daemon)["profile"] as? String == "focus")
+        #expect(try pomodoro(daemon).profile == "focus")
         #expect(!root.hosts().contains("news.ycombinator.com"))
     }
 
@@ -155,12 +156,12 @@ struct PomodoroTests {
         let daemon = try daemonWithProfile(root)
         #expect(
             try daemon.lockctl("pomodoro", "start", "--profile", "focus", "--focus", "1s", "--short-break", "1m", "--manual").status == 0)
-        try waitUntil("the focus phase to end and wait", timeout: 30) { try pomodoro(daemon)["state"] as? String == "waiting" }
+        try waitUntil("the focus phase to end and wait", timeout: 30) { try pomodoro(daemon).state == "waiting" }
         #expect(!blocked(root))
-        #expect(try pomodoro(daemon)["next"] as? String == "short-break")
+        #expect(try pomodoro(daemon).next == "short-break")
         let next = try daemon.lockctl("pomodoro", "next")
         #expect(next.status == 0, "\(next)")
-        #expect(try pomodoro(daemon)["phase"] as? String == "short-break")
+        #expect(try pomodoro(daemon).phase == "short-break")
         #expect(try daemon.lockctl("pomodoro", "next").status == 5)
     }
 
@@ -170,9 +171,9 @@ struct PomodoroTests {
         try root.write("etc/simplylock/simplylockd.toml", "[pomodoro]\nfocus = \"45m\"\nshort_break = \"7m\"\ncycles = 3\n")
         let daemon = try daemonWithProfile(root)
         #expect(try daemon.lockctl("pomodoro", "start", "--profile", "focus").status == 0)
-        let settings = try #require(try pomodoro(daemon)["settings"] as? [String: Any])
-        #expect(settings["focusSeconds"] as? Double == 2700 && settings["shortBreakSeconds"] as? Double == 420)
-        #expect(settings["cycles"] as? Int == 3)
+        let settings = try #require(try pomodoro(daemon).settings)
+        #expect(settings.focusSeconds == 2700 && settings.shortBreakSeconds == 420)
+        #expect(settings.cycles == 3)
         let status = try daemon.lockctl("status")
         #expect(status.stdout.contains("pomodoro focus: focus, cycle 1 of 3"), "\(status)")
         #expect(status.stdout.contains("pomodoro"))
@@ -182,6 +183,6 @@ struct PomodoroTests {
         #expect(try daemon.lockctl("pomodoro", "stop").status == 0)
         #expect(!blocked(root))
         #expect(root.hosts().contains("news.ycombinator.com"))
-        #expect(try daemon.json("status")["notices"] as? [String] == [])
+        #expect(try daemon.decode(StatusResponse.self, "status").notices == [])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LockCore
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -32,8 +33,8 @@ struct ScheduleTests {
 
     static func rfc3339(_ text: String?) -> Date? { text.flatMap { ISO8601DateFormatter().date(from: $0) } }
 
-    func schedules(_ daemon: DaemonProcess) throws -> [[String: Any]] {
-        try daemon.json("schedules", "list")["schedules"] as? [[String: Any]] ?? []
+    func schedules(_ daemon: DaemonProcess) throws -> [ScheduleInfo] {
+        try daemon.decode(ScheduleList.self, "schedules", "list").schedules
     }
 
     @Test("a one-off schedule a few seconds ahead starts a block at its start and ends it at its end")
@@ -46,15 +47,14 @@ struct ScheduleTests {
             "--length", "3s", "--tz", "UTC")
         #expect(add.status == 0, "\(add)")
         let listed = try #require(try schedules(daemon).first)
-        #expect(Self.rfc3339((listed["next"] as? [String: Any])?["start"] as? String) == start)
+        #expect(listed.next?.start == start)
         try waitUntil("the scheduled block to be in the hosts file", timeout: 20) { root.hosts().contains(" news.ycombinator.com") }
         try waitUntil("the scheduled block to end", timeout: 20) { !root.hosts().contains("simplylock") }
-        let entry = try #require((try daemon.json("history")["entries"] as? [[String: Any]])?.first)
-        #expect(entry["origin"] as? String == "schedule:soon")
-        #expect(entry["endReason"] as? String == "expired")
-        let startedAt = try #require(Self.rfc3339(entry["startedAt"] as? String))
-        #expect(startedAt >= start, "the block started before its schedule did")
-        #expect((try daemon.json("status")["sessions"] as? [[String: Any]])?.isEmpty == true)
+        let entry = try #require(try daemon.decode(HistoryResponse.self, "history").entries.first)
+        #expect(entry.origin == "schedule:soon")
+        #expect(entry.endReason == "expired")
+        #expect(entry.startedAt >= start, "the block started before its schedule did")
+        #expect(try daemon.decode(StatusResponse.self, "status").sessions.isEmpty)
     }
 
     @Test("a restart inside an interval blocks again before the daemon answers, even with the state lost")
@@ -68,14 +68,14 @@ struct ScheduleTests {
                 "--tz", "UTC"
             ).status == 0)
         #expect(root.hosts().contains(" facebook.com"))
-        let first = try #require((try daemon.json("status")["sessions"] as? [[String: Any]])?.first)
-        #expect(first["origin"] as? String == "schedule:now")
+        let first = try #require(try daemon.decode(StatusResponse.self, "status").sessions.first)
+        #expect(first.origin == "schedule:now")
 
         // An orderly restart keeps the same session.
         try daemon.stop()
         try daemon.restart()
-        let resumed = try #require((try daemon.json("status")["sessions"] as? [[String: Any]])?.first)
-        #expect(resumed["id"] as? String == first["id"] as? String)
+        let resumed = try #require(try daemon.decode(StatusResponse.self, "status").sessions.first)
+        #expect(resumed.id == first.id)
 
         // A crash that also loses the hosts section and the whole state: schedules are
         // computed, not remembered, so the block is back by the time the daemon answers.
@@ -84,9 +84,9 @@ struct ScheduleTests {
         for suffix in ["", "-wal", "-shm"] { unlink(root.statePath + suffix) }
         try daemon.restart()
         #expect(root.hosts().contains(" facebook.com"))
-        let session = try #require((try daemon.json("status")["sessions"] as? [[String: Any]])?.first)
-        #expect(session["origin"] as? String == "schedule:now")
-        let remaining = try #require(session["remainingSeconds"] as? Int)
+        let session = try #require(try daemon.decode(StatusResponse.self, "status").sessions.first)
+        #expect(session.origin == "schedule:now")
+        let remaining = session.remainingSeconds
         let expected = start.addingTimeInterval(3600).timeIntervalSinceNow
         #expect(Double(remaining) <= expected + 2 && Double(remaining) > expected - 120, "\(remaining) vs \(expected)")
     }
@@ -130,13 +130,9 @@ struct ScheduleTests {
                 #expect(!expected.isEmpty, "\(systemd.stdout)")
                 let ours = try daemon.lockctl("schedules", "next", "e\(index)", "--count", "\(expected.count)", "--after", base, "--json")
                 #expect(ours.status == 0, "\(ours)")
-                let intervals = try JSONSerialization.jsonObject(with: Data(ours.stdout.utf8)) as? [[String: String]] ?? []
-                let starts = intervals.compactMap { Self.rfc3339($0["start"]) }
-                #expect(starts == expected, "\(expression) after \(base)")
-                #expect(
-                    intervals.allSatisfy {
-                        (Self.rfc3339($0["end"]) ?? .distantPast).timeIntervalSince(Self.rfc3339($0["start"]) ?? .distantFuture) == 600
-                    })
+                let intervals = try ours.decode([ScheduleInterval].self)
+                #expect(intervals.map(\.start) == expected, "\(expression) after \(base)")
+                #expect(intervals.allSatisfy { $0.end.timeIntervalSince($0.start) == 600 })
                 compared += expected.count
             }
         }
@@ -199,7 +195,7 @@ struct ScheduleTests {
         try daemon.restart()
         #expect(!root.hosts().contains(" news.ycombinator.com"))
         let soft = try #require(try schedules(daemon).first)
-        #expect(soft["stoppedByHand"] as? Bool == true)
+        #expect(soft.stoppedByHand)
         #expect(try daemon.lockctl("schedules", "list").stdout.contains("stopped by hand"))
         #expect(try daemon.lockctl("status").stdout.contains("soft stopped by hand"))
 
@@ -239,7 +235,7 @@ struct ScheduleTests {
         let reload = try daemon.lockctl("reload")
         #expect(reload.status == 1, "a reload that reports problems exits 1")
         #expect(reload.stdout.contains("schedules.d/broken.toml:3: cron: minute 61 out of range 0–59"), "\(reload.stdout)")
-        #expect(try daemon.json("schedules", "list")["problems"] as? [String] ?? [] != [])
+        #expect(try daemon.decode(ScheduleList.self, "schedules", "list").problems != [])
 
         let start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 60)
         try root.write(
@@ -252,7 +248,7 @@ struct ScheduleTests {
             """)
         daemon.process.send(SIGHUP)
         try waitUntil("SIGHUP to pick up the new schedule", timeout: 20) { root.hosts().contains(" steampowered.com") }
-        #expect(try schedules(daemon).map { $0["name"] as? String } == ["handmade"])
+        #expect(try schedules(daemon).map(\.name) == ["handmade"])
     }
 
     @Test("warnings before a start go to the event stream and the status")
@@ -278,11 +274,12 @@ struct ScheduleTests {
         let line = try #require(
             try String(contentsOfFile: eventsFile, encoding: .utf8).split(separator: "\n")
                 .first { $0.contains("schedule.warning") })
-        let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect((event["message"] as? String)?.hasPrefix("later starts in ") == true)
-        #expect((event["details"] as? [String: String])?["schedule"] == "later")
-        #expect((event["details"] as? [String: String])?["edge"] == "start")
-        let notices = try daemon.json("status")["notices"] as? [String] ?? []
+        let event = try API.makeDecoder().decode(Event.self, from: Data(line.utf8))
+        #expect(event.type == .scheduleWarning)
+        #expect(event.message.hasPrefix("later starts in "))
+        #expect(event.details?["schedule"] == "later")
+        #expect(event.details?["edge"] == "start")
+        let notices = try daemon.decode(StatusResponse.self, "status").notices
         #expect(
             notices.contains { $0.hasPrefix("later starts in ") && (try? DurationParser.parse(String($0.dropFirst(16)))) != nil },
             "\(notices)")
@@ -304,13 +301,13 @@ struct ScheduleTests {
         #expect(
             try daemon.lockctl("schedules", "add", "east", "--profile", "news", "--days", "all", "--from", from, "--to", to).status == 0)
         #expect(!root.hosts().contains(" news.ycombinator.com"))
-        #expect(try schedules(daemon).first?["timeZone"] as? String == "Etc/UTC")
+        #expect(try schedules(daemon).first?.timeZone == "Etc/UTC")
 
         // As timedatectl does it: a new link renamed over the old one.
         #expect(symlink("/usr/share/zoneinfo/Etc/GMT-2", root.path + "/etc/localtime.new") == 0)
         #expect(rename(root.path + "/etc/localtime.new", root.path + "/etc/localtime") == 0)
         try waitUntil("the zone change to start the block", timeout: 20) { root.hosts().contains(" news.ycombinator.com") }
-        #expect(try schedules(daemon).first?["timeZone"] as? String == "Etc/GMT-2")
+        #expect(try schedules(daemon).first?.timeZone == "Etc/GMT-2")
         #expect(daemon.log().contains("system time zone changed"))
     }
 }

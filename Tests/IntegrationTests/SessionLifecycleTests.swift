@@ -1,4 +1,5 @@
 import Foundation
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -21,32 +22,27 @@ struct SessionLifecycleTests {
         #expect(root.hosts().contains(":: "))
         #expect(root.hosts().hasPrefix("127.0.0.1 localhost\n::1 localhost ip6-localhost\n# user comment\n# BEGIN simplylock\n"))
 
-        let status = try daemon.json("status")
-        let sessions = try #require(status["sessions"] as? [[String: Any]])
-        #expect(sessions.count == 1)
+        let sessions = try daemon.decode(StatusResponse.self, "status").sessions
+        try #require(sessions.count == 1)
         let session = sessions[0]
-        #expect(session["profile"] as? String == "deep-work")
-        #expect(session["origin"] as? String == "manual")
-        #expect(session["strict"] as? Bool == false)
-        let remaining = try #require(session["remainingSeconds"] as? Int)
+        #expect(session.profile == "deep-work")
+        #expect(session.origin == "manual")
+        #expect(session.strict == false)
+        let remaining = session.remainingSeconds
         #expect(remaining > 2690 && remaining <= 2700)
-        let formatter = ISO8601DateFormatter()
-        let startedAt = try #require((session["startedAt"] as? String).flatMap(formatter.date(from:)))
-        let endsAt = try #require((session["endsAt"] as? String).flatMap(formatter.date(from:)))
-        #expect(abs(endsAt.timeIntervalSince(startedAt) - 2700) < 5)
+        #expect(abs(session.endsAt.timeIntervalSince(session.startedAt) - 2700) < 5)
 
         let extend = try daemon.lockctl("extend", "deep-work", "15m")
         #expect(extend.status == 0, "\(extend)")
-        let extended = try #require((try daemon.json("status")["sessions"] as? [[String: Any]])?.first)
-        #expect((extended["remainingSeconds"] as? Int ?? 0) > 3590)
+        let extended = try #require(try daemon.decode(StatusResponse.self, "status").sessions.first)
+        #expect(extended.remainingSeconds > 3590)
 
         let stop = try daemon.lockctl("stop", "deep-work")
         #expect(stop.status == 0, "\(stop)")
         #expect(root.hosts() == "127.0.0.1 localhost\n::1 localhost ip6-localhost\n# user comment\n")
 
-        let history = try daemon.json("history")
-        let entries = try #require(history["entries"] as? [[String: Any]])
-        #expect(entries.first?["endReason"] as? String == "stopped")
+        let entries = try daemon.decode(HistoryResponse.self, "history").entries
+        #expect(entries.first?.endReason == "stopped")
         try daemon.stop()
     }
 
@@ -73,8 +69,7 @@ struct SessionLifecycleTests {
         #expect(root.hosts().contains("news.ycombinator.com"))
         try waitUntil("the section to be removed", timeout: 10) { !root.hosts().contains("simplylock") }
         #expect(Date().timeIntervalSince(started) >= 1.9)
-        let history = try daemon.json("history")
-        #expect((history["entries"] as? [[String: Any]])?.first?["endReason"] as? String == "expired")
+        #expect(try daemon.decode(HistoryResponse.self, "history").entries.first?.endReason == "expired")
         #expect(try daemon.lockctl("status").stdout.contains("idle"))
     }
 
@@ -94,7 +89,7 @@ struct SessionLifecycleTests {
         let check = try daemon.lockctl("check", "www.example.com")
         #expect(check.status == 0)
         #expect(check.stdout.contains("focus"))
-        #expect(try daemon.json("check", "www.youtube.com")["blocked"] as? Bool == true)
+        #expect(try daemon.decode(CheckResponse.self, "check", "www.youtube.com").blocked)
         // The hosts enforcer alone lists exact names: a subdomain is not really blocked.
         let sub = try daemon.lockctl("check", "m.youtube.com")
         #expect(sub.status == 1 && sub.stdout.contains("NOT blocked") && sub.stdout.contains("rule youtube.com"), "\(sub.stdout)")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -32,9 +33,8 @@ struct TamperTests {
         // Delete.
         #expect(unlink(root.hostsPath) == 0)
         try waitUntil("a deleted file to be recreated with the section", timeout: 5) { root.hosts().contains(" facebook.com") }
-        let report = try daemon.json("status")
-        let enforcer = try #require((report["enforcers"] as? [[String: Any]])?.first)
-        #expect((enforcer["details"] as? [String: Any])?["restores"] as? Int ?? 0 >= 3)
+        let enforcer = try #require(try daemon.decode(StatusResponse.self, "status").enforcers.first)
+        #expect(enforcer.details["restores"]?.number ?? 0 >= 3)
     }
 
     @Test("user edits outside the section are kept while the block runs and after it ends")
@@ -171,9 +171,8 @@ struct TamperKindsTests {
         }
         print("restore latency over \(Self.trials) trials per kind:\n  " + report.joined(separator: "\n  "))
 
-        let status = try daemon.json("status")
-        let enforcer = try #require((status["enforcers"] as? [[String: Any]])?.first)
-        #expect((enforcer["details"] as? [String: Any])?["restores"] as? Int ?? 0 >= tampers)
+        let enforcer = try #require(try daemon.decode(StatusResponse.self, "status").enforcers.first)
+        #expect(enforcer.details["restores"]?.number ?? 0 >= Double(tampers))
         let moved = try FileManager.default.contentsOfDirectory(atPath: root.path + "/etc").filter {
             $0.hasPrefix("hosts.simplylock-moved-")
         }
@@ -269,8 +268,8 @@ struct BindMountTests {
         #expect(mounted.hasPrefix("127.0.0.1 localhost\n# container hosts\n# BEGIN simplylock\n"))
         #expect(mounted.contains(" news.ycombinator.com"))
         #expect(root.hosts() == "127.0.0.1 under-the-mount\n")
-        let enforcer = try #require((try daemon.json("status")["enforcers"] as? [[String: Any]])?.first)
-        #expect((enforcer["details"] as? [String: Any])?["write"] as? String == "inPlace")
+        let enforcer = try #require(try daemon.decode(StatusResponse.self, "status").enforcers.first)
+        #expect(enforcer.details["write"] == .text("inPlace"))
         #expect(try daemon.lockctl("stop", "news").status == 0)
         #expect(try String(contentsOfFile: source, encoding: .utf8) == "127.0.0.1 localhost\n# container hosts\n")
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LockCore
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -10,8 +11,12 @@ import Testing
 struct TruthfulAnswerTests {
     static let utc = ["TZ": "UTC"]
 
-    static func object(_ text: String) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
+    /// One line of `status --format waybar`: Waybar's custom-module JSON, not an API type.
+    struct WaybarLine: Decodable {
+        var text: String
+        var alt: String
+        var tooltip: String
+        var `class`: [String]
     }
 
     @Test("start --until HH:MM answers with that time, whatever the fraction of the second it was typed at")
@@ -50,9 +55,9 @@ struct TruthfulAnswerTests {
         let json = try daemon.lockctl("stop", "--all", "--json")
         #expect(json.status == 0, "\(json)")
         #expect(json.stderr.isEmpty, "an error beside the answer: \(json.stderr)")
-        let object = Self.object(json.stdout)
-        #expect((object["sessions"] as? [[String: Any]])?.compactMap { $0["profile"] as? String } == ["news"], "\(object)")
-        #expect((object["left"] as? [[String: Any]])?.compactMap { $0["profile"] as? String } == ["social"], "\(object)")
+        let answer = try json.decode(SessionListAnswer.self)
+        #expect(answer.sessions.map(\.profile) == ["news"], "\(answer)")
+        #expect(answer.left?.map(\.profile) == ["social"], "\(answer)")
         #expect(try daemon.lockctl("start", "news", "30m").status == 0)
         let text = try daemon.lockctl("stop", "--all")
         #expect(text.status == 0 && text.stdout.contains("news block stopped"), "\(text)")
@@ -80,10 +85,10 @@ struct TruthfulAnswerTests {
         #expect(line.stdout.hasSuffix(" +1\n") && line.stdout.split(separator: "\n").count == 1, "\(line)")
         let waybar = try daemon.lockctl("status", "--format", "waybar")
         #expect(waybar.stdout.split(separator: "\n").count == 1, "\(waybar)")
-        let object = Self.object(waybar.stdout)
-        #expect(object["text"] as? String == line.stdout.trimmingCharacters(in: .newlines), "\(object)")
-        #expect(object["class"] as? [String] == ["active", "strict"] && object["alt"] as? String == "active", "\(object)")
-        #expect((object["tooltip"] as? String)?.contains("social until") == true, "\(object)")
+        let object = try waybar.decode(WaybarLine.self)
+        #expect(object.text == line.stdout.trimmingCharacters(in: .newlines), "\(object)")
+        #expect(object.class == ["active", "strict"] && object.alt == "active", "\(object)")
+        #expect(object.tooltip.contains("social until"), "\(object)")
         let blocks = try daemon.lockctl("status", "--format", "i3blocks").stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(blocks.count == 4 && blocks[0].hasPrefix("news ") && blocks[2].hasPrefix("#"), "\(blocks)")
         #expect(try daemon.lockctl("status", "--format", "tmux").status == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -26,8 +27,8 @@ struct TruthfulDiagnosisTests {
         #expect(start.stdout.contains("not yet in force for kids: unbound: "), "\(start.stdout)")
         let json = try daemon.lockctl("start", "video", "45m", "--for", "kids", "--json")
         #expect(json.status == 8, "\(json)")
-        let sessions = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["sessions"] as? [[String: Any]]
-        #expect((sessions?.first?["notInForce"] as? String)?.contains("unbound") == true, "\(json.stdout)")
+        let sessions = try json.decode(SessionListAnswer.self).sessions
+        #expect(sessions.first?.notInForce?.contains("unbound") == true, "\(json.stdout)")
         // A block for this machine alone is in force through the hosts file: no mark, exit 0.
         let local = try daemon.lockctl("start", "social", "45m")
         #expect(local.status == 0 && local.stdout.contains("social blocked until"), "\(local)")
@@ -35,11 +36,10 @@ struct TruthfulDiagnosisTests {
         #expect(status.stdout.contains("! news: saved, not yet in force for kids"), "\(status.stdout)")
         #expect(!status.stdout.contains("! social:"), "\(status.stdout)")
         // The [unbound] paths left at their defaults are under the root, like every default path.
-        let report = try daemon.json("status")
-        let unbound = (report["enforcers"] as? [[String: Any]])?.first { $0["name"] as? String == "unbound" }
-        let details = unbound?["details"] as? [String: Any]
-        #expect((details?["control"] as? String)?.hasPrefix(root.path + "/run/") == true, "\(String(describing: details))")
-        #expect((details?["include"] as? String)?.hasPrefix(root.path + "/etc/unbound/") == true, "\(String(describing: details))")
+        let unbound = try daemon.decode(StatusResponse.self, "status").enforcers.first { $0.name == "unbound" }
+        let details = unbound?.details
+        #expect(details?["control"]?.text?.hasPrefix(root.path + "/run/") == true, "\(String(describing: details))")
+        #expect(details?["include"]?.text?.hasPrefix(root.path + "/etc/unbound/") == true, "\(String(describing: details))")
         let extend = try daemon.lockctl("extend", "news", "5m")
         #expect(extend.status == 8 && extend.stdout.contains("news saved until"), "\(extend)")
         let pomodoro = try daemon.lockctl("pomodoro", "start", "--profile", "shopping", "--for", "kids")
