@@ -140,6 +140,10 @@ struct BrowserCompanionTests {
                 Self.repository + "/browser/extension", artefacts, userData,
             ], timeout: 240)
         #expect(run.status == 0, "\(run)\n\(daemon.log().suffix(3000))")
+        // The companion said whether it may run in private windows: an unpacked extension may not
+        // until the user allows it, and status says so.
+        let status = try daemon.lockctl("browser", "status")
+        #expect(status.stdout.contains("chromium") && status.stdout.contains("not allowed in private windows"), "\(status)")
         print(run.stdout)
         // The time on metered.test reached usage: saved when the daemon stops, read after a restart.
         let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
