@@ -146,6 +146,13 @@ def run(driver):
     strict = session(driver, "Social")[0]
     buttons = [b.text for b in strict.find_elements(By.CSS_SELECTOR, "button, a.button")]
     check("Stop" not in buttons and any("Emergency" in b for b in buttons) and "+15 m" in buttons, f"a strict block offers no stop ({buttons})")
+    # Emergency access asks the daemon for its challenge; here friction allows no early end, and the sheet says so.
+    strict.find_element(By.XPATH, ".//button[starts-with(text(), 'Emergency')]").click()
+    refusal = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet .error"), "emergency access shows the daemon's answer")
+    if refusal:
+        check("early end" in refusal[0].text, f"emergency access: the daemon's reason is shown ({refusal[0].text})")
+    driver.find_element(By.CSS_SELECTOR, "#sheet button.secondary").click()
+    strict = session(driver, "Social")[0]
     strict.find_element(By.XPATH, ".//button[text()='+15 m']").click()
     wait(driver, lambda d: any(s["profile"] == "social" and s["remainingSeconds"] > 45 * 60 for s in status_json()["sessions"]), "extend lengthens the strict block")
 
