@@ -33,9 +33,12 @@ public struct BrowserCompanions: Sendable, Equatable, Codable {
         public var lastSeen: Date
         /// True when it said hello within the last `BrowserCompanions.activeSeconds`.
         public var active: Bool
+        /// Whether the browser lets it run in private windows, as it said (absent: it did not say).
+        public var incognito: Bool?
 
         /// Creates an entry.
-        public init(uid: Int, browser: String, extensionVersion: String, lastSeen: Date, active: Bool) {
+        public init(uid: Int, browser: String, extensionVersion: String, lastSeen: Date, active: Bool, incognito: Bool? = nil) {
+            self.incognito = incognito
             self.uid = uid
             self.browser = browser
             self.extensionVersion = extensionVersion

@@ -163,6 +163,14 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var description: String?
     /// New default strictness.
     public var strict: Bool?
+    /// Path rules to add (SITE/PATH, for the browser companion).
+    public var addPaths: [String]?
+    /// Path rules to remove.
+    public var removePaths: [String]?
+    /// Exceptions to the path rules to add.
+    public var addAllowPaths: [String]?
+    /// Exceptions to the path rules to remove.
+    public var removeAllowPaths: [String]?
 
     /// Creates a request.
     public init(

@@ -126,12 +126,18 @@ public struct ProfileStore: Sendable {
         guard profile.kind == .custom else { throw .system(name) }
         do {
             try change(&profile)
+            let (friction, paths, allowPaths) = (profile.friction, profile.paths, profile.allowPaths)
             profile = Profile(
                 name: profile.name, displayName: profile.displayName, description: profile.description,
                 icon: profile.icon, color: profile.color, domains: profile.domains, services: profile.services,
                 categories: profile.categories, allow: profile.allow, addresses: profile.addresses,
                 mode: profile.mode, apps: profile.apps, appCategories: profile.appCategories,
                 running: profile.running, strict: profile.strict, kind: .custom, lists: profile.lists)
+            // The initialiser de-duplicates the lists; what it does not take is carried over (an
+            // edit used to drop the profile's [friction] section).
+            profile.friction = friction
+            profile.paths = paths
+            profile.allowPaths = allowPaths
             try profile.validate(against: catalog)
         } catch { throw .invalid(error) }
         try write(profile)

@@ -48,6 +48,17 @@ struct BrowserCompanionTests {
         let shown = try daemon.lockctl("profiles", "show", "focus")
         #expect(shown.stdout.contains("video.test/shorts (browser companion only)"), "\(shown)")
         #expect(shown.stdout.contains("video.test/shorts/allowed (browser companion only)"), "\(shown)")
+        // Path rules are edited as every other rule; a bad one or one not in the profile is refused.
+        #expect(try daemon.lockctl("profiles", "add-path", "focus", "https://www.reddit.com/r/all").status == 0)
+        #expect(try daemon.lockctl("profiles", "show", "focus").stdout.contains("reddit.com/r/all"))
+        // The edit rewrote the file: its [friction] section and path rules are still there.
+        let file = try String(contentsOfFile: root.path + "/etc/simplylock/profiles.d/focus.toml", encoding: .utf8)
+        #expect(file.contains("[friction]") && file.contains("delay = \"6s\"") && file.contains("video.test/shorts"), "\(file)")
+        let missing = try daemon.lockctl("profiles", "remove-path", "focus", "reddit.com/r/none")
+        #expect(missing.status != 0 && missing.stderr.contains("reddit.com/r/none"), "\(missing)")
+        let bad = try daemon.lockctl("profiles", "add-path", "focus", "reddit.com")
+        #expect(bad.status == 2 && bad.stderr.contains("has no path"), "\(bad)")
+        #expect(try daemon.lockctl("profiles", "remove-path", "focus", "reddit.com/r/all").status == 0)
         try #require(try daemon.lockctl("start", "focus", "10m").status == 0)
         // No companion connected: the path rule covers the URL, but nothing enforces it.
         let notConnected = try daemon.lockctl("check", "https://www.video.test/shorts/x")
@@ -129,6 +140,10 @@ struct BrowserCompanionTests {
                 Self.repository + "/browser/extension", artefacts, userData,
             ], timeout: 240)
         #expect(run.status == 0, "\(run)\n\(daemon.log().suffix(3000))")
+        // The companion said whether it may run in private windows: an unpacked extension may not
+        // until the user allows it, and status says so.
+        let status = try daemon.lockctl("browser", "status")
+        #expect(status.stdout.contains("chromium") && status.stdout.contains("not allowed in private windows"), "\(status)")
         print(run.stdout)
         // The time on metered.test reached usage: saved when the daemon stops, read after a restart.
         let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""

@@ -19,12 +19,15 @@ const meter = new SiteMeter();
 let idleState = 'active';
 let browserFocused = true;
 
+// Chromium's user agent says "Chrome" in every browser of the family; its brands tell them apart.
 function browserName() {
-  const agent = navigator.userAgent;
-  if (/Firefox\//.test(agent)) return 'firefox';
-  if (/Edg\//.test(agent)) return 'edge';
+  if (/Firefox\//.test(navigator.userAgent)) return 'firefox';
   if (navigator.brave) return 'brave';
-  return /Chromium\//.test(agent) || !/Chrome\//.test(agent) ? 'chromium' : 'chrome';
+  const brands = (navigator.userAgentData?.brands ?? []).map((b) => b.brand);
+  if (brands.includes('Microsoft Edge')) return 'edge';
+  if (brands.includes('Brave')) return 'brave';
+  if (brands.includes('Google Chrome')) return 'chrome';
+  return 'chromium';
 }
 
 function connect() {

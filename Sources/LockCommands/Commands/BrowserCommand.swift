@@ -217,8 +217,11 @@ enum BrowserSetup {
         for (browser, paths) in programs where paths.contains(where: { FileManager.default.fileExists(atPath: Paths.join(root, $0)) }) {
             let seen = companions.companions.filter { $0.browser == browser }
             if let active = seen.first(where: \.active) {
+                let privateWindows = active.incognito == false ? "; not allowed in private windows: allow it there (extension details)" : ""
                 rows.append(
-                    Row(browser: browser, state: "active", detail: "companion \(active.extensionVersion) connected (uid \(active.uid))"))
+                    Row(
+                        browser: browser, state: active.incognito == false ? "partly active" : "active",
+                        detail: "companion \(active.extensionVersion) connected (uid \(active.uid))\(privateWindows)"))
             } else if let last = seen.first {
                 rows.append(
                     Row(
@@ -231,8 +234,14 @@ enum BrowserSetup {
                         detail: "no companion has connected: sudo lockctl browser install, then restart the browser"))
             }
         }
-        for companion in companions.companions where !programs.contains(where: { $0.0 == companion.browser }) {
-            rows.append(Row(browser: companion.browser, state: companion.active ? "active" : "inactive", detail: "uid \(companion.uid)"))
+        // Companions of browsers not found where this looks (another root, a browser in the home
+        // directory) are listed too.
+        for companion in companions.companions where !rows.contains(where: { $0.browser == companion.browser }) {
+            let privateWindows = companion.incognito == false ? "; not allowed in private windows" : ""
+            rows.append(
+                Row(
+                    browser: companion.browser, state: companion.active ? "active" : "inactive",
+                    detail: "companion \(companion.extensionVersion), uid \(companion.uid)\(privateWindows)"))
         }
         if FileManager.default.fileExists(atPath: Paths.join(root, "var/lib/flatpak/app")) {
             rows.append(

@@ -104,6 +104,45 @@ enum AppRules: ProfileRuleKind {
     static func removing(_ values: [String]) -> UpdateProfileRequest { UpdateProfileRequest(removeApps: values) }
 }
 
+enum PathRules: ProfileRuleKind {
+    static let add = CommandConfiguration(
+        commandName: "add-path", abstract: "Block paths of sites, SITE/PATH (youtube.com/shorts); only the browser companion enforces them."
+    )
+    static let remove = CommandConfiguration(commandName: "remove-path", abstract: "Remove path rules from a custom profile.")
+    static let valueName = "paths"
+    static let addHelp = "Paths, SITE/PATH: the site and its subdomains, the path and below it."
+    static let removeHelp = "Paths, as the profile lists them."
+    static func adding(_ values: [String]) -> UpdateProfileRequest {
+        var r = UpdateProfileRequest()
+        r.addPaths = values
+        return r
+    }
+    static func removing(_ values: [String]) -> UpdateProfileRequest {
+        var r = UpdateProfileRequest()
+        r.removePaths = values
+        return r
+    }
+}
+
+enum AllowPathRules: ProfileRuleKind {
+    static let add = CommandConfiguration(
+        commandName: "add-allow-path", abstract: "Add exceptions to the path rules (browser companion only).")
+    static let remove = CommandConfiguration(commandName: "remove-allow-path", abstract: "Remove exceptions to the path rules.")
+    static let valueName = "paths"
+    static let addHelp = "Paths, SITE/PATH."
+    static let removeHelp = "Paths."
+    static func adding(_ values: [String]) -> UpdateProfileRequest {
+        var r = UpdateProfileRequest()
+        r.addAllowPaths = values
+        return r
+    }
+    static func removing(_ values: [String]) -> UpdateProfileRequest {
+        var r = UpdateProfileRequest()
+        r.removeAllowPaths = values
+        return r
+    }
+}
+
 enum AppCategoryRules: ProfileRuleKind {
     static let add = CommandConfiguration(
         commandName: "add-app-category", abstract: "Block every installed app of freedesktop categories (Game, Chat, Video, …).")

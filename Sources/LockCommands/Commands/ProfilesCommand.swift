@@ -11,7 +11,9 @@ struct ProfilesCommand: AsyncParsableCommand {
             AddProfileRules<ServiceRules>.self, RemoveProfileRules<ServiceRules>.self, AddProfileRules<AllowRules>.self,
             RemoveProfileRules<AllowRules>.self, AddProfileRules<AddressRules>.self, RemoveProfileRules<AddressRules>.self,
             AddProfileRules<AppRules>.self, RemoveProfileRules<AppRules>.self, AddProfileRules<AppCategoryRules>.self,
-            RemoveProfileRules<AppCategoryRules>.self, AddProfileRules<ListRules>.self, RemoveProfileRules<ListRules>.self, Edit.self,
+            RemoveProfileRules<AppCategoryRules>.self, AddProfileRules<ListRules>.self, RemoveProfileRules<ListRules>.self,
+            AddProfileRules<PathRules>.self, RemoveProfileRules<PathRules>.self, AddProfileRules<AllowPathRules>.self,
+            RemoveProfileRules<AllowPathRules>.self, Edit.self,
             Delete.self,
         ],
         defaultSubcommand: List.self)
@@ -224,7 +226,9 @@ extension ProfilesCommand {
         "add-address": "<addresses>",
         "remove-address": "<addresses>", "addDomains": "<domains>", "removeDomains": "<domains>", "addServices": "<services>",
         "removeServices": "<services>", "addAllow": "<domains>", "removeAllow": "<domains>", "addApps": "<apps>",
-        "removeApps": "<apps>", "addAppCategories": "<categories>", "removeAppCategories": "<categories>",
+        "removeApps": "<apps>", "addAppCategories": "<categories>", "removeAppCategories": "<categories>", "paths": "--path",
+        "allow_paths": "--allow-path", "add-path": "<paths>", "remove-path": "<paths>", "add-allow-path": "<paths>",
+        "remove-allow-path": "<paths>",
     ])
 }
 
@@ -235,6 +239,7 @@ func updateProfile(_ global: GlobalOptions, _ name: String, _ request: UpdatePro
         !(request.removeDomains ?? []).isEmpty || !(request.removeServices ?? []).isEmpty
         || !(request.removeAddresses ?? []).isEmpty || !(request.addAllow ?? []).isEmpty
         || !(request.removeApps ?? []).isEmpty || !(request.removeAppCategories ?? []).isEmpty
+        || !(request.removePaths ?? []).isEmpty || !(request.addAllowPaths ?? []).isEmpty
     let strictBlocks = weakens ? ((try? await global.client.status().sessions) ?? []).filter { $0.profile == name && $0.strict } : []
     let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.updateProfile(name, request) }
     if try global.printJSON(profile) { return }

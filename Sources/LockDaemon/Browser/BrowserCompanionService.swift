@@ -13,6 +13,7 @@ public actor BrowserCompanionService {
         public var extensionVersion: String
         public var lastSeen: Date
         public var lastSeenBoot: BootTime
+        public var incognito: Bool?
     }
 
     /// A report refused as a whole.
@@ -47,7 +48,7 @@ public actor BrowserCompanionService {
     }
 
     /// Records a hello of `uid`'s companion in `browser`.
-    public func hello(uid: UInt32, browser: String, extensionVersion: String) {
+    public func hello(uid: UInt32, browser: String, extensionVersion: String, incognito: Bool? = nil) {
         let now = clock()
         let key = "\(uid)/\(browser)"
         if hellos[key] == nil, hellos.count >= Self.maxCompanions,
@@ -55,7 +56,9 @@ public actor BrowserCompanionService {
         {
             hellos.removeValue(forKey: oldest)
         }
-        hellos[key] = Hello(uid: uid, browser: browser, extensionVersion: extensionVersion, lastSeen: now.wall, lastSeenBoot: now.boot)
+        hellos[key] = Hello(
+            uid: uid, browser: browser, extensionVersion: extensionVersion, lastSeen: now.wall, lastSeenBoot: now.boot, incognito: incognito
+        )
     }
 
     /// Every companion heard from, most recent first, each with whether it is active now (a

@@ -38,6 +38,14 @@ public struct ProfileEdit: Sendable, Equatable {
     public var description: String?
     /// A new default strictness.
     public var strict: Bool?
+    /// Path rules to add.
+    public var addPaths: [PathRule] = []
+    /// Path rules to remove; each must be in the profile.
+    public var removePaths: [PathRule] = []
+    /// Exceptions to the path rules to add.
+    public var addAllowPaths: [PathRule] = []
+    /// Exceptions to the path rules to remove.
+    public var removeAllowPaths: [PathRule] = []
 
     /// An edit that changes nothing.
     public init() {}
@@ -62,7 +70,12 @@ public struct ProfileEdit: Sendable, Equatable {
         if let missing = removeAppCategories.first(where: { !profile.appCategories.contains($0) }) {
             throw .notInProfile(field: "remove-app-category", value: missing.name, profile: profile.name)
         }
+        if let missing = removePaths.first(where: { !profile.paths.contains($0) }) {
+            throw .notInProfile(field: "remove-path", value: missing.description, profile: profile.name)
+        }
         var edited = profile
+        edited.paths = (profile.paths.filter { !removePaths.contains($0) } + addPaths).uniquedPaths()
+        edited.allowPaths = (profile.allowPaths.filter { !removeAllowPaths.contains($0) } + addAllowPaths).uniquedPaths()
         edited.lists = profile.lists.filter { !removeLists.contains($0) } + addLists
         edited.domains = DomainList(profile.domains.filter { !removeDomains.contains($0) } + addDomains)
         edited.services = profile.services.filter { !removeServices.contains($0) } + addServices
@@ -75,5 +88,12 @@ public struct ProfileEdit: Sendable, Equatable {
         if let description { edited.description = description.isEmpty ? nil : description }
         if let strict { edited.strict = strict }
         return edited
+    }
+}
+
+extension [PathRule] {
+    fileprivate func uniquedPaths() -> [PathRule] {
+        var seen = Set<PathRule>()
+        return filter { seen.insert($0).inserted }
     }
 }

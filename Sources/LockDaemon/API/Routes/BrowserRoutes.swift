@@ -13,7 +13,8 @@ struct BrowserRoutes {
             guard Self.isLabel(hello.browser, maxBytes: 32), Self.isLabel(hello.extensionVersion, maxBytes: 32) else {
                 throw APIError(.invalidArgument, "browser and extensionVersion: 1-32 letters, digits, '.', '-' or '_'")
             }
-            await browser.hello(uid: context.peer.uid, browser: hello.browser, extensionVersion: hello.extensionVersion)
+            await browser.hello(
+                uid: context.peer.uid, browser: hello.browser, extensionVersion: hello.extensionVersion, incognito: hello.incognito)
             return BrowserCompanions(await browser.companions(activeSeconds: BrowserCompanions.activeSeconds))
         }
         router.add(Endpoints.browserCompanions) { _ in
@@ -103,7 +104,7 @@ extension BrowserCompanions {
             companions: companions.map {
                 Entry(
                     uid: Int($0.hello.uid), browser: $0.hello.browser, extensionVersion: $0.hello.extensionVersion,
-                    lastSeen: $0.hello.lastSeen, active: $0.active)
+                    lastSeen: $0.hello.lastSeen, active: $0.active, incognito: $0.hello.incognito)
             })
     }
 }

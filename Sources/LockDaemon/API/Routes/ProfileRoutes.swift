@@ -66,6 +66,10 @@ struct ProfileRoutes {
             edit.strict = request.strict
             edit.addLists = request.addLists ?? []
             edit.removeLists = request.removeLists ?? []
+            edit.addPaths = try InputParsing.pathRules(request.addPaths ?? [], field: "add-path", parser: names)
+            edit.removePaths = try InputParsing.pathRules(request.removePaths ?? [], field: "remove-path", parser: names)
+            edit.addAllowPaths = try InputParsing.pathRules(request.addAllowPaths ?? [], field: "add-allow-path", parser: names)
+            edit.removeAllowPaths = try InputParsing.pathRules(request.removeAllowPaths ?? [], field: "remove-allow-path", parser: names)
             let name = context.parameter("name")
             let updated = try await context.call { () async throws(ProfileError) in try await coordinator.updateProfile(name, edit) }
             return ProfileInfo(await profiles.expansion(updated), includeExpansion: true)
