@@ -18,7 +18,7 @@ import time
 
 from axe_selenium_python import Axe
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
@@ -97,6 +97,17 @@ def open_tab(driver, tab):
     time.sleep(0.6)  # the tab's own requests
 
 
+def click_in_session(driver, profile, xpath):
+    """Clicks a button of a block's card; the card is drawn again on each event, so a reference may go stale."""
+    for _ in range(20):
+        try:
+            session(driver, profile)[0].find_element(By.XPATH, xpath).click()
+            return
+        except (StaleElementReferenceException, IndexError):
+            time.sleep(0.2)
+    check(False, f"clicked {xpath} of {profile}")
+
+
 def session(driver, profile):
     return driver.find_elements(By.CSS_SELECTOR, f"article.session[aria-label^='{profile}']")
 
@@ -152,12 +163,11 @@ def run(driver):
     if refusal:
         check("early end" in refusal[0].text, f"emergency access: the daemon's reason is shown ({refusal[0].text})")
     driver.find_element(By.CSS_SELECTOR, "#sheet button.secondary").click()
-    strict = session(driver, "Social")[0]
-    strict.find_element(By.XPATH, ".//button[text()='+15 m']").click()
+    click_in_session(driver, "Social", ".//button[text()='+15 m']")
     wait(driver, lambda d: any(s["profile"] == "social" and s["remainingSeconds"] > 45 * 60 for s in status_json()["sessions"]), "extend lengthens the strict block")
 
     # Stop News from Home.
-    session(driver, "News")[0].find_element(By.XPATH, ".//button[text()='Stop']").click()
+    click_in_session(driver, "News", ".//button[text()='Stop']")
     wait(driver, lambda d: not session(d, "News"), "News stops from Home")
     check(not any(s["profile"] == "news" for s in status_json()["sessions"]), "lockctl status no longer shows News")
 
@@ -171,6 +181,9 @@ def run(driver):
     driver.find_element(By.ID, "pf-app-filter").send_keys("conformance")
     picker = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".app-picker input[value='confgame']"), "the picker lists the installed app")
     if picker:
+        icon = wait(driver, lambda d: d.execute_script(
+            "const i = document.querySelector(\"label[for='pf-apps-confgame'] img\"); return i && i.complete && i.naturalWidth > 0"),
+            "the picker shows the app's icon from its desktop entry")
         driver.find_element(By.CSS_SELECTOR, "label[for='pf-apps-confgame']").click()
     driver.find_element(By.ID, "pf-save").click()
     wait(driver, lambda d: d.find_elements(By.ID, "profile-focus-ui"), "the new profile's card appears")
@@ -294,6 +307,18 @@ def accessibility_and_screenshots(driver):
                     serious = [v for v in results["violations"] if v["impact"] in ("serious", "critical")]
                     detail = "; ".join(f"{v['id']}: {[n['target'] for n in v['nodes'][:3]]}" for v in serious)
                     check(not serious, f"axe: no serious or critical violations on {tab} ({scheme}, {width}px) {detail}")
+                if tab == "profiles":
+                    # The editor sheet too, with its pickers.
+                    driver.find_element(By.ID, "new-profile").click()
+                    wait(driver, lambda d: d.find_elements(By.ID, "pf-name"), "the profile editor opens")
+                    time.sleep(0.3)
+                    driver.save_screenshot(os.path.join(ARTEFACTS, f"profile-editor-{width}x{height}-{scheme}.png"))
+                    axe = Axe(driver)
+                    axe.inject()
+                    serious = [v for v in axe.run()["violations"] if v["impact"] in ("serious", "critical")]
+                    detail = "; ".join(f"{v['id']}: {[n['target'] for n in v['nodes'][:3]]}" for v in serious)
+                    check(not serious, f"axe: no serious or critical violations in the profile editor ({scheme}, {width}px) {detail}")
+                    driver.execute_script("document.getElementById('sheet').close()")
     theme(driver, "system")
 
 
