@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "simplylockd", targets: ["simplylockd"]),
         .executable(name: "lockctl", targets: ["lockctl"]),
         .executable(name: "simplylock-ui", targets: ["simplylock-ui"]),
+        .executable(name: "simplylock-bridge", targets: ["simplylock-bridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -68,10 +69,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(name: "LockClient", dependencies: ["LockCore", "LockProtocol"]),
+        // lockctl notify's session bus (notifications with actions, the tray icon): sd-bus's
+        // headers only, its functions found with dlsym, so that lockctl does not link libsystemd.
+        .target(name: "CSessionBus"),
         .target(
             name: "LockCommands",
             dependencies: [
-                "LockCore", "LockProtocol", "LockPlatform", "LockClient",
+                "LockCore", "LockProtocol", "LockPlatform", "LockClient", "CSessionBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The web UI's server (`lockctl ui` runs it): loopback HTTP, static files, the API relayed to
@@ -107,6 +111,9 @@ let package = Package(
         .executableTarget(
             name: "lockctl", dependencies: ["LockCommands"],
             linkerSettings: [.unsafeFlags(["-static-executable"] + linkOrder("lockctl"), .when(configuration: .release))]),
+        // The browser companion's native messaging host: relays the extension's few requests
+        // to the daemon's socket as the user. Links only the client side, as lockctl does.
+        .executableTarget(name: "simplylock-bridge", dependencies: ["LockProtocol", "LockClient"]),
         // Drives the DNS filter's parts for scripts/bench-dns.sh; not installed.
         .executableTarget(
             name: "dns-bench",

@@ -79,8 +79,9 @@ def start_dnsmasq(work, upstream_port=None):
 class Forwarder:
     """A `dns-bench serve` process, driven over its stdin/stdout."""
 
-    def __init__(self, bin_dir, upstream_port, list_path=None):
+    def __init__(self, bin_dir, upstream_port, list_path=None, metered=False):
         command = [f"{bin_dir}/dns-bench", "serve", f"127.0.0.1:{upstream_port}"] + ([list_path] if list_path else [])
+        command += ["--metered"] if metered else []
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         ready = self.process.stdout.readline().split(" ", 2)
         if ready[0] != "ready":
@@ -285,14 +286,20 @@ def main():
         processes.append(relay)
         idle = Forwarder(args.bin_dir, dnsmasq_port)
         processes.append(idle.process)
+        # The same forwarder with the site meter counting every forwarded query (all are under
+        # bench.test, one of 1 000 metered names): the worst case of the meter's hot-path cost.
+        metered = Forwarder(args.bin_dir, dnsmasq_port, metered=True)
+        processes.append(metered.process)
         forwarded_queries = f"{work}/forwarded.txt"
         blocked_queries = f"{work}/blocked.txt"
         write_queries(forwarded_queries, 10_000, "bench.test")
         write_queries(blocked_queries, 10_000, "blocked.test")
         dnsperf(idle.port, forwarded_queries, 1)  # warm-up
         dnsperf(dnsmasq_port, forwarded_queries, 1)
+        dnsperf(metered.port, forwarded_queries, 1)
 
         targets = [("dnsmasq", dnsmasq_port, forwarded_queries), ("forwarder", idle.port, forwarded_queries),
+                   ("metered", metered.port, forwarded_queries),
                    ("blocked", idle.port, blocked_queries), ("relay", relay_port, forwarded_queries)]
         best = {}
         for _ in range(2):
@@ -310,9 +317,9 @@ def main():
                                        "lost": run.get("lost", 0)}
         idle_stats = idle.stats()
         print("\n== forwarding overhead (dnsperf, loopback, same query file, same run; best of 2) ==")
-        for target in ["dnsmasq", "forwarder", "blocked", "relay"]:
+        for target in ["dnsmasq", "forwarder", "metered", "blocked", "relay"]:
             label = {"dnsmasq": "dnsmasq directly", "forwarder": "forwarder -> dnsmasq", "blocked": "forwarder, blocked names",
-                     "relay": "dnsmasq relay -> dnsmasq"}[target]
+                     "relay": "dnsmasq relay -> dnsmasq", "metered": "forwarder, every query metered"}[target]
             print(f"{label:28s} {best[target]['qps']:9.0f} qps (lost {best[target].get('lost', 0)}); at {args.rate} qps: "
                   f"p50 {latency[target]['p50'] * 1e6:6.0f} us, p99 {latency[target]['p99'] * 1e6:6.0f} us, "
                   f"max {latency[target]['max'] * 1e3:5.1f} ms")
@@ -324,6 +331,13 @@ def main():
               f"throughput {best['forwarder']['qps'] / best['relay']['qps']:.2f}x; added p50 latency over dnsmasq directly: "
               f"{(latency['forwarder']['p50'] - latency['dnsmasq']['p50']) * 1e6:.0f} us (relay: "
               f"{(latency['relay']['p50'] - latency['dnsmasq']['p50']) * 1e6:.0f} us)")
+        metered_stats = metered.stats()
+        print(f"site meter (every query counted, 1 000 metered names)/forwarder: p50 latency "
+              f"{latency['metered']['p50'] / latency['forwarder']['p50']:.2f}x, p99 {latency['metered']['p99'] / latency['forwarder']['p99']:.2f}x, "
+              f"throughput {best['metered']['qps'] / best['forwarder']['qps']:.2f}x; {metered_stats['metered']} of "
+              f"{metered_stats['answered']} answers counted")
+        metered.close()
+        processes.remove(metered.process)
         print(f"blocked answers/dnsmasq: throughput {best['blocked']['qps'] / best['dnsmasq']['qps']:.2f}x, "
               f"p50 {latency['blocked']['p50'] / latency['dnsmasq']['p50']:.2f}x")
         print(f"forwarder counters: {idle_stats['queries']} queries, {idle_stats['failed']} SERVFAIL, "

@@ -27,8 +27,12 @@ packages+=(dbus python3-dbus python3-gi)
 packages+=(clang libbpf-dev bpftool)
 # mandoc: every man page is checked with mandoc -Tlint.
 packages+=(mandoc)
-# chromium-driver: the web UI (lockctl ui) is driven in headless Chromium through Selenium.
+# desktop-file-utils: desktop-file-validate checks the desktop entry notifications name.
+packages+=(desktop-file-utils)
+# chromium-driver: the web UI (lockctl ui) and the browser companion are driven in headless Chromium through Selenium.
 packages+=(chromium-driver)
+# firefox-esr: the browser companion is loaded in Firefox too (no driver is packaged: the test starts it headless).
+packages+=(firefox-esr)
 if [[ $demo == yes ]]; then
     # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
     # suffix list the daemon reads names with.

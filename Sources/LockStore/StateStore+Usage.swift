@@ -115,6 +115,23 @@ extension StateStore {
         }
     }
 
+    /// Retention: deletes the single minutes before `minutesBefore` (their seconds stay in the
+    /// quarter-hour sums, so reports of whole local days keep them; only `--explain` and the
+    /// parts of quarter hours at a window's edges are lost) and the sums before
+    /// `quartersBefore`. Returns how many minutes and sums went.
+    @discardableResult
+    public func pruneUsage(minutesBefore: Date, quartersBefore: Date) throws -> (minutes: Int, quarters: Int) {
+        try requireWritable()
+        return try database.write { db in
+            try db.execute(sql: "DELETE FROM usageMinute WHERE minute < ?", arguments: [UsageMinute.index(of: minutesBefore)])
+            let minutes = db.changesCount
+            // A quarter is deleted only when it lies wholly before the cutoff.
+            try db.execute(
+                sql: "DELETE FROM usageQuarter WHERE bucket < ?", arguments: [floorDivide(UsageMinute.index(of: quartersBefore), 15)])
+            return (minutes, db.changesCount)
+        }
+    }
+
     static func kind(of grouping: UsageGrouping) -> UsageItem.Kind {
         switch grouping {
         case .app, .category: .app

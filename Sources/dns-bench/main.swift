@@ -2,8 +2,10 @@
 //
 //   dns-bench build LIST [--set]     parse LIST, build the suffix set, time lookups; JSON on stdout
 //                                    (--set: the same names in a Set<String>, for comparison)
-//   dns-bench serve UPSTREAM [LIST]  run the forwarder on 127.0.0.1 (ephemeral port) in front of
+//   dns-bench serve UPSTREAM [LIST] [--metered]
+//                                    run the forwarder on 127.0.0.1 (ephemeral port) in front of
 //                                    UPSTREAM (host:port), blocking LIST's names and *.blocked.test;
+//                                    --metered: the site meter counts bench.test and 999 other names;
 //                                    prints "ready PORT", then reads commands from stdin:
 //                                    "swap" (rebuild the policy from LIST and swap it in, answers
 //                                    "swapped SECONDS"), "stats" (JSON), "quit"
@@ -129,7 +131,9 @@ func build(_ arguments: [String]) {
         ]))
 }
 
-func serve(_ arguments: [String]) async {
+func serve(_ given: [String]) async {
+    let metered = given.contains("--metered")
+    let arguments = given.filter { $0 != "--metered" }
     guard let upstreamText = arguments.first, let upstream = try? ResolverConfiguration.Server(parsing: upstreamText) else {
         fail("serve HOST:PORT [LIST]")
     }
@@ -150,6 +154,7 @@ func serve(_ arguments: [String]) async {
     } else {
         forwarder.setPolicy(DNSFilterPolicy(sessions))
     }
+    if metered { forwarder.setMetered(DomainSuffixSet(["bench.test"] + (0..<999).map { "site\($0).example" })) }
     malloc_trim(0)
     let port: UInt16
     do { port = try await forwarder.start() } catch { fail("\(error)") }
@@ -174,6 +179,7 @@ func serve(_ arguments: [String]) async {
                     "rssKiB": rssKiB(), "peakKiB": rssKiB("VmHWM"), "queries": statistics.queries,
                     "blocked": statistics.blocked, "forwarded": statistics.forwarded, "failed": statistics.failed,
                     "answered": statistics.answered, "timeouts": statistics.upstreamTimeouts,
+                    "metered": (await forwarder.takeMeterCounts()).values.reduce(0, +),
                 ]))
         case "quit":
             await forwarder.stop()

@@ -62,6 +62,7 @@ struct MakeInstallTests {
             "\(prefix)/lib/sysusers.d/simplylock.conf": "644",
             "\(prefix)/lib/tmpfiles.d/simplylock.conf": "644",
             "\(prefix)/lib/systemd/user/simplylock-notify.service": "644",
+            "\(prefix)/share/applications/simplylock.desktop": "644",
             "\(prefix)/share/bash-completion/completions/lockctl": "644",
             "\(prefix)/share/zsh/site-functions/_lockctl": "644",
             "\(prefix)/share/fish/vendor_completions.d/lockctl.fish": "644",
@@ -71,7 +72,11 @@ struct MakeInstallTests {
             "\(prefix)/share/simplylock/simplylockd.toml": "644",
             "\(prefix)/share/simplylock/services.toml": "644",
             "\(prefix)/share/simplylock/exec-guard.bpf.o": "644",
+            "\(prefix)/libexec/simplylock/simplylock-bridge": "755",
+            "\(prefix)/share/simplylock/browser/simplylock-companion.xpi": "644",
         ]
+        let extensionFiles = ["manifest.json", "background.js", "shield.html", "shield.js", "shield.css", "lib/rules.js"]
+        for file in extensionFiles { files["\(prefix)/share/simplylock/browser/extension/\(file)"] = "644" }
         for profile in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config/profiles") {
             files["\(prefix)/share/simplylock/profiles/\(profile)"] = "644"
         }
@@ -110,6 +115,9 @@ struct MakeInstallTests {
         }
         let userUnit = try String(contentsOfFile: stage.path + "/usr/local/lib/systemd/user/simplylock-notify.service", encoding: .utf8)
         #expect(userUnit.contains("\nExecStart=/usr/local/bin/lockctl notify\n"))
+        // Notifications name this entry (desktop-entry=simplylock).
+        let entry = try String(contentsOfFile: stage.path + "/usr/local/share/applications/simplylock.desktop", encoding: .utf8)
+        #expect(entry.contains("\nExec=/usr/local/bin/lockctl ui\n"))
         let manPage = try String(contentsOfFile: stage.path + "/usr/local/share/man/man1/lockctl.1", encoding: .utf8)
         #expect(manPage.contains("LOCKCTL"))
         let completion = try String(contentsOfFile: stage.path + "/usr/local/share/bash-completion/completions/lockctl", encoding: .utf8)

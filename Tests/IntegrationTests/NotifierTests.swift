@@ -24,7 +24,8 @@ struct NotifierTests {
         let address: String
         let recorded: String
 
-        init(root: TestRoot) throws {
+        /// `invoke`: the button the recorder presses on the first notification that offers it.
+        init(root: TestRoot, invoke: String? = nil) throws {
             address = "unix:path=\(root.path)/bus"
             recorded = root.path + "/notifications.jsonl"
             bus = try ChildProcess(
@@ -32,7 +33,8 @@ struct NotifierTests {
                 environment: ProcessRunner.environment(), stdout: .null, stderr: .null)
             try waitUntil("the session bus") { FileManager.default.fileExists(atPath: root.path + "/bus") }
             recorder = try ChildProcess(
-                "/usr/bin/python3", [TestTools.repository + "/Tests/Scripts/notification_recorder.py", recorded],
+                "/usr/bin/python3",
+                [TestTools.repository + "/Tests/Scripts/notification_recorder.py", recorded] + (invoke.map { ["--invoke", $0] } ?? []),
                 environment: ProcessRunner.environment(["DBUS_SESSION_BUS_ADDRESS": address]),
                 stdout: .null, stderr: .file(root.path + "/recorder.err"))
             try waitUntil("the notification server") { FileManager.default.fileExists(atPath: recorded) }

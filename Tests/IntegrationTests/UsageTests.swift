@@ -61,6 +61,13 @@ import Testing
         #expect(!minutes.isEmpty && minutes.allSatisfy { $0["meter"] as? String == "apps-running" && $0["name"] as? String == "fakegame" })
         let text = try daemon.lockctl("usage", "--explain")
         #expect(text.status == 0 && text.stdout.contains("app:fakegame") && text.stdout.contains("apps-running"), "\(text)")
+        // insights --json carries the same screen time.
+        let insights = try daemon.json("insights", "--days", "2")
+        let screen = try #require(insights["usage"] as? [String: Any], "\(insights.keys.sorted())")
+        #expect((screen["app"] as? [[String: Any]])?.first?["name"] as? String == "fakegame", "\(screen)")
+        #expect((screen["app"] as? [[String: Any]])?.first?["seconds"] as? Int == seconds)
+        #expect((screen["category"] as? [[String: Any]])?.first?["name"] as? String == "Game")
+        #expect(insights["topSites"] != nil, "the insights' own keys stay")
         // Nothing running: nothing more is counted.
         Thread.sleep(forTimeInterval: 2)
         let again = try #require(try daemon.json("usage", "--days", "2")["items"] as? [[String: Any]])
@@ -97,6 +104,10 @@ import Testing
         #expect(used >= 5 && used <= 12, "used \(used) s after about 10 s")
         #expect(!root.hosts().contains("games.example"), "no block before the time is used up")
         try waitUntil("the allowance's block", timeout: 25) { root.hosts().contains("games.example") }
+        // Enforcers apply a change before it is saved and shown: the hosts file may lead status a little.
+        try waitUntil("the allowance's block in status", timeout: 5) {
+            ((try? daemon.json("status"))?["sessions"] as? [[String: Any]] ?? []).contains { $0["origin"] as? String == "allowance:play" }
+        }
         let status = try daemon.json("status")
         let sessions = try #require(status["sessions"] as? [[String: Any]])
         let block = try #require(sessions.first { $0["origin"] as? String == "allowance:play" }, "\(status)")

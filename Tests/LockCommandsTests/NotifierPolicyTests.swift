@@ -32,6 +32,17 @@ struct NotifierPolicyTests {
         #expect(throttle.admit("late.com", at: now + 31) == 7)
     }
 
+    @Test func screenTimeRunningOutIsANotification() {
+        var policy = NotificationPolicy()
+        let event = LooseEvent(
+            type: "allowance.warning", at: now, message: "games-daily: 5m left, then games is blocked", profile: "games",
+            details: ["allowance": .text("games-daily"), "leftSeconds": .text("300")])
+        let decision = policy.decide(event, now: now)
+        #expect(decision?.notification.summary == "Screen time: games-daily: 5m left, then games is blocked")
+        #expect(decision?.notification.category == DesktopNotifications.Category.allowance.rawValue)
+        #expect(decision?.key == "allowance:games-daily" && decision?.throttled == false)
+    }
+
     @Test func shieldsSayWhichBlockAndHowLongItHasLeft() throws {
         var policy = NotificationPolicy()
         policy.reset([try session("deep-work", left: 23 * 60)])
@@ -84,5 +95,40 @@ struct NotifierPolicyTests {
         #expect(event.type == "goal.reached")
         #expect(event.detail("hours") == "5")
         #expect(EventsCommand.line(event, now: event.at).hasSuffix("goal.reached      5h of focus"))
+    }
+}
+
+@Suite("lockctl notify: categories and buttons")
+struct NotificationButtonTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func started(strict: Bool, origin: String = "manual") -> LooseEvent {
+        let session = SessionInfo(
+            id: "s1", profile: "news", origin: origin, strict: strict, target: ["local"], startedAt: now,
+            endsAt: now.addingTimeInterval(600), remainingSeconds: 600, blockedNames: 3, apps: [], missingApps: [])
+        return LooseEvent(type: "session.started", at: now, message: "", profile: "news", session: session)
+    }
+
+    func decide(_ policy: inout NotificationPolicy, _ event: LooseEvent) throws -> DesktopNotifications.Notification {
+        let decision = policy.decide(event, now: now)
+        return try #require(decision).notification
+    }
+
+    @Test func aStrictBlockOffersNoStop() throws {
+        var policy = NotificationPolicy()
+        let open = try decide(&policy, started(strict: false))
+        #expect(open.actions == [.extend, .stop, .open] && open.session == "s1")
+        let strict = try decide(&policy, started(strict: true))
+        #expect(strict.actions == [.extend, .open])
+        let pomodoro = try decide(&policy, started(strict: false, origin: "pomodoro"))
+        #expect(!pomodoro.actions.contains(.stop))
+    }
+
+    @Test func categoriesAreOurOwn() throws {
+        var policy = NotificationPolicy()
+        #expect(try decide(&policy, started(strict: false)).category == "x-simplylock.block")
+        let shield = LooseEvent(type: "site.blocked", at: now, message: "", profile: "news", details: ["name": .text("x.com")])
+        #expect(try decide(&policy, shield).category == "x-simplylock.shield")
+        #expect(DesktopNotifications.desktopEntry == "simplylock")
     }
 }

@@ -350,6 +350,23 @@ enum KernelCheck {
         #expect(unmarked.script.contains("redirect to :5353"))
     }
 
+    @Test func theSiteMeterKeepsTheRedirectAloneWhileNothingIsBlocked() {
+        let metering = DNSRedirect(port: 10053, mark: 0x534C, metering: true)
+        let ruleset = NFTablesRuleset(desired: .empty, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")], dnsRedirect: metering)
+        #expect(ruleset.mode == .meter)
+        #expect(ruleset.dnsRedirect == metering)
+        #expect(ruleset.elementCount == 1, "the resolvers only")
+        let script = ruleset.script
+        #expect(script.contains("redirect to :10053"))
+        #expect(!script.contains("dport 853 reject"), "nothing is blocked: DNS over TLS is not refused either")
+        #expect(!script.contains("add element inet simplylock doh"), "no DoH endpoint is refused")
+        #expect(!script.contains("queue"), "no connection check")
+        // While something is blocked the metering redirect is the block's.
+        let blocking = NFTablesRuleset(
+            desired: DesiredBlock(domains: ["blocked.example"]), resolved: lookUp, doh: doh, nameservers: [], dnsRedirect: metering)
+        #expect(blocking.mode == .blocklist && blocking.script.contains("dport 853 reject"))
+    }
+
     @Test(
         "the rendered scripts pass nft's check against the kernel",
         .enabled(if: KernelCheck.missing == nil, "\(KernelCheck.missing ?? "")"))
@@ -369,6 +386,13 @@ enum KernelCheck {
         }
         // Twice in a row, as the daemon commits: the in-place update of an existing table,
         // from a ruleset without the redirect to one with it and back.
+        let meter = NFTablesRuleset(
+            desired: .empty, resolved: lookUp, doh: doh, nameservers: [net("192.0.2.53")],
+            dnsRedirect: DNSRedirect(port: 10053, mark: 0x534C, metering: true))
+        for script in [meter.script, meter.replacementScript] {
+            let result = try KernelCheck.run(script: script, [KernelCheck.which("nft")!, "-c", "-f", "{}"])
+            #expect(result.status == 0, "\(result)\n\(script)")
+        }
         let first = NFTablesRuleset(desired: blocklist, resolved: lookUp, doh: doh, nameservers: [])
         let second = NFTablesRuleset(desired: blocklist, resolved: lookUp, doh: doh, nameservers: [], dnsRedirect: redirect)
         let result = try KernelCheck.run(

@@ -100,4 +100,21 @@ struct UnboundZonesTests {
         #expect(UnboundActionLog.blocked(in: "x. always_null 2001:db8::7@53 x. A IN")?.client == "2001:db8::7")
         #expect(UnboundActionLog.blocked(in: "garbage always_nxdomain") == nil)
     }
+
+    @Test func queriesAreCountedPerGroupForTheGroupMeter() {
+        let text = """
+            [1700000000] unbound[9:0] info: 192.168.1.10 m.example.test. A IN
+            [1700000000] unbound[9:0] info: 192.168.1.11 example.test. AAAA IN
+            [1700000001] unbound[9:0] info: 192.168.1.100 www.example.test. HTTPS IN
+            [1700000001] unbound[9:0] info: 10.0.0.9 example.test. A IN
+            [1700000002] unbound[9:0] info: blocked.test. always_nxdomain 192.168.1.10@40000 m.blocked.test. A IN
+            [1700000002] unbound[9:0] info: start of service (unbound 1.17.1).
+            """
+        var log = UnboundActionLog()
+        log.read(Substring(text), bytes: text.utf8.count, zones: .empty, groups: [Self.kids, Self.office])
+        #expect(log.takeQueries() == ["kids": 2, "office": 1], "a client in no group is no group's time; a local action is no query line")
+        #expect(log.takeQueries().isEmpty, "taken once")
+        #expect(UnboundActionLog.query(in: "[1] unbound[9:0] info: 2001:db8::7 x.test. A IN") == "2001:db8::7")
+        #expect(UnboundActionLog.query(in: "[1] unbound[9:0] info: start of service (unbound 1.17.1).") == nil)
+    }
 }

@@ -18,6 +18,28 @@ struct UsageStoreTests {
         DateInterval(start: ISO8601DateFormatter().date(from: from)!, end: ISO8601DateFormatter().date(from: to)!)
     }
 
+    @Test func retentionDropsOldMinutesButKeepsTheirDaysInTheQuarterSums() throws {
+        let store = try StateStore()
+        let old = minute("2026-09-01T10:00:00Z")
+        let recent = minute("2026-11-27T10:00:00Z")
+        try store.recordUsage(
+            (Int64(0)..<30).map { UsageMinute(minute: old + $0, item: game, meter: .appsActive, seconds: 60) }
+                + (Int64(0)..<10).map { UsageMinute(minute: recent + $0, item: youtube, meter: .dns, seconds: 40) })
+        let removed = try store.pruneUsage(
+            minutesBefore: ISO8601DateFormatter().date(from: "2026-10-23T00:00:00Z")!,
+            quartersBefore: ISO8601DateFormatter().date(from: "2025-11-27T00:00:00Z")!)
+        #expect(removed.minutes == 30 && removed.quarters == 0)
+        let day = window("2026-09-01T00:00:00Z", "2026-09-02T00:00:00Z")
+        #expect(try store.usageTotals(in: day, by: .app).map(\.seconds) == [1800], "the day's time stays in the sums")
+        #expect(try store.explainedMinutes(in: day).isEmpty, "the single minutes are gone")
+        #expect(try store.explainedMinutes(in: window("2026-11-27T00:00:00Z", "2026-11-28T00:00:00Z")).count == 10)
+        // Sums before the long cutoff go too; a quarter is kept while any of it is after the cutoff.
+        let sums = try store.pruneUsage(
+            minutesBefore: .distantPast, quartersBefore: ISO8601DateFormatter().date(from: "2026-09-01T10:20:00Z")!)
+        #expect(sums.minutes == 0 && sums.quarters == 1)
+        #expect(try store.usageTotals(in: day, by: .app).map(\.seconds) == [900], "10:15–10:30 is kept")
+    }
+
     @Test func totalsByAppCategoryAndSiteWithWindowEdgesOffQuarterHours() throws {
         let store = try StateStore()
         let start = minute("2026-11-27T10:00:00Z")

@@ -37,10 +37,13 @@ struct NotificationPolicy {
             var body = "Blocked until \(until), \(left) from now."
             if session.origin != "manual" { body += " Started by \(session.origin == "pomodoro" ? "the Pomodoro timer" : session.origin)." }
             if session.strict { body += " Strict: it cannot be stopped early." }
+            // Stop only where the daemon would stop it: a strict block is not stopped early, and
+            // a Pomodoro's block ends with the Pomodoro.
+            let stoppable = !session.strict && session.origin != "pomodoro"
             return Decision(
                 notification: .init(
                     summary: started ? "\(session.profile) is blocked" : "\(session.profile) block extended",
-                    body: body, category: "presence"),
+                    body: body, category: .block, actions: stoppable ? [.extend, .stop, .open] : [.extend, .open], session: session.id),
                 key: "session:\(session.profile)", throttled: false)
         case Event.Kind.sessionEnded.rawValue:
             if let id = event.session?.id { sessions[id] = nil }
@@ -50,7 +53,7 @@ struct NotificationPolicy {
             return Decision(
                 notification: .init(
                     summary: "\(profile) block \(how)", body: "The sites of \(profile) are reachable again." + still,
-                    urgency: 0, category: "presence"),
+                    urgency: 0, category: .block),
                 key: "session:\(profile)", throttled: false)
         case Event.Kind.scheduleWarning.rawValue:
             let schedule = event.detail("schedule") ?? "a schedule"
@@ -61,11 +64,12 @@ struct NotificationPolicy {
                     ? "The block of \(profile) ends at \(TextFormat.clock(at, now: now))."
                     : "\(profile) will be blocked from \(TextFormat.clock(at, now: now))."
             }
-            return Decision(notification: .init(summary: event.message, body: body), key: "schedule:\(schedule)", throttled: false)
+            return Decision(
+                notification: .init(summary: event.message, body: body, category: .schedule), key: "schedule:\(schedule)", throttled: false)
         case Event.Kind.pomodoroPhase.rawValue:
             let summary = event.message.lowercased().hasPrefix("pomodoro") ? event.message : "Pomodoro: \(event.message)"
             return Decision(
-                notification: .init(summary: summary, body: profile.map { "Profile \($0)." } ?? ""),
+                notification: .init(summary: summary, body: profile.map { "Profile \($0)." } ?? "", category: .pomodoro),
                 key: "pomodoro", throttled: false)
         case "site.blocked", "app.blocked":
             // A shield: what was stopped, by which block, for how much longer.
@@ -80,11 +84,19 @@ struct NotificationPolicy {
             return Decision(
                 notification: .init(
                     summary: summary, body: event.type == "app.blocked" ? "The program was not started." : "",
-                    urgency: 1, category: "presence", timeout: 5_000),
+                    urgency: 1, category: .shield, timeout: 5_000, actions: [.open]),
                 key: "shield:\(event.type):\(name)", throttled: true)
+        case Event.Kind.allowanceWarning.rawValue:
+            // Screen time running out: the daemon's message says how much is left and what then.
+            let allowance = event.detail("allowance") ?? "an allowance"
+            return Decision(
+                notification: .init(
+                    summary: "Screen time: \(event.message)", body: "Time in use counts towards \(allowance) until the day's reset.",
+                    category: .allowance, actions: [.open]),
+                key: "allowance:\(allowance)", throttled: false)
         case Event.Kind.enforcementFailed.rawValue:
             return Decision(
-                notification: .init(summary: "Blocking failed", body: event.message, urgency: 2),
+                notification: .init(summary: "Blocking failed", body: event.message, urgency: 2, category: .failure, actions: [.open]),
                 key: "failure:\(event.detail("enforcer") ?? "")", throttled: true)
         default:
             return nil

@@ -14,14 +14,17 @@ struct Notifier {
     var shown: [String: UInt32] = [:]
     /// Whether a stream was ever open: blocks found at the first connection are not news.
     var everConnected = false
+    /// The tray icon, told about every event.
+    var tray: TrayController?
 
     init(
         client: LockClient, throttle: NotificationThrottle,
-        show: @escaping (DesktopNotifications.Notification, UInt32) throws -> UInt32
+        show: @escaping (DesktopNotifications.Notification, UInt32) throws -> UInt32, tray: TrayController? = nil
     ) {
         self.client = client
         self.throttle = throttle
         self.show = show
+        self.tray = tray
     }
 
     mutating func run() throws {
@@ -44,6 +47,7 @@ struct Notifier {
                     Self.log("\(error)")
                 }
             }
+            tray?.disconnected()
             if connected {
                 announced = false
                 // The stream ended: the daemon stopped or restarts. With socket activation the
@@ -69,8 +73,11 @@ struct Notifier {
                 first = false
                 onConnect()
                 Self.log("following simplylockd at \(client.socketPath)")
-                catchUp(with: (try? client.fetch(Endpoints.status).sessions) ?? [], now: Date())
+                let status = try? client.fetch(Endpoints.status)
+                tray?.connected(status: status)
+                catchUp(with: status?.sessions ?? [], now: Date())
             }
+            tray?.handle(event)
             handle(event, now: Date())
         }
     }

@@ -91,6 +91,10 @@ public actor AllowanceOwner {
         }
     }
 
+    /// Whether some allowance counts time on this machine (the site meter then keeps the
+    /// machine's DNS going through the DNS filter while nothing is blocked).
+    public func countsOnThisMachine() -> Bool { files.sorted.contains { $0.target.includesLocal } }
+
     /// Adds an allowance (and its file).
     public func add(_ allowance: Allowance) async throws(AllowanceError) {
         do { try allowance.validate() } catch { throw .invalid(error) }
@@ -135,14 +139,17 @@ public actor AllowanceOwner {
 
     /// The time `allowance` counts of a report: the longest of its profile's items in use.
     private func counted(_ inUse: [UsageItem: Duration], for allowance: Allowance) async -> Duration {
-        guard allowance.target.includesLocal, let expansion = await profiles.expansion(of: allowance.profile) else { return .zero }
+        guard let expansion = await profiles.expansion(of: allowance.profile) else { return .zero }
         let apps = Set(expansion.rules.apps.map(\.id))
+        let local = allowance.target.includesLocal
         var longest = Duration.zero
         for (item, duration) in inUse {
+            // This machine's apps and sites for a target that includes it; a group's time
+            // (its devices online) for a target naming the group.
             let counts =
                 switch item.kind {
-                case .app: apps.contains(item.name)
-                case .site: expansion.rules.block.match(item.name) != nil
+                case .app: local && apps.contains(item.name)
+                case .site: local && expansion.rules.block.match(item.name) != nil
                 case .group: allowance.target.groups.contains(item.name)
                 }
             if counts { longest = max(longest, duration) }

@@ -125,6 +125,10 @@ struct Daemon {
                 service: AttemptRetentionService(
                     store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
                     clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
+            .init(
+                service: UsageRetentionService(
+                    store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
+                    clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
             .init(service: MemoryTrimService(events: core.events)),
             .init(
                 service: AppUsageMeter(
@@ -138,6 +142,23 @@ struct Daemon {
                     notifier: notifier, sessions: core.sessions, reporter: reporter, events: core.events,
                     execGuardAnswers: { [apps = built.apps] in apps?.isAnswering(within: SystemdService.execGuardSilence) ?? true })),
         ]
+        if let dns = built.dns {
+            // After the enforcers, so that it stops first and lets go of the DNS redirect.
+            services.insert(
+                .init(
+                    service: SiteUsageMeter(
+                        dns: dns, firewall: built.firewall, profiles: core.profiles, allowances: core.allowances, recorder: core.usage,
+                        clock: { SystemClock.now() }, idleInterval: idleSample, busyInterval: busySample, logger: logger)),
+                at: built.enforcers.count)
+        }
+        if let unbound = built.unbound {
+            services.insert(
+                .init(
+                    service: GroupUsageMeter(
+                        unbound: unbound, recorder: core.usage, clock: { SystemClock.now() }, idleInterval: idleSample,
+                        busyInterval: busySample)),
+                at: built.enforcers.count)
+        }
         if let firewall = built.firewall {
             // Before the server in the list, so it saves the addresses after the server stopped
             // (and before the firewall stops).

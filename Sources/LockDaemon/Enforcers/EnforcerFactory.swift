@@ -45,6 +45,10 @@ struct EnforcerFactory {
 
         /// The firewall, when it runs (its addresses are saved and seeded across restarts).
         var firewall: NFTablesEnforcer? { enforcers.lazy.compactMap { $0 as? NFTablesEnforcer }.first }
+        /// The DNS filter, when it runs (the site meter counts its answers).
+        var dns: DNSFilterEnforcer? { enforcers.lazy.compactMap { $0 as? DNSFilterEnforcer }.first }
+        /// The LAN's Unbound, when driven (the group meter counts its logged queries).
+        var unbound: UnboundEnforcer? { enforcers.lazy.compactMap { $0 as? UnboundEnforcer }.first }
         /// The app enforcer, when it runs (the watchdog asks whether its guard answers).
         var apps: AppEnforcer? { enforcers.lazy.compactMap { $0 as? AppEnforcer }.first }
     }

@@ -34,6 +34,14 @@ public actor UsageRecorder {
         for listener in listeners { await listener(inUse, now) }
     }
 
+    /// Takes a network meter's report: each named item's time in use in the stretch ending at `now`.
+    public func report(_ inUse: [String: Duration], kind: UsageItem.Kind, meter: UsageMeter, at now: ClockReading) async {
+        let items = Dictionary(uniqueKeysWithValues: inUse.filter { $0.value > .zero }.map { (UsageItem(kind, $0.key), $0.value) })
+        guard !items.isEmpty else { return }
+        let samples = items.map { UsageSample(item: $0.key, meter: meter, end: now.wall, seconds: $0.value.seconds) }
+        await report(samples, inUse: items, at: now)
+    }
+
     /// Saves every pending minute, finished or not (at shutdown).
     public func flush() { save(attributor.closeAll()) }
 

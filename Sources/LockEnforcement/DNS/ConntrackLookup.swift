@@ -30,21 +30,17 @@ final class ConntrackLookup {
     private static let sourcePort: UInt16 = 2  // CTA_PROTO_SRC_PORT
     private static let destinationPort: UInt16 = 3  // CTA_PROTO_DST_PORT
 
-    private let fd: Int32
-    private var sequence: UInt32 = 0
-    private var receiveBuffer = [UInt8](repeating: 0, count: 8192)
+    private let socket: NetfilterSocket
 
     /// Opens the netlink socket and checks that the kernel answers lookups here; nil when it
     /// cannot (no CAP_NET_ADMIN, no conntrack), with the reason in `failure`.
     init?(failure: inout String?) {
-        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue | SOCK_CLOEXEC.rawValue), NETLINK_NETFILTER)
-        guard fd >= 0 else {
-            failure = "conntrack netlink socket: \(String(cString: strerror(errno)))"
+        do throws(NetfilterSocket.Failure) {
+            socket = try NetfilterSocket(bound: false, timeout: timeval(tv_sec: 0, tv_usec: 200_000))
+        } catch {
+            failure = "conntrack netlink \(error)"
             return nil
         }
-        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        self.fd = fd
         // A tuple nobody uses: "no such entry" proves the kernel answers; EPERM or a missing
         // nf_conntrack_netlink do not.
         let probe = try? NIOCore.SocketAddress(ipAddress: "127.0.0.1", port: 9)
@@ -52,15 +48,12 @@ final class ConntrackLookup {
             switch query(protocol: UInt8(IPPROTO_UDP), local: probe, peer: probe) {
             case .failure(let code) where code != ENOENT:
                 failure = "conntrack lookups are refused: \(String(cString: strerror(code)))"
-                close(fd)
                 return nil
             default:
                 break
             }
         }
     }
-
-    deinit { close(fd) }
 
     /// The destination a client's packet had before it was redirected to `local`; nil when
     /// conntrack knows no such flow (the client sent it to `local` itself).
@@ -79,44 +72,22 @@ final class ConntrackLookup {
             let sourcePort = local.port, let destinationPort = peer.port
         else { return .failure(EINVAL) }
         let v4 = source.count == 4
+        let attribute = NetfilterSocket.attribute
         // The reply direction of a redirected flow runs from the forwarder's socket to the client.
-        let ip = Self.attribute(v4 ? 1 : 3, source) + Self.attribute(v4 ? 2 : 4, destination)
+        let ip = attribute(v4 ? 1 : 3, source) + attribute(v4 ? 2 : 4, destination)
         let ports =
-            Self.attribute(Self.protocolNumber, [proto])
-            + Self.attribute(Self.sourcePort, Self.bigEndian(UInt16(sourcePort)))
-            + Self.attribute(Self.destinationPort, Self.bigEndian(UInt16(destinationPort)))
-        let tuple =
-            Self.attribute(Self.tupleIP | Self.nested, ip) + Self.attribute(Self.tupleProtocol | Self.nested, ports)
-        let body: [UInt8] = [UInt8(v4 ? AF_INET : AF_INET6), 0, 0, 0] + Self.attribute(Self.tupleReply | Self.nested, tuple)
-        sequence &+= 1
-        var message: [UInt8] = []
-        message.reserveCapacity(16 + body.count)
-        message += Self.native(UInt32(16 + body.count))
-        message += Self.native(Self.subsystem << 8 | Self.messageGet)
-        message += Self.native(UInt16(NLM_F_REQUEST))
-        message += Self.native(sequence)
-        message += Self.native(UInt32(0))
-        message += body
-        var kernel = sockaddr_nl()
-        kernel.nl_family = sa_family_t(AF_NETLINK)
-        let sent = message.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &kernel) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
-                }
-            }
-        }
-        guard sent == message.count else { return .failure(errno) }
-        while true {
-            let received = receiveBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard received > 0 else { return .failure(received == 0 ? EIO : errno) }
-            for reply in NetlinkMessages(bytes: receiveBuffer[0..<received]) where reply.sequence == sequence {
-                if reply.type == UInt16(NLMSG_ERROR) {
-                    let code = reply.payload.count >= 4 ? -Int32(bitPattern: Self.native32(reply.payload, reply.payload.startIndex)) : EIO
-                    return .failure(code == 0 ? ENOENT : code)
-                }
-                return .success(Self.originalDestination(reply, v4: v4))
-            }
+            attribute(Self.protocolNumber, [proto])
+            + attribute(Self.sourcePort, NetfilterSocket.bigEndian(UInt16(sourcePort)))
+            + attribute(Self.destinationPort, NetfilterSocket.bigEndian(UInt16(destinationPort)))
+        let tuple = attribute(Self.tupleIP | Self.nested, ip) + attribute(Self.tupleProtocol | Self.nested, ports)
+        do throws(NetfilterSocket.Failure) {
+            let reply = try socket.request(
+                subsystem: Self.subsystem, type: Self.messageGet, family: UInt8(v4 ? AF_INET : AF_INET6),
+                attributes: attribute(Self.tupleReply | Self.nested, tuple), waiting: true)
+            guard let reply else { return .failure(ENOENT) }
+            return .success(Self.originalDestination(reply, v4: v4))
+        } catch {
+            return .failure(error.code)
         }
     }
 
@@ -160,18 +131,5 @@ final class ConntrackLookup {
         case .v6(let v6): withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
         default: nil
         }
-    }
-
-    /// One netlink attribute (header in host order), padded to four bytes.
-    private static func attribute(_ type: UInt16, _ value: [UInt8]) -> [UInt8] {
-        var out = native(UInt16(4 + value.count)) + native(type) + value
-        while out.count % 4 != 0 { out.append(0) }
-        return out
-    }
-
-    private static func native<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
-    private static func bigEndian(_ value: UInt16) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
-    private static func native32(_ bytes: ArraySlice<UInt8>, _ at: Int) -> UInt32 {
-        bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at - bytes.startIndex, as: UInt32.self) }
     }
 }

@@ -39,6 +39,8 @@ public actor DNSFilterEnforcer: Enforcer {
     private var lastError: String?
     private var lastBuild: Duration?
     private var upstreamProblem: String?
+    /// Whether the site meter wants the machine's DNS while nothing is blocked.
+    private var metering = false
 
     /// Creates the enforcer; the forwarder starts at `start()` or the first `apply`.
     ///
@@ -201,6 +203,19 @@ public actor DNSFilterEnforcer: Enforcer {
         return .blocks("rule \(rule)\(source): answered 0.0.0.0 and :: for it and every name under it")
     }
 
+    /// Counts answered queries for `names` and every name under them (the site meter) from now
+    /// on; `redirect`: keep the machine's DNS coming here while nothing is blocked, so that
+    /// unblocked sites are counted too (the nftables enforcer commits it at `redirectChanged`).
+    public func meter(_ names: [String], redirect: Bool) async {
+        forwarder.setMetered(DomainSuffixSet(names))
+        metering = redirect && !names.isEmpty
+        if metering { _ = try? await start() }
+        refreshUpstream()
+    }
+
+    /// Answered queries per metered name since the last call.
+    public func takeMeterCounts() async -> [String: Int] { await forwarder.takeMeterCounts() }
+
     /// Takes the servers from resolv.conf (or the configuration) again and decides whether the
     /// forwarder may be on the machine's DNS path.
     private func refreshUpstream() {
@@ -225,7 +240,7 @@ public actor DNSFilterEnforcer: Enforcer {
             """
         if problem != upstreamProblem, let problem { logger.warning("\(problem)") }
         upstreamProblem = problem
-        let redirect = problem == nil ? forwarder.port.map { DNSRedirect(port: $0, mark: settings.mark) } : nil
+        let redirect = problem == nil ? forwarder.port.map { DNSRedirect(port: $0, mark: settings.mark, metering: metering) } : nil
         redirectState.withLock { $0 = redirect }
         forwarder.setRedirected(redirect != nil)
     }

@@ -41,6 +41,8 @@ public final class DNSForwarder: Sendable {
         /// True while the machine's DNS may be redirected here: only then is a query's
         /// original destination looked up (queries sent to the forwarder itself pay nothing).
         let redirected = Atomic<Bool>(false)
+        /// The names whose answered queries are counted for the site meter (`setMetered`).
+        let metered = Mutex<DomainSuffixSet>(.empty)
 
         init(policy: DNSFilterPolicy, servers: [DNSUpstreamServer]) {
             self.policy = Mutex(policy)
@@ -104,6 +106,18 @@ public final class DNSForwarder: Sendable {
             return current
         }
         _ = old
+    }
+
+    /// Counts, from now on, the queries answered from upstream for each of `names` (and every
+    /// name under it) under the most specific of them, for the site meter (`takeMeterCounts`).
+    /// Blocked answers are not counted: a blocked site is not in use.
+    public func setMetered(_ names: DomainSuffixSet) { shared.metered.withLock { $0 = names } }
+
+    /// The queries answered per metered name since the last call, emptied (nothing before
+    /// `start()`).
+    public func takeMeterCounts() async -> [String: Int] {
+        guard let state = running.withLock({ $0 }) else { return [:] }
+        return (try? await state.engine.eventLoop.submit { state.engine.value.takeMeterCounts() }.get()) ?? [:]
     }
 
     /// Says whether the nftables redirect may send the machine's DNS here (see `Shared.redirected`).

@@ -42,6 +42,8 @@ final class DNSForwardingEngine {
         var serial: UInt64
         /// The server the client sent it to (a redirected query): every try goes there.
         var original: Bool = false
+        /// The metered name it counts for once answered (see `DNSForwarder.setMetered`).
+        var metered: String? = nil
     }
 
     private struct Timeout {
@@ -71,6 +73,8 @@ final class DNSForwardingEngine {
     private var tcpInFlight = 0
     private var random = RandomPool()
     private(set) var statistics = DNSForwarderStatistics()
+    /// Answered queries per metered name since the site meter last took them.
+    private var meterCounts: [String: Int] = [:]
     /// Finds where redirected queries were sent; nil when the kernel does not answer here.
     private let conntrack: ConntrackLookup?
     /// Why `conntrack` is nil.
@@ -120,14 +124,32 @@ final class DNSForwardingEngine {
                                 name: String(decoding: name, as: UTF8.self), rule: rule,
                                 client: client.description, type: query.type, overTCP: client.overTCP))
                     } else {
-                        forward(buffer, query, packet, to: client)
+                        forward(buffer, query, packet, to: client, metered: meteredName(name))
                     }
                 }
             }
         }
     }
 
-    private func forward(_ buffer: ByteBuffer, _ query: DNSQuery, _ packet: UnsafeRawBufferPointer, to client: Client) {
+    /// The metered name covering `name`, if any: one hash lookup per label for the names
+    /// no profile or service lists, an allocation only for those it does.
+    private func meteredName(_ name: UnsafeRawBufferPointer) -> String? {
+        let metered = shared.metered.withLock { $0 }
+        guard !metered.isEmpty, let length = metered.matchLength(name) else { return nil }
+        var end = name.count
+        if end > 0, name[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: name[(end - length)..<end]), as: UTF8.self).lowercased()
+    }
+
+    /// The site meter's counts so far, emptied.
+    func takeMeterCounts() -> [String: Int] {
+        defer { meterCounts.removeAll(keepingCapacity: true) }
+        return meterCounts
+    }
+
+    private func forward(
+        _ buffer: ByteBuffer, _ query: DNSQuery, _ packet: UnsafeRawBufferPointer, to client: Client, metered: String? = nil
+    ) {
         let servers = shared.servers.withLock { $0 }
         let original = originalDestination(of: client)
         guard original != nil || !servers.isEmpty, pending.count < settings.maxInFlight else {
@@ -147,10 +169,13 @@ final class DNSForwardingEngine {
             return send(
                 Pending(
                     client: client, packet: copy, query: query, tries: 0, server: DNSUpstreamServer(original: original), serverIndex: 0,
-                    serial: 0, original: true))
+                    serial: 0, original: true, metered: metered))
         }
         let index = preferredServer % servers.count
-        send(Pending(client: client, packet: copy, query: query, tries: 0, server: servers[index], serverIndex: index, serial: 0))
+        send(
+            Pending(
+                client: client, packet: copy, query: query, tries: 0, server: servers[index], serverIndex: index, serial: 0,
+                metered: metered))
     }
 
     /// Where a redirected query was going (the machine's own resolver chain: a stub's
@@ -255,6 +280,7 @@ final class DNSForwardingEngine {
         var out = answer
         out.setInteger(entry.query.id, at: out.readerIndex)
         statistics.answered += 1
+        if let metered = entry.metered { meterCounts[metered, default: 0] += 1 }
         send(out, to: entry.client)
     }
 

@@ -5,10 +5,14 @@ public struct DNSRedirect: Sendable, Equatable {
     public var port: UInt16
     /// `SO_MARK` of the forwarder's upstream sockets; nil when they carry none.
     public var mark: UInt32?
+    /// Whether the redirect stays while nothing is blocked, so that the DNS filter sees the
+    /// queries the site meter counts (set while an allowance meters sites).
+    public var metering: Bool
 
     /// Creates a redirect.
-    public init(port: UInt16, mark: UInt32?) {
+    public init(port: UInt16, mark: UInt32?, metering: Bool = false) {
         self.port = port
         self.mark = mark
+        self.metering = metering
     }
 }

@@ -32,7 +32,7 @@ final class NFLogReader: Sendable {
     private static let copyRange: UInt32 = 48
 
     let group: UInt16
-    private let fd: Int32
+    private let socket: NetfilterSocket
     private let stopped = Atomic<Bool>(false)
     private let onPacket: @Sendable (IPNetwork) -> Void
 
@@ -40,32 +40,16 @@ final class NFLogReader: Sendable {
     init(group: UInt16, onPacket: @escaping @Sendable (IPNetwork) -> Void) throws(NFTablesError) {
         self.group = group
         self.onPacket = onPacket
-        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue | SOCK_CLOEXEC.rawValue), NETLINK_NETFILTER)
-        guard fd >= 0 else { throw NFTablesError(message: "NFLOG socket: \(String(cString: strerror(errno)))") }
-        var local = sockaddr_nl()
-        local.nl_family = sa_family_t(AF_NETLINK)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
-        }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard bound == 0 else {
-            close(fd)
-            throw NFTablesError(message: "NFLOG bind: \(String(cString: strerror(errno)))")
-        }
-        do {
-            try Self.configure(fd, group: group, attribute: Self.attributeCommand, value: [Self.commandBind])
-            var mode = withUnsafeBytes(of: Self.copyRange.bigEndian, Array.init)
-            mode += [Self.copyPacket, 0]
-            try Self.configure(fd, group: group, attribute: Self.attributeMode, value: mode)
+        do throws(NetfilterSocket.Failure) {
+            socket = try NetfilterSocket(bound: true, timeout: timeval(tv_sec: 2, tv_usec: 0))
+            try configure(Self.attributeCommand, [Self.commandBind])
+            try configure(Self.attributeMode, NetfilterSocket.bigEndian(Self.copyRange) + [Self.copyPacket, 0])
             // Each packet at once: by default the kernel gathers them for up to a second.
-            try Self.configure(
-                fd, group: group, attribute: Self.attributeQueueThreshold, value: withUnsafeBytes(of: UInt32(1).bigEndian, Array.init))
+            try configure(Self.attributeQueueThreshold, NetfilterSocket.bigEndian(UInt32(1)))
         } catch {
-            close(fd)
-            throw error
+            throw NFTablesError(
+                message: "NFLOG group \(group): \(error)" + (error.code == EBUSY ? " (another program listens on it)" : ""))
         }
-        self.fd = fd
     }
 
     /// Reads on a thread of its own until `stop()`.
@@ -80,26 +64,26 @@ final class NFLogReader: Sendable {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
     }
 
-    deinit {
-        try? Self.configure(fd, group: group, attribute: Self.attributeCommand, value: [Self.commandUnbind])
-        close(fd)
-    }
+    deinit { try? configure(Self.attributeCommand, [Self.commandUnbind]) }
 
     private func loop() {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while !stopped.load(ordering: .relaxed) {
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 250) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            // ENOBUFS: packets were lost; the counters still count them.
-            guard count > 0 else { continue }
-            for message in NetlinkMessages(bytes: buffer[0..<count])
-            where message.type == (Self.subsystem << 8) | Self.messagePacket {
+            // Lost packets (ENOBUFS) are still counted by the firewall's counters.
+            guard case .messages(let messages) = socket.receive(within: 250, into: &buffer) else { continue }
+            for message in messages where message.type == (Self.subsystem << 8) | Self.messagePacket {
                 if let payload = message.attribute(Self.attributePayload), let address = Self.destination(of: payload) {
                     onPacket(address)
                 }
             }
         }
+    }
+
+    /// Sends one configuration attribute for the group and waits for the kernel's acknowledgement.
+    private func configure(_ attribute: UInt16, _ value: [UInt8]) throws(NetfilterSocket.Failure) {
+        try socket.request(
+            subsystem: Self.subsystem, type: Self.messageConfig, resource: group, attributes: NetfilterSocket.attribute(attribute, value),
+            acknowledged: true, waiting: true)
     }
 
     /// The destination address of an IPv4 or IPv6 packet's header.
@@ -115,52 +99,6 @@ final class NFLogReader: Sendable {
             return try? IPNetwork(family: .ipv6, address: value)
         default:
             return nil
-        }
-    }
-
-    /// Sends one configuration message for `group` and waits for the kernel's acknowledgement.
-    private static func configure(_ fd: Int32, group: UInt16, attribute: UInt16, value: [UInt8]) throws(NFTablesError) {
-        let attributeLength = 4 + value.count
-        let padded = (attributeLength + 3) & ~3
-        let length = 16 + 4 + padded
-        let sequence = UInt32.random(in: 1 ... .max)
-        var request = [UInt8](repeating: 0, count: length)
-        request.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: UInt32(length), toByteOffset: 0, as: UInt32.self)
-            raw.storeBytes(of: (subsystem << 8) | messageConfig, toByteOffset: 4, as: UInt16.self)
-            raw.storeBytes(of: UInt16(NLM_F_REQUEST | NLM_F_ACK), toByteOffset: 6, as: UInt16.self)
-            raw.storeBytes(of: sequence, toByteOffset: 8, as: UInt32.self)
-            raw[16] = UInt8(AF_UNSPEC)
-            raw[17] = UInt8(NFNETLINK_V0)
-            raw.storeBytes(of: group.bigEndian, toByteOffset: 18, as: UInt16.self)
-            raw.storeBytes(of: UInt16(attributeLength), toByteOffset: 20, as: UInt16.self)
-            raw.storeBytes(of: attribute, toByteOffset: 22, as: UInt16.self)
-            for (index, byte) in value.enumerated() { raw[24 + index] = byte }
-        }
-        var kernel = sockaddr_nl()
-        kernel.nl_family = sa_family_t(AF_NETLINK)
-        let sent = request.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &kernel) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
-                }
-            }
-        }
-        guard sent == request.count else { throw NFTablesError(message: "NFLOG configuration: \(String(cString: strerror(errno)))") }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw NFTablesError(message: "NFLOG configuration: no answer (\(String(cString: strerror(errno))))") }
-            for message in NetlinkMessages(bytes: buffer[0..<count])
-            where message.sequence == sequence && message.type == UInt16(NLMSG_ERROR) {
-                let code = message.payload.count >= 4 ? message.payload.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) } : -1
-                guard code == 0 else {
-                    throw NFTablesError(
-                        message: "NFLOG group \(group): \(String(cString: strerror(-code)))"
-                            + (code == -EBUSY ? " (another program listens on it)" : ""))
-                }
-                return
-            }
         }
     }
 }

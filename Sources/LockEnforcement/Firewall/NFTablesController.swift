@@ -126,8 +126,9 @@ actor NFTablesController {
 
     /// Puts the last desired state back after an outside change.
     func restore(reason: String) async {
-        // With nothing blocked there is nothing to protect; the table is absent on purpose.
-        guard let desired, desired.blocksNetwork else { return }
+        // With nothing blocked there is nothing to protect and the table is absent on purpose,
+        // unless it sends DNS through the site meter (an allowance counts on it).
+        guard desired != nil, currentRuleset().mode != .off else { return }
         outsideChangePending = true
         restores += 1
         lastRestoreReason = reason
@@ -166,6 +167,15 @@ actor NFTablesController {
         // Recorded as incomplete answers: they add addresses but expire nothing.
         book.record(known.mapValues { NameResolution(addresses: $0, error: "restored from saved state") }, at: bootClock())
         for name in known.keys { book.clearError(for: name) }
+    }
+
+    /// Commits again if where DNS goes changed (the site meter began or stopped needing the
+    /// redirect while nothing is blocked).
+    func redirectChanged() async {
+        guard desired != nil, currentRuleset().dnsRedirect != lastCommitted?.dnsRedirect || !lastCommitSucceeded else { return }
+        do { try await commit(force: false) } catch {
+            logger.error("committing the changed DNS redirect failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// True once something (possibly "nothing blocked") has been applied.

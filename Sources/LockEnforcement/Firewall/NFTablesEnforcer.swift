@@ -87,6 +87,10 @@ public final class NFTablesEnforcer: Enforcer {
         try await controller.apply(desired)
     }
 
+    /// Asks `dnsRedirect` again and commits when the answer changed (the DNS filter's site meter
+    /// began or stopped needing the machine's DNS while nothing is blocked).
+    public func redirectChanged() async { await controller.redirectChanged() }
+
     /// Resolves the names of the last apply now, if the watch loop has not yet, and commits
     /// the addresses (tests, benchmarks).
     public func settle() async { await controller.resolvePending() }

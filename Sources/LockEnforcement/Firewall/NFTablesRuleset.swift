@@ -14,6 +14,9 @@ public struct NFTablesRuleset: Sendable, Equatable {
         case blocklist
         /// Everything outgoing is refused except allowed addresses and basic services.
         case allowlist
+        /// Nothing blocked, but the machine's DNS goes through the DNS filter, whose answers
+        /// the site meter counts (`DNSRedirect.metering`); nothing else is refused.
+        case meter
     }
 
     /// The table's name (family `inet`); the daemon uses `simplylock`.
@@ -117,7 +120,11 @@ public struct NFTablesRuleset: Sendable, Equatable {
         dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, connectionCheck: ConnectionCheck? = nil
     ) {
         guard desired.blocksNetwork else {
-            self.init(table: table, mode: .off)
+            if let dnsRedirect, dnsRedirect.metering {
+                self.init(table: table, mode: .meter, resolvers: AddressIntervals(nameservers), dnsRedirect: dnsRedirect)
+            } else {
+                self.init(table: table, mode: .off)
+            }
             return
         }
         func lookUp(_ domains: some Sequence<String>) -> [IPNetwork] {
@@ -357,7 +364,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
         // when the machine's own address lies in a blocked range (connects would then hang
         // instead of failing at once).
         out += "\t\toifname \"lo\" accept\n"
-        if dnsRedirect != nil {
+        if dnsRedirect != nil, mode != .meter {
             // Plain DNS goes to the filter; DNS over TLS (and QUIC) would walk past it.
             out += "\t\tmeta l4proto tcp th dport 853 reject with tcp reset\n"
             out += "\t\tmeta l4proto udp th dport 853 reject with icmpx admin-prohibited\n"

@@ -115,6 +115,14 @@ public actor UnboundEnforcer: Enforcer {
         }
     }
 
+    /// Queries per device group that Unbound logged (`log-queries: yes`) since the last call:
+    /// what the group meter counts. Read from the log by `watch()`.
+    public func takeGroupQueries() -> [String: Int] {
+        guard var log = actions else { return [:] }
+        defer { actions = log }
+        return log.takeQueries()
+    }
+
     /// Polls the sentinel zone; when Unbound restarted or reloaded, puts the last state back.
     public func watch() async {
         while !Task.isCancelled {
