@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "LockUI",
             dependencies: [
-                "LockCore", "LockProtocol",
+                "LockCore", "LockProtocol", "LockClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -27,6 +27,7 @@ public final class UIServer: Service {
     private let gate: Gate
     private let assets: Assets
     private let relay: DaemonRelay
+    private let icons: AppIcons
     private let logger: Logger
 
     public init(listening: Listening, gate: Gate, assets: Assets, socketPath: String, logger: Logger) {
@@ -34,6 +35,7 @@ public final class UIServer: Service {
         self.gate = gate
         self.assets = assets
         self.relay = DaemonRelay(socketPath: socketPath)
+        self.icons = AppIcons(socketPath: socketPath)
         self.logger = logger
     }
 
@@ -150,6 +152,12 @@ public final class UIServer: Service {
             try await stream.value
         case .admit where isAPI:
             try await relay.forward(head, body: body, to: outbound)
+        case .admit where path.hasPrefix("/icons/app/") && (method == "GET" || method == "HEAD"):
+            let id = String(path.dropFirst("/icons/app/".count)).removingPercentEncoding ?? ""
+            guard let icon = await icons.icon(for: id) else {
+                return try await Responses.error(status: 404, reason: "no icon for the app \(id)", json: false, to: outbound)
+            }
+            try await Responses.file(icon, headOnly: method == "HEAD", to: outbound)
         case .admit:
             guard method == "GET" || method == "HEAD" else {
                 return try await Responses.error(

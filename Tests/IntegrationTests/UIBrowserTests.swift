@@ -26,7 +26,13 @@ struct UIBrowserTests {
         chmod(root.path + "/opt/confgame/confgame", 0o755)
         try root.write(
             "usr/share/applications/confgame.desktop",
-            "[Desktop Entry]\nType=Application\nName=Conformance Game\nExec=\(root.path)/opt/confgame/confgame\nCategories=Game;\n")
+            "[Desktop Entry]\nType=Application\nName=Conformance Game\nExec=\(root.path)/opt/confgame/confgame\nIcon=confgame\nCategories=Game;\n"
+        )
+        // Its icon in the hicolor theme beside the entry, for the picker.
+        try root.write(
+            "usr/share/icons/hicolor/scalable/apps/confgame.svg",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 24 24\"><rect width=\"24\" height=\"24\" rx=\"5\" fill=\"#34C759\"/></svg>\n"
+        )
         let daemon = try DaemonProcess(root: root)
         let schedule = try daemon.lockctl(
             "schedules", "add", "mornings", "--profile", "news", "--days", "mon-fri", "--from", "08:00", "--to", "12:00")

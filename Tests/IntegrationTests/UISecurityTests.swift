@@ -48,6 +48,9 @@ struct UISecurityTests {
         }
         let missing = try ui.request("GET", "/../../etc/passwd", headers: [("Host", ui.host), ("Cookie", cookie)])
         #expect(missing.status == 404 || missing.status == 400, "\(missing.raw)")
+        // App icons are looked up by app id through the daemon, never by a path from the request.
+        let traversal = try ui.request("GET", "/icons/app/..%2F..%2F..%2Fetc%2Fpasswd", headers: [("Host", ui.host), ("Cookie", cookie)])
+        #expect(traversal.status == 404 && !traversal.body.contains("root:"), "\(traversal.raw)")
         #expect(try ui.stop() == 0, "\(ui.stderr)")
         _ = daemon
     }

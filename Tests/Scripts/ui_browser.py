@@ -97,6 +97,17 @@ def open_tab(driver, tab):
     time.sleep(0.6)  # the tab's own requests
 
 
+def click_in_session(driver, profile, xpath):
+    """Clicks a button of a block's card; the card is drawn again on each event, so a reference may go stale."""
+    for _ in range(20):
+        try:
+            session(driver, profile)[0].find_element(By.XPATH, xpath).click()
+            return
+        except (StaleElementReferenceException, IndexError):
+            time.sleep(0.2)
+    check(False, f"clicked {xpath} of {profile}")
+
+
 def session(driver, profile):
     return driver.find_elements(By.CSS_SELECTOR, f"article.session[aria-label^='{profile}']")
 
@@ -182,6 +193,9 @@ def run(driver):
     driver.find_element(By.ID, "pf-app-filter").send_keys("conformance")
     picker = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".app-picker input[value='confgame']"), "the picker lists the installed app")
     if picker:
+        icon = wait(driver, lambda d: d.execute_script(
+            "const i = document.querySelector(\"label[for='pf-apps-confgame'] img\"); return i && i.complete && i.naturalWidth > 0"),
+            "the picker shows the app's icon from its desktop entry")
         driver.find_element(By.CSS_SELECTOR, "label[for='pf-apps-confgame']").click()
     driver.find_element(By.ID, "pf-save").click()
     wait(driver, lambda d: d.find_elements(By.ID, "profile-focus-ui"), "the new profile's card appears")
@@ -305,6 +319,18 @@ def accessibility_and_screenshots(driver):
                     serious = [v for v in results["violations"] if v["impact"] in ("serious", "critical")]
                     detail = "; ".join(f"{v['id']}: {[n['target'] for n in v['nodes'][:3]]}" for v in serious)
                     check(not serious, f"axe: no serious or critical violations on {tab} ({scheme}, {width}px) {detail}")
+                if tab == "profiles":
+                    # The editor sheet too, with its pickers.
+                    driver.find_element(By.ID, "new-profile").click()
+                    wait(driver, lambda d: d.find_elements(By.ID, "pf-name"), "the profile editor opens")
+                    time.sleep(0.3)
+                    driver.save_screenshot(os.path.join(ARTEFACTS, f"profile-editor-{width}x{height}-{scheme}.png"))
+                    axe = Axe(driver)
+                    axe.inject()
+                    serious = [v for v in axe.run()["violations"] if v["impact"] in ("serious", "critical")]
+                    detail = "; ".join(f"{v['id']}: {[n['target'] for n in v['nodes'][:3]]}" for v in serious)
+                    check(not serious, f"axe: no serious or critical violations in the profile editor ({scheme}, {width}px) {detail}")
+                    driver.execute_script("document.getElementById('sheet').close()")
     theme(driver, "system")
 
 

@@ -51,7 +51,8 @@ function profileCard(profile) {
     actions, problem);
 }
 
-const icons = ['brain.head.profile', 'gamecontroller', 'newspaper', 'cart', 'person.2', 'play.rectangle', 'lock'];
+const icons = [['brain.head.profile', 'Brain'], ['gamecontroller', 'Game controller'], ['newspaper', 'Newspaper'], ['cart', 'Cart'],
+  ['person.2', 'People'], ['play.rectangle', 'Video'], ['lock', 'Lock']];
 const colors = [['#FF3B30', 'Red'], ['#FF9500', 'Orange'], ['#34C759', 'Green'], ['#007AFF', 'Blue'], ['#5856D6', 'Indigo'], ['#AF52DE', 'Purple'], ['#FF2D55', 'Pink']];
 
 /** The editor sheet; `name` null creates a profile. */
@@ -75,7 +76,7 @@ async function editor(name) {
   const idInput = h('input', {id: 'pf-name', required: true, pattern: '[a-z0-9][a-z0-9\\-]*', value: profile?.name ?? '', disabled: !!profile, autocomplete: 'off', 'aria-describedby': 'pf-name-note'});
   const display = h('input', {id: 'pf-display', value: profile?.displayName ?? '', disabled: readOnly});
   const description = h('input', {id: 'pf-description', value: profile?.description ?? '', disabled: readOnly});
-  const iconSelect = h('select', {id: 'pf-icon', disabled: !!profile}, icons.map((i) => h('option', {value: i, selected: profile?.icon === i}, i)));
+  const iconSelect = h('select', {id: 'pf-icon', disabled: !!profile}, icons.map(([i, label]) => h('option', {value: i, selected: profile?.icon === i}, label)));
   const colorSelect = h('select', {id: 'pf-color', disabled: !!profile}, colors.map(([c, label]) => h('option', {value: c, selected: profile?.color === c}, label)));
   const domains = h('textarea', {id: 'pf-domains', rows: 4, disabled: readOnly, 'aria-describedby': 'pf-domains-note'}, (profile?.domains ?? []).join('\n'));
   const strict = h('input', {type: 'checkbox', id: 'pf-strict', checked: profile?.strict ?? false, disabled: readOnly});
@@ -100,7 +101,7 @@ async function editor(name) {
   const drawApps = () => {
     const term = appFilter.value.toLowerCase();
     const shown = visibleApps.filter((a) => !term || a.name.toLowerCase().includes(term) || a.id.includes(term) || a.categories.join(' ').toLowerCase().includes(term));
-    replace(appList, checks('apps', shown.map((a) => [a.id, h('span', {class: 'app-row'}, badge({name: a.name, color: colorFor(a.id)}), a.name), a.categories.filter(notGeneric).join(', ')]), 'Apps'));
+    replace(appList, checks('apps', shown.map((a) => [a.id, h('span', {class: 'app-row'}, appBadge(a), a.name), a.categories.filter(notGeneric).join(', ')]), 'Apps'));
   };
   appFilter.addEventListener('input', drawApps);
   drawApps();
@@ -149,6 +150,16 @@ async function editor(name) {
     h('div', {class: 'actions sticky'}, save, h('button', {type: 'button', class: 'secondary', onclick: () => dialog.close()}, readOnly ? 'Close' : 'Cancel')));
   replace(body, form);
   (profile ? display : idInput).focus();
+}
+
+/** An app's icon from its desktop entry (served by the UI server), over its initial until it loads. */
+function appBadge(app) {
+  const el = badge({name: app.name, color: colorFor(app.id)});
+  const img = h('img', {src: '/icons/app/' + encodeURIComponent(app.id), alt: '', width: 24, height: 24, loading: 'lazy'});
+  img.addEventListener('load', () => el.classList.add('has-icon'));
+  img.addEventListener('error', () => img.remove());
+  el.append(img);
+  return el;
 }
 
 function diff(key, before, after) {
