@@ -31,7 +31,6 @@ static int load(struct sd_functions *sd, char *error, size_t size) {
     RESOLVE(get_events, "sd_bus_get_events");
     RESOLVE(get_timeout, "sd_bus_get_timeout");
     RESOLVE(process, "sd_bus_process");
-    RESOLVE(get_unique_name, "sd_bus_get_unique_name");
     RESOLVE(add_object_vtable, "sd_bus_add_object_vtable");
     RESOLVE(request_name, "sd_bus_request_name");
     RESOLVE(add_match, "sd_bus_add_match");
@@ -117,11 +116,6 @@ fail:
     if (bus->wake_fd >= 0) close(bus->wake_fd);
     free(bus);
     return NULL;
-}
-
-const char *sl_bus_name(sl_bus *bus) {
-    const char *name = NULL;
-    return bus->sd.get_unique_name(bus->bus, &name) >= 0 ? name : "";
 }
 
 void sl_bus_wake(sl_bus *bus) {

@@ -15,7 +15,6 @@ struct sd_functions {
     int (*get_events)(sd_bus *);
     int (*get_timeout)(sd_bus *, uint64_t *);
     int (*process)(sd_bus *, sd_bus_message **);
-    int (*get_unique_name)(sd_bus *, const char **);
     int (*add_object_vtable)(sd_bus *, sd_bus_slot **, const char *, const char *, const sd_bus_vtable *, void *);
     int (*request_name)(sd_bus *, const char *, uint64_t);
     int (*add_match)(sd_bus *, sd_bus_slot **, const char *, sd_bus_message_handler_t, void *);

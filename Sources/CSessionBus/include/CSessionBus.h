@@ -63,7 +63,5 @@ int sl_bus_notify(
     sl_bus *bus, const char *app, uint32_t replaces, const char *icon, const char *summary, const char *body,
     const char *const *actions, size_t action_count, uint8_t urgency, const char *category, const char *desktop_entry,
     int32_t timeout, uint32_t *id, char *error, size_t size);
-/// The bus's unique name (for tests and logs).
-const char *sl_bus_name(sl_bus *bus);
 
 #endif
