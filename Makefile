@@ -30,6 +30,7 @@ BINDIR      ?= $(PREFIX)/bin
 SBINDIR     ?= $(PREFIX)/sbin
 DATADIR     ?= $(PREFIX)/share
 PKGDATADIR  ?= $(DATADIR)/simplylock
+LIBEXECDIR  ?= $(PREFIX)/libexec
 MANDIR      ?= $(DATADIR)/man
 SYSCONFDIR  ?= /etc
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
@@ -79,17 +80,24 @@ DATA_PROFILES = $(sort $(wildcard config/profiles/*.toml))
 # Shipped data: the service catalog and any other data files next to it (the default
 # configuration is installed there too, as a reference copy).
 DATA_FILES    = $(sort $(wildcard config/*.toml config/*.txt))
-BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT) $(BUILDDIR)/$(UI_PRODUCT)
+BINARIES  = $(BUILDDIR)/$(DAEMON_PRODUCT) $(BUILDDIR)/$(CLI_PRODUCT) $(BUILDDIR)/$(UI_PRODUCT) $(BUILDDIR)/simplylock-bridge
 # The web UI's static files (HTML, CSS, ES modules, SVG), installed to PKGDATADIR/ui.
 UI_FILES    = $(sort $(wildcard web/ui/*.html web/ui/*.css web/ui/*.svg))
 UI_MODULES  = $(sort $(wildcard web/ui/js/*.js))
+# The browser companion (browser/extension, plain ES modules, no toolchain): copied without its
+# tests next to the binaries (where `lockctl browser extension-path` finds it) and packed for
+# Firefox's policy install.
+EXTENSION_FILES = $(sort $(wildcard browser/extension/*.json browser/extension/*.js browser/extension/*.html \
+                  browser/extension/*.css browser/extension/lib/*.js))
+EXTENSION_DIR   = $(BUILDDIR)/simplylock-companion
+EXTENSION_PACK  = $(BUILDDIR)/simplylock-companion.xpi
 # The BPF LSM exec guard (bpf/exec-guard.bpf.c), compiled for the kernel's BPF machine; the
 # daemon loads it from next to itself (a development build) or from PKGDATADIR (installed).
 BPF_CC     ?= clang
 BPF_OBJECT  = $(BUILDDIR)/exec-guard.bpf.o
 GENERATED = $(BPF_OBJECT) $(GENDIR)/completions/lockctl.bash $(GENDIR)/completions/_lockctl \
             $(GENDIR)/completions/lockctl.fish $(GENDIR)/man/man1/lockctl.1 $(GENDIR)/man/man8/simplylockd.8 \
-            $(GENDIR)/man/man5/simplylockd.toml.5
+            $(GENDIR)/man/man5/simplylockd.toml.5 $(EXTENSION_PACK)
 
 .PHONY: all build generated completions man install check-built install-bin install-units \
         install-config install-data install-completions install-man postinstall uninstall uninstall-blocks \
@@ -106,7 +114,12 @@ build:
 	done
 	$(SWIFT) build $(SWIFTPM_FLAGS) -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS)
 
-generated: completions man $(BPF_OBJECT)
+generated: completions man $(BPF_OBJECT) $(EXTENSION_PACK)
+
+$(EXTENSION_PACK): $(EXTENSION_FILES)
+	@rm -rf $(EXTENSION_DIR) && mkdir -p $(EXTENSION_DIR)/lib
+	cd browser/extension && cp $(patsubst browser/extension/%,%,$(EXTENSION_FILES)) --parents $(abspath $(EXTENSION_DIR))/
+	rm -f $@ && cd $(EXTENSION_DIR) && zip -q -X -r $(abspath $@) .
 
 # linux/bpf.h includes asm/types.h, which Debian keeps in the multiarch include directory.
 $(BPF_OBJECT): bpf/exec-guard.bpf.c
@@ -177,6 +190,8 @@ install-bin:
 	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(DAEMON_PRODUCT) $(DESTDIR)$(SBINDIR)/simplylockd
 	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(CLI_PRODUCT) $(DESTDIR)$(BINDIR)/lockctl
 	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/$(UI_PRODUCT) $(DESTDIR)$(BINDIR)/simplylock-ui
+	$(INSTALL) -d $(DESTDIR)$(LIBEXECDIR)/simplylock
+	$(INSTALL) -m 0755 $(STRIP_FLAG) $(BUILDDIR)/simplylock-bridge $(DESTDIR)$(LIBEXECDIR)/simplylock/simplylock-bridge
 
 install-units:
 	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
@@ -212,6 +227,10 @@ install-data:
 	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/ui/js
 	$(INSTALL) -m 0644 $(UI_FILES) $(DESTDIR)$(PKGDATADIR)/ui/
 	$(INSTALL) -m 0644 $(UI_MODULES) $(DESTDIR)$(PKGDATADIR)/ui/js/
+	$(INSTALL) -d $(DESTDIR)$(PKGDATADIR)/browser/extension/lib
+	cd $(EXTENSION_DIR) && for f in $(patsubst browser/extension/%,%,$(EXTENSION_FILES)); do \
+	    $(INSTALL) -m 0644 $$f $(DESTDIR)$(PKGDATADIR)/browser/extension/$$f; done
+	$(INSTALL) -m 0644 $(EXTENSION_PACK) $(DESTDIR)$(PKGDATADIR)/browser/simplylock-companion.xpi
 
 install-completions:
 	$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -233,6 +252,7 @@ postinstall:
 	-[ -d /run/systemd/system ] && systemctl daemon-reload
 	@echo "enable with: systemctl enable --now simplylockd.socket simplylockd.service"
 	@echo "desktop notifications, for each user: systemctl --user enable --now simplylock-notify.service"
+	@echo "browser companion (shield, path rules, site meter): lockctl browser install"
 
 # Removes the files install put there and the directories that are only ours, if empty.
 # The configuration file is removed only while it is identical to the shipped default;
@@ -248,7 +268,11 @@ ROOT ?= $(if $(DESTDIR),$(DESTDIR),/)
 FORCE ?=
 RELEASE_FLAGS ?=
 uninstall: uninstall-blocks
-	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl $(DESTDIR)$(BINDIR)/simplylock-ui
+	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl $(DESTDIR)$(BINDIR)/simplylock-ui $(DESTDIR)$(LIBEXECDIR)/simplylock/simplylock-bridge
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/simplylock 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/browser/extension/,$(patsubst browser/extension/%,%,$(EXTENSION_FILES)))
+	rm -f $(DESTDIR)$(PKGDATADIR)/browser/simplylock-companion.xpi
+	-rmdir $(DESTDIR)$(PKGDATADIR)/browser/extension/lib $(DESTDIR)$(PKGDATADIR)/browser/extension $(DESTDIR)$(PKGDATADIR)/browser 2>/dev/null
 	rm -f $(DESTDIR)$(UNITDIR)/simplylockd.service $(DESTDIR)$(UNITDIR)/simplylockd.socket
 	rm -f $(DESTDIR)$(USERUNITDIR)/simplylock-notify.service
 	-rmdir $(DESTDIR)$(USERUNITDIR) 2>/dev/null

@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "simplylockd", targets: ["simplylockd"]),
         .executable(name: "lockctl", targets: ["lockctl"]),
         .executable(name: "simplylock-ui", targets: ["simplylock-ui"]),
+        .executable(name: "simplylock-bridge", targets: ["simplylock-bridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -110,6 +111,9 @@ let package = Package(
         .executableTarget(
             name: "lockctl", dependencies: ["LockCommands"],
             linkerSettings: [.unsafeFlags(["-static-executable"] + linkOrder("lockctl"), .when(configuration: .release))]),
+        // The browser companion's native messaging host: relays the extension's few requests
+        // to the daemon's socket as the user. Links only the client side, as lockctl does.
+        .executableTarget(name: "simplylock-bridge", dependencies: ["LockProtocol", "LockClient"]),
         // Drives the DNS filter's parts for scripts/bench-dns.sh; not installed.
         .executableTarget(
             name: "dns-bench",

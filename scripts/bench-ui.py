@@ -115,7 +115,9 @@ def main():
         base = url.split("?")[0]
         weights = {}
         for tab in TABS:
+            # A reload, not a change of the hash alone: each tab's figure is a fresh page's.
             driver.get(base + "#" + tab)
+            driver.refresh()
             time.sleep(1.0)
             weights[tab] = weight(driver)
         driver.get(base + "#home")

@@ -29,8 +29,10 @@ packages+=(clang libbpf-dev bpftool)
 packages+=(mandoc)
 # desktop-file-utils: desktop-file-validate checks the desktop entry notifications name.
 packages+=(desktop-file-utils)
-# chromium-driver: the web UI (lockctl ui) is driven in headless Chromium through Selenium.
+# chromium-driver: the web UI (lockctl ui) and the browser companion are driven in headless Chromium through Selenium.
 packages+=(chromium-driver)
+# firefox-esr: the browser companion is loaded in Firefox too (no driver is packaged: the test starts it headless).
+packages+=(firefox-esr)
 if [[ $demo == yes ]]; then
     # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
     # suffix list the daemon reads names with.

@@ -24,13 +24,15 @@ if [ $# -eq 0 ]; then
     # Each benchmark script once in its short mode (small sizes, few runs), on the release build
     # above, so that none can stop working unseen: about a minute in all. Those that need root
     # are skipped with the reason outside CI, and fail under CI=1 like any missing tool.
-    for bench in bench-schedules bench-insights bench-dns bench-nftables; do
+    for bench in bench-schedules bench-insights bench-dns bench-nftables bench-notify; do
         log=".build/$bench-short.log"
         started=$SECONDS
         missing=
         case $bench in
             bench-nftables) [ "$(id -u)" = 0 ] || missing="root (a private network namespace)" ;;
             bench-dns) command -v dnsperf >/dev/null && command -v dnsmasq >/dev/null || missing="dnsperf and dnsmasq" ;;
+            bench-notify) command -v dbus-daemon >/dev/null && /usr/bin/python3 -c 'import dbus, gi' 2>/dev/null ||
+                missing="dbus-daemon, python3-dbus and python3-gi" ;;
         esac
         if [ -n "$missing" ] && [ "${CI:-}" != 1 ]; then echo "scripts/$bench.sh: skipped (needs $missing)"; continue; fi
         if BENCH_SHORT=1 "scripts/$bench.sh" >"$log" 2>&1; then

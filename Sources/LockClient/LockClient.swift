@@ -62,6 +62,12 @@ public struct LockClient: Sendable {
         return try call(Endpoints.check, query: query)
     }
 
+    /// Whether a web address is blocked now: its name as `check` answers it, and the path rules
+    /// only the browser companion enforces.
+    public func check(url: String) async throws(ClientError) -> CheckResponse {
+        try call(Endpoints.check, query: ["url": url])
+    }
+
     /// Whether an app is blocked now, and by which sessions.
     public func check(app: String) async throws(ClientError) -> CheckResponse {
         try call(Endpoints.check, query: ["app": app])
@@ -254,6 +260,23 @@ public struct LockClient: Sendable {
         let response = try transport.send(method: endpoint.method.rawValue, path: endpoint.template.path([]), body: nil)
         guard (200..<300).contains(response.status) else { throw LockClient.failure(status: response.status, body: response.body) }
         return response.body
+    }
+
+    /// Sends `body` (JSON as the caller has it) to one endpoint and returns the status and the
+    /// answer as the daemon sent it, undecoded: for relays that pass answers on (the browser
+    /// bridge), each still limited to an endpoint of the table.
+    public func relay<Body, Answer>(
+        _ endpoint: Endpoint<Body, Answer>, _ parameters: [String] = [], query: [String: String] = [:], body: [UInt8]? = nil
+    ) throws(ClientError) -> (status: Int, body: [UInt8]) {
+        var path = endpoint.template.path(parameters)
+        if !query.isEmpty {
+            path +=
+                "?"
+                + query.sorted { $0.key < $1.key }.map { "\(PathTemplate.escape($0.key))=\(PathTemplate.escape($0.value))" }
+                .joined(separator: "&")
+        }
+        let response = try transport.send(method: endpoint.method.rawValue, path: path, body: body)
+        return (response.status, response.body)
     }
 
     private func call<Body: Encodable, Answer: Decodable>(

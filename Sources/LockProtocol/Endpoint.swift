@@ -10,20 +10,24 @@ public struct Endpoint<Body: Sendable, Answer: Sendable>: Sendable {
     public let query: [QueryParameter]
     /// Status of a successful answer (200, or 201 for creations).
     public let successStatus: Int
+    /// True for the few changes anyone may send (a report that only adds, a hello); every other
+    /// change needs root or the admin group.
+    public let anyone: Bool
 
     /// Declares an endpoint.
-    public init(_ method: HTTPVerb, _ template: String, query: [QueryParameter] = [], successStatus: Int = 200) {
+    public init(_ method: HTTPVerb, _ template: String, query: [QueryParameter] = [], successStatus: Int = 200, anyone: Bool = false) {
         self.method = method
         self.template = PathTemplate(template)
         self.query = query
         self.successStatus = successStatus
+        self.anyone = anyone
     }
 
     /// The untyped description the route table and the documentation check use.
     public var descriptor: EndpointDescriptor {
         EndpointDescriptor(
             method: method, template: template, query: query, successStatus: successStatus,
-            hasBody: Body.self != NoBody.self, streamsBody: Body.self == TextStream.self)
+            hasBody: Body.self != NoBody.self, streamsBody: Body.self == TextStream.self, anyone: anyone)
     }
 }
 
@@ -41,6 +45,8 @@ public struct EndpointDescriptor: Sendable, Hashable {
     public let hasBody: Bool
     /// Whether the body is text read as it arrives (`TextStream`) rather than JSON read whole.
     public let streamsBody: Bool
+    /// Whether anyone may send it, though it is not a read.
+    public var anyone: Bool = false
 }
 
 /// The body of requests that carry none.

@@ -20,13 +20,13 @@ public enum Endpoints {
     public static let stopSession = Endpoint<NoBody, [SessionInfo]>(.DELETE, "/v1/sessions/{ref}")
     /// Lengthens a session.
     public static let extendSession = Endpoint<ExtendRequest, SessionInfo>(.POST, "/v1/sessions/{ref}/extend")
-    /// Whether a name (`?name=`) or an app (`?app=`) is blocked now, and by what; exactly one
-    /// of the two is given.
+    /// Whether a name (`?name=`), a URL (`?url=`, whose path only the browser companion sees)
+    /// or an app (`?app=`) is blocked now, and by what; exactly one of them is given.
     public static let check = Endpoint<NoBody, CheckResponse>(
         .GET, "/v1/check",
         query: [
             QueryParameter("name", .text(maxBytes: 2048)), QueryParameter("app", .text(maxBytes: 4096)),
-            QueryParameter("for", .text(maxBytes: 64)),
+            QueryParameter("for", .text(maxBytes: 64)), QueryParameter("url", .text(maxBytes: 4096)),
         ])
     /// Installed applications, optionally of one freedesktop category.
     public static let apps = Endpoint<NoBody, AppList>(.GET, "/v1/apps", query: [QueryParameter("category", .text(maxBytes: 256))])
@@ -101,6 +101,14 @@ public enum Endpoints {
     /// Emergency access: asks for a challenge, or answers it and ends a strict block early.
     public static let unlockSession = Endpoint<UnlockRequest, UnlockResponse>(.POST, "/v1/sessions/{ref}/unlock")
 
+    /// The browser bridge says it is connected (anyone may: it is kept per user).
+    public static let browserHello = Endpoint<BrowserHello, BrowserCompanions>(.POST, "/v1/browser/hello", anyone: true)
+    /// The browser companions heard from, per user and browser.
+    public static let browserCompanions = Endpoint<NoBody, BrowserCompanions>(.GET, "/v1/browser/companions")
+    /// The browser companion's site meter reports time on the active tab's site (anyone may:
+    /// reports only add time, clipped per user to the time that passed).
+    public static let reportUsage = Endpoint<UsageSamplesRequest, UsageSamplesResponse>(.POST, "/v1/usage/samples", anyone: true)
+
     /// Every endpoint, for the route-table and documentation checks.
     public static let all: [EndpointDescriptor] = [
         status.descriptor, profiles.descriptor, createProfile.descriptor, profile.descriptor, updateProfile.descriptor,
@@ -112,5 +120,6 @@ public enum Endpoints {
         services.descriptor,
         insights.descriptor, usage.descriptor, allowances.descriptor, createAllowance.descriptor, deleteAllowance.descriptor,
         goals.descriptor, updateGoals.descriptor, unlockSession.descriptor,
+        browserHello.descriptor, browserCompanions.descriptor, reportUsage.descriptor,
     ]
 }

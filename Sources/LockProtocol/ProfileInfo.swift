@@ -46,6 +46,10 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
     public var expandedApps: [String]?
     /// Apps it names that are not installed here (only in single-profile answers).
     public var missingApps: [String]?
+    /// Path rules (`youtube.com/shorts`): only the browser companion enforces them.
+    public var paths: [String] = []
+    /// Exceptions to paths and domains, for the browser companion.
+    public var allowPaths: [String] = []
 
     /// Creates the value field by field.
     public init(

@@ -66,6 +66,10 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public var running: String?
     /// Default strictness.
     public var strict: Bool
+    /// Path rules as typed (`youtube.com/shorts`), for the browser companion.
+    public var paths: [String]?
+    /// Exceptions to paths and domains as typed, for the browser companion.
+    public var allowPaths: [String]?
 
     /// Creates a request.
     public init(
@@ -94,7 +98,7 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case name, displayName, description, icon, color, domains, services, categories, allow, addresses, mode, lists, apps
-        case appCategories, running, strict
+        case appCategories, running, strict, paths, allowPaths
     }
 
     /// Absent lists are empty and absent strictness is false, as in a profile file.
@@ -116,6 +120,8 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
         appCategories = try container.decodeIfPresent([String].self, forKey: .appCategories)
         running = try container.decodeIfPresent(String.self, forKey: .running)
         strict = try container.decodeIfPresent(Bool.self, forKey: .strict) ?? false
+        paths = try container.decodeIfPresent([String].self, forKey: .paths)
+        allowPaths = try container.decodeIfPresent([String].self, forKey: .allowPaths)
     }
 }
 

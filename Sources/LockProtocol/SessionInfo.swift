@@ -31,6 +31,10 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     /// Set when the block names apps and no app enforcer in force keeps them, with why (no app
     /// enforcer running, or each failed); its sites are blocked all the same. Absent otherwise.
     public var appsNotBlocked: String?
+    /// Path rules it holds, for the browser companion (absent when none).
+    public var paths: [String]?
+    /// Exceptions to paths and names, for the browser companion (absent when none).
+    public var allowPaths: [String]?
 
     /// Creates the value field by field.
     public init(

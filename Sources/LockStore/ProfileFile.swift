@@ -17,12 +17,14 @@ import LockNames
 /// app_categories = ["Game"]           # freedesktop categories (any case in the file)
 /// running = "terminate"               # or "freeze": what happens to apps running at the start
 /// strict = false
+/// paths = ["youtube.com/shorts"]      # browser companion only: SITE/PATH and below it
+/// allow_paths = ["reddit.com/r/linux"] # exceptions, browser companion only
 /// ```
 public enum ProfileFile {
     static let fields: Set<String> = [
         "name", "display_name", "description", "icon", "color", "domains", "services",
         "categories", "allow", "addresses", "mode", "apps", "app_categories", "running", "strict",
-        "lists", FrictionSection.name,
+        "lists", "paths", "allow_paths", FrictionSection.name,
     ]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
@@ -45,13 +47,23 @@ public enum ProfileFile {
             addresses: try document.networks("addresses"), mode: try mode(document), apps: try document.strings("apps"),
             appCategories: try appCategories(document), running: try running(document),
             strict: try document.bool("strict") ?? false, kind: kind, lists: try document.strings("lists"))
-        do { try profile.validate(against: catalog) } catch { throw document.problem(error) }
         var result = profile
+        result.paths = try pathRules("paths", document, names: names)
+        result.allowPaths = try pathRules("allow_paths", document, names: names)
+        do { try result.validate(against: catalog) } catch { throw document.problem(error) }
         let friction = FrictionSection.parse(document)
         // A profile file is all or nothing: a bad friction key makes the file bad, as any other key does.
         if let problem = friction.problems.first { throw problem }
         result.friction = friction.settings
         return result
+    }
+
+    private static func pathRules(_ key: String, _ document: TOMLDocument, names: DomainNameParser) throws(FileProblem) -> [PathRule] {
+        var rules: [PathRule] = []
+        for text in try document.strings(key) {
+            do { rules.append(try names.parsePathRule(text, field: key)) } catch { throw document.problem(error) }
+        }
+        return rules.uniquedPaths()
     }
 
     private static func mode(_ document: TOMLDocument) throws(FileProblem) -> ProfileMode {
@@ -99,9 +111,18 @@ public enum ProfileFile {
         if !profile.apps.isEmpty { writer.strings("apps", profile.apps) }
         if !profile.appCategories.isEmpty { writer.strings("app_categories", profile.appCategories.map(\.name)) }
         if profile.running != .terminate { writer.string("running", profile.running.rawValue) }
+        if !profile.paths.isEmpty { writer.strings("paths", profile.paths.map(\.description)) }
+        if !profile.allowPaths.isEmpty { writer.strings("allow_paths", profile.allowPaths.map(\.description)) }
         writer.bool("strict", profile.strict)
         if let friction = profile.friction { FrictionSection.render(friction, into: &writer) }
         return writer.output
+    }
+}
+
+extension [PathRule] {
+    func uniquedPaths() -> [PathRule] {
+        var seen = Set<PathRule>()
+        return filter { seen.insert($0).inserted }
     }
 }
 

@@ -84,6 +84,9 @@ struct StoredRules: Codable {
     /// Absent in rows written before apps could be blocked.
     var apps: [BlockedApp]?
     var missingApps: [String]?
+    /// Path rules for the browser companion (absent when none, and in rows written before them).
+    var paths: [PathRule]?
+    var allowPaths: [PathRule]?
 
     init(_ rules: BlockRules) {
         block = Self.lines(rules.block)
@@ -93,6 +96,8 @@ struct StoredRules: Codable {
         lists = rules.lists.isEmpty ? nil : rules.lists
         apps = rules.apps.isEmpty ? nil : rules.apps
         missingApps = rules.missingApps.isEmpty ? nil : rules.missingApps
+        paths = rules.paths.isEmpty ? nil : rules.paths
+        allowPaths = rules.allowPaths.isEmpty ? nil : rules.allowPaths
     }
 
     private static func lines(_ set: DomainSet) -> String {
@@ -105,7 +110,7 @@ struct StoredRules: Codable {
         return text
     }
 
-    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, lists, apps, missingApps }
+    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, lists, apps, missingApps, paths, allowPaths }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -120,6 +125,8 @@ struct StoredRules: Codable {
         lists = try container.decodeIfPresent([BlocklistReference].self, forKey: .lists)
         apps = try container.decodeIfPresent([BlockedApp].self, forKey: .apps)
         missingApps = try container.decodeIfPresent([String].self, forKey: .missingApps)
+        paths = try container.decodeIfPresent([PathRule].self, forKey: .paths)
+        allowPaths = try container.decodeIfPresent([PathRule].self, forKey: .allowPaths)
     }
 
     func rules() throws -> BlockRules {
@@ -130,9 +137,12 @@ struct StoredRules: Codable {
         for reference in lists ?? [] where !BlocklistReference.isVersion(reference.version) {
             throw DatabaseError(message: "list \(reference.name) has no valid version \"\(reference.version)\"")
         }
-        return BlockRules(
+        var rules = BlockRules(
             block: DomainSet(split(block).lazy.map(String.init)), allow: DomainSet(split(allow).lazy.map(String.init)), addresses: networks,
             mode: mode, apps: apps ?? [],
             missingApps: missingApps ?? [], lists: lists ?? [])
+        rules.paths = paths ?? []
+        rules.allowPaths = allowPaths ?? []
+        return rules
     }
 }

@@ -72,7 +72,11 @@ struct MakeInstallTests {
             "\(prefix)/share/simplylock/simplylockd.toml": "644",
             "\(prefix)/share/simplylock/services.toml": "644",
             "\(prefix)/share/simplylock/exec-guard.bpf.o": "644",
+            "\(prefix)/libexec/simplylock/simplylock-bridge": "755",
+            "\(prefix)/share/simplylock/browser/simplylock-companion.xpi": "644",
         ]
+        let extensionFiles = ["manifest.json", "background.js", "shield.html", "shield.js", "shield.css", "lib/rules.js"]
+        for file in extensionFiles { files["\(prefix)/share/simplylock/browser/extension/\(file)"] = "644" }
         for profile in try FileManager.default.contentsOfDirectory(atPath: MakePrerequisites.repository + "/config/profiles") {
             files["\(prefix)/share/simplylock/profiles/\(profile)"] = "644"
         }

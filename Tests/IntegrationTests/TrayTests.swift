@@ -3,13 +3,20 @@ import Glibc
 import TestSupport
 import Testing
 
+/// What the tray tests need besides the notification tests' tools: dbus-send, to click.
+enum TrayPrerequisites {
+    static let missing: String? =
+        NotifierPrerequisites.missing
+        ?? TestTools.missing { TestTools.which("dbus-send") == nil ? "dbus-send is not installed (Debian package dbus-bin)" : nil }
+}
+
 /// `lockctl notify`'s tray icon and notification buttons against stand-ins on a private session
 /// bus (`dbus-daemon --session`): a StatusNotifierWatcher that reads the icon and its menu as a
 /// panel does and clicks its items, and the notification recorder pressing a button; the real
 /// daemon under a scratch root does what they ask.
 @Suite(
     "Tray icon and notification buttons", .serialized,
-    .enabled(if: NotifierPrerequisites.missing == nil, "\(NotifierPrerequisites.missing ?? "")"))
+    .enabled(if: TrayPrerequisites.missing == nil, "\(TrayPrerequisites.missing ?? "")"))
 struct TrayTests {
     /// The stand-in panel: `Tests/Scripts/tray_watcher.py`.
     final class Watcher {
@@ -126,6 +133,14 @@ struct TrayTests {
         try watcher.click(stopNews)
         try waitUntil("news stopped") { try !Self.sessions(daemon).contains { $0["profile"] as? String == "news" } }
         try watcher.waitFor("the icon to show social alone") { ($0["Title"] as? String)?.contains("social blocked until") == true }
+
+        // The Pomodoro from the menu, and stopped from it.
+        try watcher.click("Start a Pomodoro", "gaming")
+        try waitUntil("the Pomodoro to run") { try daemon.json("pomodoro", "status", "--json")["state"] as? String == "running" }
+        try watcher.waitFor("the menu to offer to stop it") { Self.labels($0)["Stop Pomodoro gaming"] == true }
+        try watcher.click("Stop Pomodoro gaming")
+        try waitUntil("the Pomodoro to stop") { try daemon.json("pomodoro", "status", "--json")["state"] as? String != "running" }
+        try watcher.waitFor("the menu to offer a Pomodoro again") { Self.labels($0)["Start a Pomodoro / gaming"] == true }
 
         // The panel restarts: the icon registers with the new watcher and shows the same.
         watcher.stop()

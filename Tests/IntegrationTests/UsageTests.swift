@@ -104,6 +104,10 @@ import Testing
         #expect(used >= 5 && used <= 12, "used \(used) s after about 10 s")
         #expect(!root.hosts().contains("games.example"), "no block before the time is used up")
         try waitUntil("the allowance's block", timeout: 25) { root.hosts().contains("games.example") }
+        // Enforcers apply a change before it is saved and shown: the hosts file may lead status a little.
+        try waitUntil("the allowance's block in status", timeout: 5) {
+            ((try? daemon.json("status"))?["sessions"] as? [[String: Any]] ?? []).contains { $0["origin"] as? String == "allowance:play" }
+        }
         let status = try daemon.json("status")
         let sessions = try #require(status["sessions"] as? [[String: Any]])
         let block = try #require(sessions.first { $0["origin"] as? String == "allowance:play" }, "\(status)")

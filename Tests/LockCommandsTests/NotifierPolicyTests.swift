@@ -32,6 +32,17 @@ struct NotifierPolicyTests {
         #expect(throttle.admit("late.com", at: now + 31) == 7)
     }
 
+    @Test func screenTimeRunningOutIsANotification() {
+        var policy = NotificationPolicy()
+        let event = LooseEvent(
+            type: "allowance.warning", at: now, message: "games-daily: 5m left, then games is blocked", profile: "games",
+            details: ["allowance": .text("games-daily"), "leftSeconds": .text("300")])
+        let decision = policy.decide(event, now: now)
+        #expect(decision?.notification.summary == "Screen time: games-daily: 5m left, then games is blocked")
+        #expect(decision?.notification.category == DesktopNotifications.Category.allowance.rawValue)
+        #expect(decision?.key == "allowance:games-daily" && decision?.throttled == false)
+    }
+
     @Test func shieldsSayWhichBlockAndHowLongItHasLeft() throws {
         var policy = NotificationPolicy()
         policy.reset([try session("deep-work", left: 23 * 60)])

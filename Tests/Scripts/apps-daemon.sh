@@ -115,3 +115,20 @@ run_game
 check "proc connector: allowed after stop (exit $code)" "[ $code -eq 0 ]"
 kill -TERM "$daemon"; wait "$daemon"
 daemon=
+
+# Screen time: an allowance of the profile, once the running app has used it, starts a block
+# that stops the app and refuses it afterwards (the meter samples every second here; no logind).
+configure automatic
+SIMPLYLOCK_USAGE_SAMPLE=1,1 DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/simplylock-bus start_daemon || exit 1
+lockctl allowances add play --profile game --daily 4s >/dev/null
+"$apps/fakegame" sleep &
+running=$!
+allowance_blocks() { lockctl status --json | json "any(s['origin'] == 'allowance:play' and s['apps'] == ['fakegame'] for s in d['sessions'])"; }
+for _ in $(seq 200); do allowance_blocks && break; sleep 0.1; done
+check "the used-up allowance starts a block of the app" "allowance_blocks"
+check "which stops the running app" "ended $running"
+wait "$running" 2>/dev/null
+run_game
+check "and refuses it afterwards (exit $code: $out)" "[ $code -eq 126 ]"
+kill -TERM "$daemon"; wait "$daemon"
+daemon=

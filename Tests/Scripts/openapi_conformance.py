@@ -171,6 +171,15 @@ def main():
          expect=200)
     call("get", "/v1/usage?by=planet", expect=400)
     call("get", "/v1/allowances", expect=200)
+    # The browser companion: its hello, the companions, its site meter, check by URL.
+    call("post", "/v1/browser/hello", {"browser": "chromium", "extensionVersion": "0.1.0"}, expect=200)
+    call("post", "/v1/browser/hello", {"browser": "bad name", "extensionVersion": "0.1.0"}, expect=400)
+    call("get", "/v1/browser/companions", expect=200)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    call("post", "/v1/usage/samples", {"samples": [{"host": "www.example.org", "end": now, "seconds": 10}]}, expect=200)
+    call("post", "/v1/usage/samples", {"samples": [{"host": "example.org", "end": now, "seconds": 1000}]}, expect=400)
+    call("get", "/v1/check?url=https://www.example.org/shorts/x", expect=200)
+    call("get", "/v1/check?url=ftp://example.org/x", expect=400)
     call("post", "/v1/allowances", {"name": "conf-allow", "profile": "news", "dailySeconds": 1800, "days": "mon-fri",
                                     "warnSeconds": 300, "opens": 3, "cooldownSeconds": 600}, expect=201)
     call("post", "/v1/allowances", {"name": "conf-ghost", "profile": "ghost", "dailySeconds": 1800}, expect=404)

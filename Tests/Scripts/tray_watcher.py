@@ -6,6 +6,7 @@ properties and its whole dbusmenu layout and appends them to OUTPUT as one JSON 
 Click(path) sends com.canonical.dbusmenu.Event "clicked" to the menu item whose labels, from the
 top, are PATH joined by " / ". Needs Debian's python3-dbus and python3-gi (the system Python)."""
 import json
+import re
 import sys
 
 import dbus
@@ -35,8 +36,12 @@ def plain(value):
 
 def node(layout):
     item_id, properties, children = layout
-    return {"id": int(item_id), **{str(k): plain(v) for k, v in properties.items()},
-            "children": [node(child) for child in children]}
+    found = {"id": int(item_id), **{str(k): plain(v) for k, v in properties.items()},
+             "children": [node(child) for child in children]}
+    if "label" in found:
+        # As a panel shows it: "_" marks an access key, "__" is an underscore.
+        found["label"] = re.sub(r"_(_?)", r"\1", found["label"])
+    return found
 
 
 class Watcher(dbus.service.Object):

@@ -18,7 +18,7 @@ import time
 
 from axe_selenium_python import Axe
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
@@ -101,6 +101,18 @@ def session(driver, profile):
     return driver.find_elements(By.CSS_SELECTOR, f"article.session[aria-label^='{profile}']")
 
 
+def click_in_session(driver, profile, xpath):
+    """Clicks a button of a block's card. Cards are redrawn as events arrive, so an element found
+    a moment ago may be gone: look it up again until the click lands (10 s at most)."""
+    def attempt(d):
+        try:
+            session(d, profile)[0].find_element(By.XPATH, xpath).click()
+            return True
+        except (StaleElementReferenceException, IndexError):
+            return False
+    wait(driver, attempt, f"clicked {xpath} on the {profile} block")
+
+
 def main():
     os.makedirs(ARTEFACTS, exist_ok=True)
     driver = start_browser()
@@ -146,11 +158,17 @@ def run(driver):
     strict = session(driver, "Social")[0]
     buttons = [b.text for b in strict.find_elements(By.CSS_SELECTOR, "button, a.button")]
     check("Stop" not in buttons and any("Emergency" in b for b in buttons) and "+15 m" in buttons, f"a strict block offers no stop ({buttons})")
-    strict.find_element(By.XPATH, ".//button[text()='+15 m']").click()
+    # Emergency access asks the daemon for its challenge; here friction allows no early end, and the sheet says so.
+    click_in_session(driver, "Social", ".//button[starts-with(text(), 'Emergency')]")
+    refusal = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet .error"), "emergency access shows the daemon's answer")
+    if refusal:
+        check("early end" in refusal[0].text, f"emergency access: the daemon's reason is shown ({refusal[0].text})")
+    driver.find_element(By.CSS_SELECTOR, "#sheet button.secondary").click()
+    click_in_session(driver, "Social", ".//button[text()='+15 m']")
     wait(driver, lambda d: any(s["profile"] == "social" and s["remainingSeconds"] > 45 * 60 for s in status_json()["sessions"]), "extend lengthens the strict block")
 
     # Stop News from Home.
-    session(driver, "News")[0].find_element(By.XPATH, ".//button[text()='Stop']").click()
+    click_in_session(driver, "News", ".//button[text()='Stop']")
     wait(driver, lambda d: not session(d, "News"), "News stops from Home")
     check(not any(s["profile"] == "news" for s in status_json()["sessions"]), "lockctl status no longer shows News")
 

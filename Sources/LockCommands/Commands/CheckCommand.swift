@@ -30,7 +30,13 @@ struct CheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         let result = try await global.call(fields: FieldNames(["name": "<name>"])) { client in
-            if let app { try await client.check(app: app) } else { try await client.check(name ?? "", for: target) }
+            if let app {
+                try await client.check(app: app)
+            } else if let name, target == nil, CheckCommand.hasPath(name) {
+                try await client.check(url: name)
+            } else {
+                try await client.check(name ?? "", for: target)
+            }
         }
         if try !global.printJSON(result) {
             if app != nil {
@@ -56,6 +62,16 @@ struct CheckCommand: AsyncParsableCommand {
             }
         }
         if !result.blocked { throw ExitCode(ExitCodes.negative) }
+    }
+
+    /// True for an address with a path beyond `/` (`youtube.com/shorts/x`): only the browser
+    /// companion sees paths, so such an address is asked about as a URL.
+    static func hasPath(_ text: String) -> Bool {
+        var rest = Substring(text)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        guard let slash = rest.firstIndex(of: "/") else { return false }
+        let path = rest[slash...].prefix { $0 != "?" && $0 != "#" }
+        return path.count > 1
     }
 
     static func render(_ result: CheckResponse, target: String? = nil) -> String {

@@ -28,6 +28,7 @@ struct DoctorCommand: AsyncParsableCommand {
                         fix: "restart simplylockd after upgrading: systemctl restart simplylockd"))
             }
             checks += try await global.client.doctor().checks
+            checks += BrowserSetup.doctorChecks(root: global.root, client: global.client)
         } catch {
             checks.append(DoctorCheck("daemon", .problem, error.description, fix: startCommand))
         }

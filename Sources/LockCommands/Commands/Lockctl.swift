@@ -20,7 +20,7 @@ public struct Lockctl: AsyncParsableCommand {
             CheckCommand.self, ProfilesCommand.self, AppsCommand.self, ServicesCommand.self, ListsCommand.self,
             SchedulesCommand.self, AllowancesCommand.self, PomodoroCommand.self, InsightsCommand.self, UsageCommand.self, GoalsCommand.self,
             HistoryCommand.self, UICommand.self,
-            EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self, VersionCommand.self,
+            EventsCommand.self, NotifyCommand.self, ReloadCommand.self, DoctorCommand.self, BrowserCommand.self, VersionCommand.self,
         ])
 
     /// Declared here too, though commands read their own copy (global options written first

@@ -83,6 +83,10 @@ struct ProfilesCommand: AsyncParsableCommand {
             } else {
                 rows.append(["Blocks:", TextFormat.count(profile.domainCount, "domain") + coverage(enforcers)])
             }
+            if !profile.paths.isEmpty { rows.append(["Paths:", profile.paths.joined(separator: " ") + " (browser companion only)"]) }
+            if !profile.allowPaths.isEmpty {
+                rows.append(["Allowed paths:", profile.allowPaths.joined(separator: " ") + " (browser companion only)"])
+            }
             if !profile.apps.isEmpty { rows.append(["Apps:", profile.apps.joined(separator: " ")]) }
             if !profile.appCategories.isEmpty { rows.append(["App categories:", profile.appCategories.joined(separator: " ")]) }
             if !profile.apps.isEmpty || !profile.appCategories.isEmpty {
@@ -145,15 +149,21 @@ struct ProfilesCommand: AsyncParsableCommand {
         @Option(help: "Icon name, for graphical front ends.") var icon: String?
         @Option(help: "Colour (#RRGGBB or a name), for graphical front ends.") var color: String?
         @Flag(help: "Make sessions of this profile strict by default.") var strict = false
+        @Option(name: .customLong("path"), help: "A path to block, SITE/PATH (youtube.com/shorts); browser companion only. Repeatable.")
+        var paths: [String] = []
+        @Option(name: .customLong("allow-path"), help: "A path that stays reachable (browser companion only). Repeatable.")
+        var allowPaths: [String] = []
 
         func run() async throws {
-            let request = CreateProfileRequest(
+            var request = CreateProfileRequest(
                 name: name, displayName: displayName, description: description, icon: icon,
                 color: color, domains: domains, services: services, categories: categories,
                 allow: allow, addresses: addresses, mode: mode,
                 apps: apps.isEmpty ? nil : apps,
                 appCategories: appCategories.isEmpty ? nil : appCategories, running: running,
                 strict: strict, lists: lists.isEmpty ? nil : lists)
+            request.paths = paths.isEmpty ? nil : paths
+            request.allowPaths = allowPaths.isEmpty ? nil : allowPaths
             let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
             print("profile \(profile.name) created: \(summary(profile))")

@@ -22,6 +22,7 @@ enum DesktopNotifications {
         case shield = "x-simplylock.shield"
         case schedule = "x-simplylock.schedule"
         case pomodoro = "x-simplylock.pomodoro"
+        case allowance = "x-simplylock.allowance"
         case failure = "x-simplylock.failure"
     }
 

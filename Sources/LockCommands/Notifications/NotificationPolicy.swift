@@ -86,6 +86,14 @@ struct NotificationPolicy {
                     summary: summary, body: event.type == "app.blocked" ? "The program was not started." : "",
                     urgency: 1, category: .shield, timeout: 5_000, actions: [.open]),
                 key: "shield:\(event.type):\(name)", throttled: true)
+        case Event.Kind.allowanceWarning.rawValue:
+            // Screen time running out: the daemon's message says how much is left and what then.
+            let allowance = event.detail("allowance") ?? "an allowance"
+            return Decision(
+                notification: .init(
+                    summary: "Screen time: \(event.message)", body: "Time in use counts towards \(allowance) until the day's reset.",
+                    category: .allowance, actions: [.open]),
+                key: "allowance:\(allowance)", throttled: false)
         case Event.Kind.enforcementFailed.rawValue:
             return Decision(
                 notification: .init(summary: "Blocking failed", body: event.message, urgency: 2, category: .failure, actions: [.open]),

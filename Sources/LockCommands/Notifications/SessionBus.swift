@@ -117,7 +117,8 @@ final class SessionBus: @unchecked Sendable {
 
     /// Replaces what the tray icon shows (any thread).
     func setTray(_ model: TrayModel) {
-        let labels = model.items.map(\.label)
+        // dbusmenu takes "_" for the mark of an access key; "__" is an underscore.
+        let labels = model.items.map { $0.label.replacingOccurrences(of: "_", with: "__") }
         Self.withCStrings(labels) { pointers in
             var items = model.items.enumerated().map { index, item in
                 sl_menu_item(

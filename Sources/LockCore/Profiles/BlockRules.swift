@@ -25,6 +25,10 @@ public struct BlockRules: Sendable, Equatable, Codable {
     /// Apps the profile names that were not found installed when the rules were made (not an
     /// error: a system profile lists launchers that most machines lack), for status.
     public var missingApps: [String]
+    /// Path rules, for the browser companion only (sorted, unique).
+    public var paths: [PathRule] = []
+    /// Exceptions to the path rules and to the names, for the browser companion (sorted, unique).
+    public var allowPaths: [PathRule] = []
 
     /// The rule name `check` reports for a name an allowlist leaves out.
     public static let notAllowed = "(not on the allowlist)"
@@ -53,6 +57,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
         apps = rules.apps
         missingApps = rules.missingApps
         exactNameCount = rules.exactNameCount
+        paths = rules.paths
+        allowPaths = rules.allowPaths
         self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
     }
 
@@ -61,7 +67,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
 
     public static func == (a: BlockRules, b: BlockRules) -> Bool {
         a.mode == b.mode && a.exactNameCount == b.exactNameCount && a.lists == b.lists && a.addresses == b.addresses && a.apps == b.apps
-            && a.missingApps == b.missingApps && a.block == b.block && a.allow == b.allow
+            && a.missingApps == b.missingApps && a.paths == b.paths && a.allowPaths == b.allowPaths && a.block == b.block
+            && a.allow == b.allow
     }
 
     private static func countExactNames(block: DomainSet, allow: DomainSet, mode: ProfileMode) -> Int {
@@ -88,7 +95,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, apps, missingApps, lists }
+    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, apps, missingApps, lists, paths, allowPaths }
 
     // Sessions saved before addresses, modes and apps existed must still load after an upgrade.
     public init(from decoder: any Decoder) throws {
@@ -101,6 +108,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
             apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [],
             missingApps: try container.decodeIfPresent([String].self, forKey: .missingApps) ?? [],
             lists: try container.decodeIfPresent([BlocklistReference].self, forKey: .lists) ?? [])
+        paths = try container.decodeIfPresent([PathRule].self, forKey: .paths) ?? []
+        allowPaths = try container.decodeIfPresent([PathRule].self, forKey: .allowPaths) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -112,6 +121,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
         if !lists.isEmpty { try container.encode(lists, forKey: .lists) }
         if !apps.isEmpty { try container.encode(apps, forKey: .apps) }
         if !missingApps.isEmpty { try container.encode(missingApps, forKey: .missingApps) }
+        if !paths.isEmpty { try container.encode(paths, forKey: .paths) }
+        if !allowPaths.isEmpty { try container.encode(allowPaths, forKey: .allowPaths) }
     }
 
     /// The blocked app that stands for the app `id` with these executables (any one path in

@@ -47,6 +47,10 @@ public struct Profile: Sendable, Equatable, Codable {
     /// The profile's `[friction]` section: how its strict blocks can be ended early; nil
     /// takes the configuration's.
     public var friction: FrictionSettings? = nil
+    /// Paths of sites to block (`youtube.com/shorts`): only the browser companion sees paths.
+    public var paths: [PathRule] = []
+    /// Exceptions to `paths` and to domains, for the browser companion (`youtube.com/watch`).
+    public var allowPaths: [PathRule] = []
 
     /// Creates a profile; lists are de-duplicated keeping their first order.
     public init(
@@ -120,6 +124,10 @@ public struct Profile: Sendable, Equatable, Codable {
             throw FieldError(
                 field: "allow", value: both.value,
                 reason: "\(both) is both blocked and allowed; keep it in one list")
+        }
+        if let both = allowPaths.first(where: paths.contains) {
+            throw FieldError(
+                field: "allow_paths", value: both.description, reason: "\(both) is both blocked and allowed; keep it in one list")
         }
         if let color, !color.isEmpty,
             !(color.hasPrefix("#")

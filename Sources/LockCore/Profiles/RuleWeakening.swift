@@ -27,6 +27,11 @@ extension BlockRules {
         case .allowlist:
             break
         }
+        // Path rules stay blocked when a new rule or exception no longer covers them.
+        for rule in paths
+        where PathRule.blockingRule(host: rule.host.value, path: rule.path, block: new.paths, allow: new.allowPaths) == nil {
+            found.append("unblocks path \(rule)")
+        }
         // Apps are blocked in both modes.
         let newApps = Set(new.apps.map(\.id))
         for app in apps where !newApps.contains(app.id) {

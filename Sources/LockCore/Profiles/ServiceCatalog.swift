@@ -44,8 +44,11 @@ public struct ServiceCatalog: Sendable, Equatable {
             serviceNames += services.values.filter { $0.categories.contains(category) }.map(\.name).sorted()
         }
         for name in serviceNames { names += services[name]?.domains.map(\.value) ?? [] }
-        return BlockRules(
+        var rules = BlockRules(
             block: DomainSet(names), allow: DomainSet(profile.allow.map(\.value)), addresses: profile.addresses,
             mode: profile.mode, lists: profile.lists.compactMap(lists))
+        rules.paths = Array(Set(profile.paths)).sorted()
+        rules.allowPaths = Array(Set(profile.allowPaths)).sorted()
+        return rules
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 /// Turns meters' samples into minutes, each minute of each device (this machine, each device
 /// group) attributed to one item.
 ///
-/// The rule: within a minute, sites win over apps (a site is the more specific thing: the
+/// The rule: within a minute, sites win over apps, and among sites those the browser companion
+/// saw win over those only the DNS filter or the firewall saw (the browser knows which tab was
+/// in front; a name's queries and traffic also come from background tabs) (a site is the more specific thing: the
 /// browser runs whatever site it shows); among items of the same kind, the one in use for the
 /// most seconds of the minute; a tie goes to the name first in alphabetical order, so the
 /// answer never depends on the order meters reported in. Of the meters that saw the winner,
@@ -69,15 +71,22 @@ public struct MinuteAttributor: Sendable {
     }
 
     static func attribute(minute: Int64, _ items: [UsageItem: [UsageMeter: Double]]) -> UsageMinute? {
-        func total(_ item: UsageItem) -> Double { min(60, items[item, default: [:]].values.reduce(0, +)) }
+        // An item the browser saw counts the browser's seconds only: the other meters saw the
+        // same minutes less precisely, and adding them would count some twice.
+        func total(_ item: UsageItem) -> Double {
+            let meters = items[item, default: [:]]
+            return min(60, meters[.browser] ?? meters.values.reduce(0, +))
+        }
+        func browserSaw(_ item: UsageItem) -> Bool { items[item]?[.browser] != nil }
         let winner = items.keys.min { a, b in
             if a.kind != b.kind { return a.kind < b.kind }
+            if browserSaw(a) != browserSaw(b) { return browserSaw(a) }
             let (ta, tb) = (total(a), total(b))
             if ta != tb { return ta > tb }
             return a.name < b.name
         }
         guard let winner, let meters = items[winner] else { return nil }
-        let meter = meters.min { a, b in a.value != b.value ? a.value > b.value : a.key < b.key }!.key
+        let meter = meters[.browser] != nil ? .browser : meters.min { a, b in a.value != b.value ? a.value > b.value : a.key < b.key }!.key
         let seconds = Int(total(winner).rounded())
         guard seconds > 0 else { return nil }
         return UsageMinute(minute: minute, item: winner, meter: meter, seconds: seconds)

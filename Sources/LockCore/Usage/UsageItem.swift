@@ -75,6 +75,8 @@ public enum UsageMeter: String, Sendable, Hashable, Codable, CaseIterable, Compa
     case firewall
     /// The LAN DNS server's query log showed a group's devices asking.
     case lanDNS = "lan-dns"
+    /// The browser companion saw the site in the active, visible tab while the user was not idle.
+    case browser
 
     public static func < (a: UsageMeter, b: UsageMeter) -> Bool { a.rawValue < b.rawValue }
 
@@ -86,6 +88,7 @@ public enum UsageMeter: String, Sendable, Hashable, Codable, CaseIterable, Compa
         case .dns: "the DNS filter answered queries for the site"
         case .firewall: "the firewall counted traffic to the site's addresses"
         case .lanDNS: "the LAN DNS server answered the group's devices"
+        case .browser: "the site was in the browser's active tab while the user was not idle"
         }
     }
 }

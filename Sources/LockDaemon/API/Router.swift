@@ -160,7 +160,7 @@ struct Router: Sendable {
             let allow = allowed.sorted().joined(separator: ", ")
             throw APIError(.methodNotAllowed, "\(request.methodName) is not allowed on \(request.path) (allowed: \(allow))", allow: allow)
         }
-        if !entry.endpoint.method.isRead, !authorizer.mayChange(request.peer) {
+        if !entry.endpoint.method.isRead, !entry.endpoint.anyone, !authorizer.mayChange(request.peer) {
             throw APIError(
                 .forbidden,
                 "permission denied: changes need root or membership of the '\(authorizer.groupName)' group (you are uid \(request.peer.uid))"

@@ -14,6 +14,8 @@ extension SessionInfo {
             target: session.target.names, startedAt: session.startedAt,
             endsAt: now.wall.addingTimeInterval(Double(remainingSeconds)), remainingSeconds: remainingSeconds,
             blockedNames: session.rules.exactNameCount, apps: session.rules.apps.map(\.id), missingApps: session.rules.missingApps)
+        if !session.rules.paths.isEmpty { paths = session.rules.paths.map(\.description) }
+        if !session.rules.allowPaths.isEmpty { allowPaths = session.rules.allowPaths.map(\.description) }
     }
 }
 
@@ -65,6 +67,8 @@ extension ProfileInfo {
             kind: profile.kind.rawValue, domainCount: rules.block.count, expandedDomains: includeExpansion ? rules.block.sorted : nil,
             appCount: rules.apps.count, expandedApps: includeExpansion ? rules.apps.map(\.id) : nil,
             missingApps: includeExpansion ? rules.missingApps : nil)
+        paths = profile.paths.map(\.description)
+        allowPaths = profile.allowPaths.map(\.description)
     }
 }
 

@@ -68,6 +68,8 @@ public struct DaemonCore: Sendable {
     public let usage: UsageRecorder
     /// The allowances and the blocks they own.
     public let allowances: AllowanceOwner
+    /// The browser companions: their hellos and their site meter.
+    public let browser: BrowserCompanionService
 
     /// Builds every service and brings it to the saved state: sessions restored and enforced,
     /// the Pomodoro run caught up, schedules evaluated. Nothing is served yet.
@@ -144,7 +146,8 @@ public struct DaemonCore: Sendable {
             scheduler: scheduler, pomodoro: pomodoro,
             coordinator: coordinator, reporter: reporter, enforcement: enforcement, events: events, store: store,
             insights: insights, emergency: emergency, attemptInbox: inbox, attempts: attempts,
-            clock: clock, zone: zone, usage: usage, allowances: allowances)
+            clock: clock, zone: zone, usage: usage, allowances: allowances,
+            browser: BrowserCompanionService(recorder: usage, profiles: profiles, names: profileStore.names, clock: clock))
     }
 
     /// The control API's route table over these services.
@@ -164,6 +167,7 @@ public struct DaemonCore: Sendable {
         UsageRoutes(core: self).register(in: &router)
         AllowanceRoutes(core: self).register(in: &router)
         EmergencyRoutes(core: self).register(in: &router)
+        BrowserRoutes(core: self).register(in: &router)
         return router
     }
 }

@@ -75,6 +75,9 @@ public actor ProfileService: ProfileCatalog {
     /// Files that could not be loaded, from the last reload.
     public var problems: [FileProblem] { store.problems }
 
+    /// Every profile as written (no expansion: that asks the app catalog).
+    public var written: [Profile] { Array(store.profiles.values) }
+
     /// The service catalog.
     public var catalog: ServiceCatalog { store.catalog }
 

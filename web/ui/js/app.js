@@ -2,14 +2,16 @@
 // render(view, app) and, optionally, onEvent(event) and leave().
 import {followEvents, get} from './api.js';
 import {h, replace} from './dom.js';
-import * as home from './home.js';
-import * as profiles from './profiles.js';
-import * as insights from './insights.js';
-import * as timer from './timer.js';
-import * as settings from './settings.js';
 import {applyTheme} from './theme.js';
 
-const tabs = {home, profiles, insights, timer, settings};
+// Each tab's module is fetched when the tab is first opened: a page loads only what it shows.
+const tabs = {
+  home: () => import('./home.js'),
+  profiles: () => import('./profiles.js'),
+  insights: () => import('./insights.js'),
+  timer: () => import('./timer.js'),
+  settings: () => import('./settings.js'),
+};
 const titles = {home: 'Home', profiles: 'Profiles', insights: 'Insights', timer: 'Timer', settings: 'Settings'};
 
 export const app = {
@@ -31,10 +33,17 @@ export const app = {
   },
 };
 
+let showing = 0;
+
 async function show(name) {
   if (!tabs[name]) name = 'home';
+  const turn = ++showing;
   app.current?.leave?.();
-  app.current = tabs[name];
+  app.current = null;
+  const module = await tabs[name]();
+  // Another tab was chosen while this one's module loaded.
+  if (turn !== showing) return;
+  app.current = module;
   document.title = `${titles[name]} · SimplyLock`;
   document.getElementById('title').textContent = titles[name];
   for (const link of document.querySelectorAll('.tabbar a')) {
@@ -44,7 +53,7 @@ async function show(name) {
   const view = document.getElementById('view');
   view.dataset.tab = name;
   replace(view, h('p', {class: 'muted'}, 'Loading…'));
-  await tabs[name].render(view, app);
+  await module.render(view, app);
 }
 
 function onState(state) {

@@ -7,7 +7,7 @@ import {h, s} from './dom.js';
  * lists every value for screen readers.
  */
 export function barChart(title, items, {goal, format = String, height = 160} = {}) {
-  const width = Math.max(280, items.length * 44);
+  const width = Math.max(360, items.length * 60);
   const max = Math.max(goal ?? 0, ...items.map((i) => i.value), 1);
   const top = 14;
   const base = height - 22;

@@ -54,9 +54,14 @@ export function duration(seconds) {
   seconds = Math.max(0, Math.round(seconds));
   const hours = Math.floor(seconds / 3600);
   const minutes = Math.floor((seconds % 3600) / 60);
-  if (hours > 0) return `${hours} h ${String(minutes).padStart(2, '0')} m`;
+  if (hours > 0) return minutes ? `${hours} h ${String(minutes).padStart(2, '0')} m` : `${hours} h`;
   if (minutes > 0) return `${minutes} m`;
   return `${seconds} s`;
+}
+
+/** "1 app", "3 apps". */
+export function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** A countdown: "1:04:09" or "24:59". */

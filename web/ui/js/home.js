@@ -1,7 +1,7 @@
 // Home: every active block with a live countdown, start/stop/extend, emergency access for
 // strict blocks, today's focus time and streak, recent activity.
 import {del, enc, get, post} from './api.js';
-import {act, badge, card, clock, duration, failureText, h, localDate, replace, rfc3339, timeOfDay, toast} from './dom.js';
+import {act, badge, card, clock, count, duration, failureText, h, localDate, replace, rfc3339, timeOfDay, toast} from './dom.js';
 import {unlockDialog} from './unlock.js';
 
 let ticker;
@@ -22,7 +22,9 @@ export async function render(view, app) {
     h('div', {class: 'row'}, card('Today', parts.today), card('Recent activity', parts.recent)),
   );
   ticker = setInterval(() => tick(app), 1000);
-  await Promise.all([refreshActive(app), renderStart(app), refreshToday(), refreshRecent()]);
+  // The profiles first: the blocks show their profiles' names and icons.
+  await renderStart(app);
+  await Promise.all([refreshActive(app), refreshToday(), refreshRecent()]);
 }
 
 export function leave() {
@@ -95,9 +97,9 @@ function sessionCard(session, app) {
       h('div', {class: 'countdown'},
         h('span', {class: 'big', role: 'timer', 'aria-label': `${name}: time left`, dataset: {ends: String(ends)}}, clock(left)),
         h('span', {class: 'muted'}, 'until ' + timeOfDay(session.endsAt)))),
-    h('p', {class: 'muted small'}, `${session.blockedNames} names`, session.apps.length ? `, ${session.apps.length} apps` : '', ' blocked',
-      session.missingApps.length ? ` (not installed: ${session.missingApps.join(', ')})` : ''),
-    session.strict && session.origin !== 'pomodoro' ? h('p', {class: 'muted small'}, 'A strict block cannot be stopped early; it can be extended, or ended with emergency access (with friction).') : null,
+    h('p', {class: 'muted small'}, count(session.blockedNames, 'name'), session.apps.length ? ` and ${count(session.apps.length, 'app')}` : '', ' blocked',
+      session.missingApps.length ? h('span', {title: session.missingApps.join(', ')}, ` · ${count(session.missingApps.length, 'app')} of the profile not installed here`) : '',
+      session.strict && session.origin !== 'pomodoro' ? ' · strict: cannot be stopped early' : ''),
     actions, problem);
 }
 

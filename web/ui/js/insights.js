@@ -27,11 +27,11 @@ async function refresh() {
     return;
   }
   const goal = insights.goals.dailySeconds;
-  const days = insights.days.map((d) => ({
-    label: new Date(d.start).toLocaleDateString([], {weekday: 'short'}), value: d.focusSeconds, met: d.goalMet === true}));
-  const attempts = insights.days.map((d) => ({label: new Date(d.start).toLocaleDateString([], {weekday: 'short'}), value: d.siteAttempts + d.appAttempts}));
+  const week = weekOf(insights.days);
+  const days = week.map(({label, day}) => ({label, value: day?.focusSeconds ?? 0, met: day?.goalMet === true}));
+  const attempts = week.map(({label, day}) => ({label, value: day ? day.siteAttempts + day.appAttempts : 0}));
   const streak = insights.streak;
-  const week = insights.weeks.at(-1);
+  const thisWeek = insights.weeks.at(-1);
   const usageChoice = h('fieldset', {class: 'segmented'}, h('legend', {}, 'Screen time by'),
     [['app', 'App'], ['category', 'Category'], ['site', 'Site']].map(([value, label]) => [
       h('input', {type: 'radio', name: 'usage-by', id: 'usage-' + value, value, checked: by === value, onchange: () => { by = value; refresh(); }}),
@@ -39,11 +39,11 @@ async function refresh() {
   replace(content,
     h('div', {class: 'row'},
       card('This week', h('div', {class: 'stats'},
-        stat('Focus time', duration(insights.totals.focusSeconds), insights.goals.weeklySeconds ? `weekly goal ${duration(insights.goals.weeklySeconds)}${week?.goalMet ? ' · met' : ''}` : 'no weekly goal'),
+        stat('Focus time', duration(insights.totals.focusSeconds), insights.goals.weeklySeconds ? `weekly goal ${duration(insights.goals.weeklySeconds)}${thisWeek?.goalMet ? ' · met' : ''}` : 'no weekly goal'),
         stat('Pomodoros', String(insights.totals.pomodoros), 'focus phases completed'),
         stat('Streak', `${streak?.currentDays ?? 0} d`, streak ? `longest ${streak.longestDays} d` : 'needs a daily goal'),
         stat('Blocked', String(insights.totals.siteAttempts + insights.totals.appAttempts), `${insights.totals.siteAttempts} sites, ${insights.totals.appAttempts} apps`))),
-      card('Emergency access', h('p', {}, `${insights.emergency.used} of ${insights.emergency.allowed} early ends used in the last 7 days.`),
+      card('Emergency access', h('p', {}, insights.emergency.allowed ? `${insights.emergency.used} of ${insights.emergency.allowed} early ends of strict blocks used in the last 7 days.` : 'Off: strict blocks cannot be ended early here.'),
         insights.totals.unlocks ? h('p', {class: 'muted small'}, `${insights.totals.unlocks} this week`) : null)),
     card('Focus time per day', barChart('Focus time per day this week', days, {goal, format: duration}),
       goal ? h('p', {class: 'muted small'}, `The line is the daily goal (${duration(goal)}); days that met it are green.`) : h('p', {class: 'muted small'}, 'Set a daily goal in Settings to see it here.')),
@@ -52,6 +52,19 @@ async function refresh() {
       card('Most blocked', rankChart('Most blocked sites', insights.topSites.map((c) => ({label: c.name, value: c.attempts}))),
         insights.topApps.length ? rankChart('Most blocked apps', insights.topApps.map((c) => ({label: c.name, value: c.attempts}))) : null)),
     card('Screen time today', usageChoice, rankChart(`Screen time today by ${by}`, usage.items.slice(0, 10).map((i) => ({label: i.name, value: i.seconds})), duration)));
+}
+
+/** Monday to Sunday of the window's week, with the days the daemon reported (the days to come have none). */
+function weekOf(days) {
+  const first = days.length ? new Date(days[0].start) : new Date();
+  const monday = new Date(first);
+  monday.setDate(first.getDate() - ((first.getDay() + 6) % 7));
+  return Array.from({length: 7}, (_, i) => {
+    const date = new Date(monday);
+    date.setDate(monday.getDate() + i);
+    const key = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+    return {label: date.toLocaleDateString([], {weekday: 'short'}), day: days.find((d) => d.date === key)};
+  });
 }
 
 function stat(label, value, note) {

@@ -1,7 +1,7 @@
 // Profiles: cards with icon and colour; create, edit, delete in a sheet with pickers of the
 // installed apps, the catalog's services and categories, domains and imported lists.
 import {del, enc, get, patch, post} from './api.js';
-import {act, badge, failureText, h, replace, toast} from './dom.js';
+import {act, badge, count, failureText, h, replace, toast} from './dom.js';
 
 let grid;
 
@@ -28,9 +28,9 @@ async function refresh() {
 function profileCard(profile) {
   const name = profile.displayName ?? profile.name;
   const parts = [];
-  if (profile.domainCount) parts.push(`${profile.domainCount} domains`);
-  if (profile.appCount) parts.push(`${profile.appCount} apps`);
-  if (profile.lists.length) parts.push(`${profile.lists.length} lists`);
+  if (profile.domainCount) parts.push(count(profile.domainCount, 'domain'));
+  if (profile.appCount) parts.push(count(profile.appCount, 'app'));
+  if (profile.lists.length) parts.push(count(profile.lists.length, 'list'));
   const problem = h('div', {class: 'problem'});
   const actions = h('div', {class: 'actions'},
     h('button', {class: 'secondary', id: `edit-${profile.name}`, 'aria-label': `${profile.kind === 'custom' ? 'Edit' : 'View'} ${name}`, onclick: () => editor(profile.name)},

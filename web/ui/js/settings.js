@@ -152,7 +152,9 @@ async function friction() {
     const insights = await get('/v1/insights');
     const e = insights.emergency;
     replace(parts.friction,
-      h('p', {}, `${e.used} of ${e.allowed} early ends of strict blocks used in the last 7 days.`, e.nextFreeAt ? ` The next frees up ${timeOfDay(e.nextFreeAt)}.` : ''),
+      e.allowed
+        ? h('p', {}, `${e.used} of ${e.allowed} early ends of strict blocks used in the last 7 days.`, e.nextFreeAt ? ` The next frees up ${timeOfDay(e.nextFreeAt)}.` : '')
+        : h('p', {}, 'Off: strict blocks cannot be ended early.'),
       h('p', {class: 'muted small'}, 'Each early end means waiting out a countdown and typing random text. How many are allowed and how long the wait is are set by the administrator ([friction] in simplylockd.toml or a profile); the daemon\'s API does not change them.'));
   } catch (error) {
     errorText(parts.friction, error);

@@ -58,7 +58,7 @@ function drawRing() {
   const active = info.state === 'running' || info.state === 'paused';
   const length = phaseLength();
   const left = remaining();
-  const fraction = active && length ? 1 - left / length : info.state === 'finished' ? 1 : 0;
+  const fraction = active && length ? 1 - left / length : 0;
   const phase = phaseNames[info.phase] ?? '';
   const label = active ? clock(left) : info.state === 'waiting' ? 'Ready' : '—';
   const sub = active ? `${phase}${info.state === 'paused' ? ' · paused' : ''}` : info.state === 'waiting' ? `next: ${phaseNames[info.next] ?? info.next}` : info.state === 'finished' ? 'finished' : 'not running';

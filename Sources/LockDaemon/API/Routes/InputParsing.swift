@@ -14,6 +14,16 @@ enum InputParsing {
         return result
     }
 
+    static func pathRules(_ values: [String], field: String, parser: DomainNameParser) throws(APIError) -> [PathRule] {
+        var result: [PathRule] = []
+        for value in values {
+            do { result.append(try parser.parsePathRule(value, field: field)) } catch {
+                throw APIError(.invalidArgument, "\(field): \(error.reason)")
+            }
+        }
+        return result
+    }
+
     static func networks(_ values: [String], field: String) throws(APIError) -> [IPNetwork] {
         var result: [IPNetwork] = []
         for value in values {

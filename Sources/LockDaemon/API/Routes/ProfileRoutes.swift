@@ -29,7 +29,7 @@ struct ProfileRoutes {
                 }
                 mode = parsed
             }
-            let profile = Profile(
+            var profile = Profile(
                 name: request.name, displayName: request.displayName, description: request.description,
                 icon: request.icon, color: request.color,
                 domains: try InputParsing.domains(request.domains, field: "domains", parser: names),
@@ -40,6 +40,8 @@ struct ProfileRoutes {
                 appCategories: try InputParsing.appCategories(request.appCategories ?? [], field: "app_categories"),
                 running: try InputParsing.running(request.running) ?? .terminate, strict: request.strict,
                 kind: .custom, lists: request.lists ?? [])
+            profile.paths = try InputParsing.pathRules(request.paths ?? [], field: "paths", parser: names)
+            profile.allowPaths = try InputParsing.pathRules(request.allowPaths ?? [], field: "allow_paths", parser: names)
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
             return ProfileInfo(await profiles.expansion(created), includeExpansion: true)
         }

@@ -13,7 +13,13 @@ struct SystemRoutes {
         let events = core.events
         let names = core.names
         router.add(Endpoints.status) { _ in StatusResponse(await reporter.status()) }
-        router.add(Endpoints.check) { context throws(APIError) in
+        router.add(Endpoints.check) { [core] context throws(APIError) in
+            if let url = context.query.text("url") {
+                guard context.query.text("name") == nil, context.query.text("app") == nil, context.query.text("for") == nil else {
+                    throw APIError(.invalidArgument, "give exactly one of ?name=, ?url= and ?app= (and ?for= only with ?name=)")
+                }
+                return try await BrowserRoutes.check(url: url, core: core)
+            }
             switch (context.query.text("name"), context.query.text("app")) {
             case (nil, let app?):
                 do throws(FieldError) { try AppName.validateTyped(app, field: "app") } catch {

@@ -1,0 +1,245 @@
+import ArgumentParser
+import Foundation
+import LockClient
+import LockCore
+import LockProtocol
+
+/// `lockctl browser`: the browser companion's extension and its bridge to the daemon.
+struct BrowserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browser", abstract: "Set up the browser companion (the shield, path rules, the site meter).",
+        subcommands: [Install.self, ExtensionPath.self, Status.self])
+
+    struct Install: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register the bridge with the browsers (and, as root, install the extension by policy).",
+            discussion: """
+                With --user-data-dir, registers the bridge for that one Chromium profile directory only \
+                (DIR/NativeMessagingHosts/). Otherwise, as root: the bridge for Chromium, Chrome, Brave and \
+                Firefox machine-wide, and the managed policies that install the extension, allow it in private \
+                windows where the browser has such a policy, and keep it from being turned off. Paths are \
+                prefixed by --root.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Option(help: ArgumentHelp("Register the bridge for this Chromium profile directory only.", valueName: "dir"))
+        var userDataDir: String?
+        @Option(help: ArgumentHelp("The bridge program (default: simplylock-bridge next to lockctl).", valueName: "path"))
+        var bridge: String?
+
+        func run() async throws {
+            let bridge = try bridge ?? BrowserSetup.bridgePath()
+            guard bridge.hasPrefix("/") else { throw CommandFailure(code: ExitCodes.usage, "--bridge: \(bridge) is not an absolute path") }
+            var written: [String] = []
+            if let userDataDir {
+                let path = userDataDir + "/NativeMessagingHosts/\(BrowserSetup.hostName).json"
+                try BrowserSetup.write(path, BrowserSetup.chromiumHost(bridge: bridge))
+                written.append(path)
+            } else {
+                guard getuid() == 0 || global.root != "/" else {
+                    throw CommandFailure(
+                        code: ExitCodes.refused, "machine-wide installation needs root",
+                        hint: "sudo lockctl browser install, or --user-data-dir DIR for one Chromium profile")
+                }
+                written = try BrowserSetup.installMachineWide(
+                    root: global.root, bridge: bridge, extensionDirectory: BrowserSetup.extensionPath())
+            }
+            if try global.printJSON(["written": written]) { return }
+            for path in written { print("wrote \(path)") }
+        }
+    }
+
+    struct ExtensionPath: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "extension-path", abstract: "Print the folder of the unpacked extension (to load it by hand).")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let path = try BrowserSetup.extensionPath()
+            if try global.printJSON(["path": path]) { return }
+            print(path)
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the browsers found and whether the companion is active in each.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let companions = try await global.call { try $0.fetch(Endpoints.browserCompanions) }
+            let rows = BrowserSetup.report(root: global.root, companions: companions)
+            if try global.printJSON(rows) { return }
+            print(TextFormat.table(rows.map { [$0.browser, $0.state, $0.detail] }))
+        }
+    }
+}
+
+/// Where the companion's pieces are, and the files that register them with the browsers.
+enum BrowserSetup {
+    /// The native messaging host's name, as the extension asks for it.
+    static let hostName = "org.simplylock.bridge"
+    /// The extension's id in Chromium browsers (fixed by the key in its manifest).
+    static let chromiumID = "fjebkfhmlddjelldhcdbcdoigenpninp"
+    /// The extension's id in Firefox.
+    static let firefoxID = "companion@simplylock.org"
+
+    static var executableDirectory: String {
+        (URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path as NSString).deletingLastPathComponent
+    }
+
+    /// The bridge next to lockctl (a build folder, or the installed libexec folder).
+    static func bridgePath() throws -> String {
+        let directory = executableDirectory
+        for candidate in [directory + "/simplylock-bridge", directory + "/../libexec/simplylock/simplylock-bridge"]
+        where FileManager.default.isExecutableFile(atPath: candidate) {
+            return URL(fileURLWithPath: candidate).standardized.path
+        }
+        throw CommandFailure(code: ExitCodes.failure, "simplylock-bridge is not next to lockctl", hint: "give it with --bridge PATH")
+    }
+
+    /// The unpacked extension: made by `make` in the build folder, installed in the data folder,
+    /// or the source folder of a development build.
+    static func extensionPath() throws -> String {
+        let directory = executableDirectory
+        for candidate in [
+            directory + "/simplylock-companion", directory + "/../share/simplylock/browser/extension",
+            directory + "/../../browser/extension",
+        ] where FileManager.default.fileExists(atPath: candidate + "/manifest.json") {
+            return URL(fileURLWithPath: candidate).standardized.path
+        }
+        throw CommandFailure(code: ExitCodes.failure, "the browser extension is not installed next to lockctl", hint: "run make")
+    }
+
+    static func chromiumHost(bridge: String) -> [String: Any] {
+        [
+            "name": hostName, "description": "SimplyLock browser companion bridge", "path": bridge, "type": "stdio",
+            "allowed_origins": ["chrome-extension://\(chromiumID)/"],
+        ]
+    }
+
+    static func firefoxHost(bridge: String) -> [String: Any] {
+        [
+            "name": hostName, "description": "SimplyLock browser companion bridge", "path": bridge, "type": "stdio",
+            "allowed_extensions": [firefoxID],
+        ]
+    }
+
+    /// Chromium-family folders under /etc: native hosts and managed policies.
+    static let chromiumFamily: [(browser: String, hosts: String, policies: String)] = [
+        ("chromium", "etc/chromium/native-messaging-hosts", "etc/chromium/policies/managed"),
+        ("chrome", "etc/opt/chrome/native-messaging-hosts", "etc/opt/chrome/policies/managed"),
+        ("brave", "etc/opt/chrome/native-messaging-hosts", "etc/brave/policies/managed"),
+    ]
+
+    static func installMachineWide(root: String, bridge: String, extensionDirectory: String) throws -> [String] {
+        var written: [String] = []
+        func under(_ path: String) -> String { Paths.join(root, path) }
+        // The extension is forced in and kept on; an unpacked folder cannot be force-installed,
+        // so the policy points at the packed extension make builds next to it.
+        let chromiumPolicy: [String: Any] = [
+            "ExtensionSettings": [
+                chromiumID: [
+                    "installation_mode": "force_installed",
+                    "update_url": "file://" + (extensionDirectory as NSString).deletingLastPathComponent + "/updates.xml",
+                ]
+            ]
+        ]
+        for entry in chromiumFamily {
+            let host = under(entry.hosts) + "/\(hostName).json"
+            if !written.contains(host) {
+                try write(host, chromiumHost(bridge: bridge))
+                written.append(host)
+            }
+            let policy = under(entry.policies) + "/simplylock.json"
+            try write(policy, chromiumPolicy)
+            written.append(policy)
+        }
+        let firefoxHostPath = under("usr/lib/mozilla/native-messaging-hosts") + "/\(hostName).json"
+        try write(firefoxHostPath, firefoxHost(bridge: bridge))
+        written.append(firefoxHostPath)
+        // Firefox reads one policies.json: the companion's entries are merged into what is there.
+        let policiesPath = under("etc/firefox/policies") + "/policies.json"
+        var document =
+            (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: policiesPath)))) as? [String: Any] ?? [:]
+        var policies = document["policies"] as? [String: Any] ?? [:]
+        var settings = policies["ExtensionSettings"] as? [String: Any] ?? [:]
+        settings[firefoxID] = [
+            "installation_mode": "force_installed", "private_browsing": true,
+            "install_url": "file://" + (extensionDirectory as NSString).deletingLastPathComponent + "/simplylock-companion.xpi",
+        ]
+        policies["ExtensionSettings"] = settings
+        document["policies"] = policies
+        try write(policiesPath, document)
+        written.append(policiesPath)
+        return written
+    }
+
+    static func write(_ path: String, _ object: [String: Any]) throws {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CommandFailure(code: ExitCodes.failure, "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// One `doctor` line per browser installed here: ok where the companion is active, a warning
+    /// with what to do where it is not (the names stay blocked there, without the shield or paths).
+    static func doctorChecks(root: String, client: LockClient) -> [DoctorCheck] {
+        guard let companions = try? client.fetch(Endpoints.browserCompanions) else { return [] }
+        return report(root: root, companions: companions).map { row in
+            row.state == "active"
+                ? DoctorCheck("browser \(row.browser)", .ok, row.detail)
+                : DoctorCheck(
+                    "browser \(row.browser)", .warning, "the browser companion is \(row.state): \(row.detail)",
+                    fix: row.browser == "flatpak"
+                        ? "block sandboxed browsers as apps if the shield and path rules matter"
+                        : "sudo lockctl browser install, then open the browser (or load lockctl browser extension-path by hand)")
+        }
+    }
+
+    struct Row: Encodable {
+        var browser: String
+        var state: String
+        var detail: String
+    }
+
+    /// Each browser installed (its program in /usr/bin, under `root`) with whether the companion
+    /// is active in it, and what to do where it is not.
+    static func report(root: String, companions: BrowserCompanions) -> [Row] {
+        let programs: [(String, [String])] = [
+            ("chromium", ["usr/bin/chromium", "usr/bin/chromium-browser"]),
+            ("chrome", ["usr/bin/google-chrome", "opt/google/chrome/chrome"]),
+            ("brave", ["usr/bin/brave-browser", "opt/brave.com/brave/brave"]), ("firefox", ["usr/bin/firefox", "usr/bin/firefox-esr"]),
+        ]
+        var rows: [Row] = []
+        for (browser, paths) in programs where paths.contains(where: { FileManager.default.fileExists(atPath: Paths.join(root, $0)) }) {
+            let seen = companions.companions.filter { $0.browser == browser }
+            if let active = seen.first(where: \.active) {
+                rows.append(
+                    Row(browser: browser, state: "active", detail: "companion \(active.extensionVersion) connected (uid \(active.uid))"))
+            } else if let last = seen.first {
+                rows.append(
+                    Row(
+                        browser: browser, state: "inactive", detail: "last heard \(last.lastSeen.formatted(.iso8601)); is the browser open?"
+                    ))
+            } else {
+                rows.append(
+                    Row(
+                        browser: browser, state: "not seen",
+                        detail: "no companion has connected: sudo lockctl browser install, then restart the browser"))
+            }
+        }
+        for companion in companions.companions where !programs.contains(where: { $0.0 == companion.browser }) {
+            rows.append(Row(browser: companion.browser, state: companion.active ? "active" : "inactive", detail: "uid \(companion.uid)"))
+        }
+        if FileManager.default.fileExists(atPath: Paths.join(root, "var/lib/flatpak/app")) {
+            rows.append(
+                Row(
+                    browser: "flatpak", state: "not covered",
+                    detail: "sandboxed browsers cannot start the bridge; the DNS filter and firewall still block, without the shield"))
+        }
+        return rows
+    }
+}

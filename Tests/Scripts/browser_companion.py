@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Drives real headless Chromium with the browser companion against a real simplylockd.
+
+Usage: browser_companion.py SOCKET LOCKCTL EXTENSION_DIR ARTEFACTS USER_DATA_DIR
+
+The daemon (under a scratch root) already has the profiles `focus` (blocked.test, path rule
+video.test/shorts, a 6 s friction delay) running as a strict session. Names resolve to
+127.0.0.1 through Chromium's --host-resolver-rules; a local HTTP server answers every name.
+Prints one JSON line of findings at the end (for the Swift test); exits non-zero on a failure.
+"""
+import http.client
+import http.server
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+from axe_selenium_python import Axe
+
+SOCKET, LOCKCTL, EXTENSION, ARTEFACTS, USER_DATA = sys.argv[1:6]
+findings = {}
+
+
+def fail(message):
+    print(f"FAIL: {message}", flush=True)
+    print(json.dumps(findings), flush=True)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+    print(f"ok: {message}", flush=True)
+
+
+class UnixHTTP(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(SOCKET)
+
+
+def api(path):
+    connection = UnixHTTP("localhost")
+    connection.request("GET", path)
+    response = connection.getresponse()
+    return json.loads(response.read())
+
+
+class Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = f"<!doctype html><html lang=en><title>ok {self.headers['Host']}{self.path}</title><h1>ok</h1>".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+port = server.server_address[1]
+threading.Thread(target=server.serve_forever, daemon=True).start()
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in [
+    "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={USER_DATA}",
+    f"--load-extension={EXTENSION}", f"--disable-extensions-except={EXTENSION}",
+    # Chromium 137+ ignores --load-extension unless this feature is off.
+    "--disable-features=DisableLoadExtensionCommandLineSwitch",
+    "--host-resolver-rules=MAP *.test 127.0.0.1", "--window-size=1000,900", "--no-first-run",
+]:
+    options.add_argument(argument)
+os.environ["SIMPLYLOCK_SOCKET"] = SOCKET
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver.set_page_load_timeout(20)
+wait = WebDriverWait(driver, 20)
+
+
+def url(host, path="/"):
+    return f"http://{host}:{port}{path}"
+
+
+def shield_shown():
+    return driver.current_url.startswith("chrome-extension://") and "shield.html" in driver.current_url
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if predicate():
+                return True
+        except Exception:
+            pass
+        time.sleep(0.2)
+    fail(f"timed out after {timeout}s waiting for {what} (at {driver.current_url})")
+
+
+try:
+    # The bridge said hello: the companion is active.
+    wait_for(lambda: any(c["active"] for c in api("/v1/browser/companions")["companions"]), 30, "the companion's hello")
+    check(True, "the companion connected through the native messaging bridge and said hello")
+
+    # A blocked name shows the shield with the right profile and time left.
+    driver.get(url("blocked.test"))
+    wait_for(shield_shown, 20, "the shield for blocked.test")
+    wait_for(lambda: driver.find_element(By.ID, "profile").text == "focus", 20, "the shield's facts")
+    left = driver.find_element(By.ID, "left").text
+    session = api("/v1/status")["sessions"][0]
+    findings["shield_left"] = left
+    check(re.match(r"^(\d+m \d\ds|\d+h \d\dm) \(until ", left) is not None, f"time left is shown ({left})")
+    minutes = int(re.match(r"^(\d+)", left).group(1))
+    check(abs(minutes * 60 - session["remainingSeconds"]) <= 90, f"time left agrees with the daemon ({session['remainingSeconds']}s)")
+    check(driver.find_element(By.ID, "rule").text == "blocked.test", "the shield names the rule")
+    check("strict" in driver.find_element(By.ID, "origin").text, "the shield says the block is strict")
+    driver.save_screenshot(os.path.join(ARTEFACTS, "shield-light.png"))
+
+    # Accessibility: axe-core, light and dark; keyboard reaches the button.
+    axe = Axe(driver)
+    axe.inject()
+    results = axe.run()
+    serious = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+    findings["axe_light"] = [v["id"] for v in results["violations"]]
+    check(not serious, f"axe: no serious or critical violations in the light theme ({[v['id'] for v in serious]})")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    check(background == "rgb(20, 20, 22)", f"the dark theme applies ({background})")
+    axe.inject()
+    results = axe.run()
+    serious = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+    findings["axe_dark"] = [v["id"] for v in results["violations"]]
+    check(not serious, f"axe: no serious or critical violations in the dark theme ({[v['id'] for v in serious]})")
+    driver.save_screenshot(os.path.join(ARTEFACTS, "shield-dark.png"))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    focused = driver.execute_script("return document.activeElement.id")
+    check(focused == "ask", f"the keyboard reaches emergency access first ({focused})")
+
+    # A path rule: /shorts/… is blocked, /watch is not; an allowed site loads.
+    driver.get(url("video.test", "/shorts/abc"))
+    wait_for(shield_shown, 20, "the shield for video.test/shorts/abc")
+    wait_for(lambda: driver.find_element(By.ID, "rule").text == "video.test/shorts", 20, "the path rule on the shield")
+    check(driver.find_element(By.ID, "title").text == "This page is blocked", "the shield says a page is blocked")
+    driver.get(url("video.test", "/watch?v=1"))
+    time.sleep(2)
+    check(driver.title == f"ok video.test:{port}/watch?v=1", f"/watch loads ({driver.title})")
+    driver.get(url("fine.test"))
+    time.sleep(2)
+    check(driver.title == f"ok fine.test:{port}/", f"an allowed site loads ({driver.title})")
+
+    # The site meter: stay on a site in front, then leave it.
+    driver.get(url("metered.test"))
+    start = time.monotonic()
+    time.sleep(45)
+    driver.get("about:blank")
+    findings["metered_seconds"] = round(time.monotonic() - start, 1)
+    time.sleep(17)  # the next report (every 15 s) carries the end of the stretch
+
+    # Emergency access: only after the daemon's wait.
+    driver.get(url("blocked.test"))
+    wait_for(shield_shown, 20, "the shield again")
+    wait_for(lambda: driver.find_element(By.ID, "ask").is_displayed(), 20, "the emergency access button")
+    driver.find_element(By.ID, "ask").click()
+    wait_for(lambda: driver.find_element(By.ID, "wait").text.startswith("Wait "), 20, "the challenge's countdown")
+    # Hidden until the wait is over (Selenium's .text is the visible text only).
+    text = driver.find_element(By.ID, "text").get_attribute("textContent").replace(" · ", "")
+    check(len(text) == 10, f"the challenge has the profile's 10 characters ({text})")
+    findings["wait_text"] = driver.find_element(By.ID, "wait").text
+    check(not driver.find_element(By.ID, "answer-form").is_displayed(), f"no answer can be typed during the wait ({findings['wait_text']})")
+    # Answer at once anyway (the form shown by script): the daemon refuses it.
+    driver.execute_script("document.getElementById('answer-form').hidden = false")
+    driver.find_element(By.ID, "answer").send_keys(text)
+    driver.find_element(By.ID, "answer").send_keys(Keys.ENTER)
+    wait_for(lambda: driver.find_element(By.ID, "emergency-result").text != "", 10, "the early answer's refusal")
+    findings["early_answer"] = driver.find_element(By.ID, "emergency-result").text
+    check(len(api("/v1/status")["sessions"]) == 1, f"an early answer ends nothing ({findings['early_answer']})")
+    asked = time.monotonic()
+    # The early answer used one try and voided nothing else; ask for a fresh challenge and wait it out.
+    driver.get(url("blocked.test"))
+    wait_for(shield_shown, 20, "the shield once more")
+    wait_for(lambda: driver.find_element(By.ID, "ask").is_displayed(), 20, "the emergency access button")
+    driver.find_element(By.ID, "ask").click()
+    asked = time.monotonic()
+    wait_for(lambda: driver.find_element(By.ID, "answer-form").is_displayed(), 30, "the end of the wait")
+    waited = time.monotonic() - asked
+    findings["waited_seconds"] = round(waited, 1)
+    check(waited >= 5, f"the form appeared only after the daemon's wait ({waited:.1f}s of 6s)")
+    text = driver.find_element(By.ID, "text").text.replace(" · ", "")
+    driver.find_element(By.ID, "answer").send_keys(text)
+    driver.find_element(By.ID, "answer").send_keys(Keys.ENTER)
+    wait_for(lambda: len(api("/v1/status")["sessions"]) == 0, 20, "the session to end")
+    check(True, "emergency access ended the block after the wait and the typing")
+    wait_for(lambda: driver.title == f"ok blocked.test:{port}/", 20, "the page to open after the unlock")
+    check(True, "the unblocked page opened")
+finally:
+    try:
+        driver.quit()
+    except Exception:
+        pass
+    server.shutdown()
+
+print(json.dumps(findings), flush=True)
