@@ -4,13 +4,20 @@
 # same run, and lockctl usage as a whole process against lockctl status; then the app meter's
 # cost: daemon CPU per metered hour (a fake app running, 10 s samples) and wakeups per idle
 # minute, each against the same daemon with the meter slowed to one sample per 10 minutes.
-# Release builds (CONFIGURATION=debug for a quick look), scratch root.
+# Release builds as `make build` makes them (CONFIGURATION=debug for a quick look at the debug
+# binaries), scratch root.
 # Usage: scripts/bench-usage.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-configuration=${CONFIGURATION:-release}
 scripts/setup.sh
-swift build -c "$configuration" --product simplylockd >/dev/null
-swift build -c "$configuration" --product lockctl >/dev/null
-bin=$(swift build -c "$configuration" --show-bin-path)
+if [ "${CONFIGURATION:-release}" = debug ]; then
+    swift build --product simplylockd >/dev/null
+    swift build --product lockctl >/dev/null
+    bin=$(swift build --show-bin-path)
+else
+    # `swift build -c release --product lockctl` alone fails to link (static Foundation's ICU
+    # symbols): the release binaries are the ones `make build` leaves, as for the other benches.
+    . scripts/bench-build.sh
+    bench_build simplylockd lockctl
+fi
 exec python3 scripts/bench-usage.py "$bin" "$PWD/config" "$@"

@@ -115,6 +115,23 @@ import Glibc
         }
     }
 
+    @Test func theSiteMeterCountsAnsweredQueriesPerMeteredNameButNotBlockedAnswers() async throws {
+        let server = try Self.upstream()
+        try await withForwarder([server]) { forwarder, client in
+            _ = client.ask(DNSTestClient.query(id: 199, name: "allowed.test", type: 1))
+            #expect(await forwarder.takeMeterCounts().isEmpty, "nothing metered yet")
+            // ok.blocked.test is covered by blocked.test: counted under the wider name.
+            forwarder.setMetered(DomainSuffixSet(["allowed.test", "blocked.test", "ok.blocked.test"]))
+            let names = ["allowed.test", "WWW.Allowed.Test.", "m.blocked.test", "ok.blocked.test", "x.ok.blocked.test", "unknown.example"]
+            for (index, name) in names.enumerated() { _ = client.ask(DNSTestClient.query(id: UInt16(200 + index), name: name, type: 1)) }
+            #expect(await forwarder.takeMeterCounts() == ["allowed.test": 2, "blocked.test": 2], "m.blocked.test was answered as blocked")
+            #expect(await forwarder.takeMeterCounts().isEmpty, "taken once")
+            forwarder.setMetered(.empty)
+            _ = client.ask(DNSTestClient.query(id: 300, name: "allowed.test", type: 1))
+            #expect(await forwarder.takeMeterCounts().isEmpty)
+        }
+    }
+
     @Test func truncatedAnswersAreFetchedOverTCP() async throws {
         let server = try Self.upstream()
         try await withForwarder([server]) { forwarder, client in
