@@ -138,7 +138,7 @@ def main():
     call("patch", "/v1/profiles/conf-apps", {"removeApps": ["confgame"], "removeAppCategories": ["Game"],
                                              "addAppCategories": ["chat"], "running": "terminate"}, expect=200)
     call("patch", "/v1/profiles/conf-apps", {"addApps": ["Conformance Game"]}, expect=200)
-    call("patch", "/v1/profiles/conf-apps", {"removeApps": ["steam"]}, expect=404)
+    call("patch", "/v1/profiles/conf-apps", {"removeApps": ["steam"]}, expect=409)
     call("delete", "/v1/profiles/conf-apps", expect=200)
     call("post", f"/v1/sessions/{started['id'] if started else 'x'}/extend", {"seconds": 60}, expect=200)
     call("post", "/v1/sessions/conformance/extend", {"seconds": 0}, expect=400)

@@ -62,7 +62,8 @@ struct ErrorMapping: Sendable {
                 .refused, "\(name) is a system profile and cannot be changed or deleted",
                 hint: "create a custom profile instead: `lockctl profiles create NAME …`")
         case .invalid(let error): APIError(.invalidArgument, error.description)
-        case .notInProfile(let field, let value, let profile): APIError(.notFound, "\(field): \(value) is not in profile \(profile)")
+        // 409, not 404: the profile exists; what the request would remove is not in it.
+        case .notInProfile(let field, let value, let profile): APIError(.conflict, "\(field): \(value) is not in profile \(profile)")
         case .blocking(let session):
             APIError(
                 .refused, "profile \(session.profile) is blocking now (session \(session.id), \(session.origin))",
