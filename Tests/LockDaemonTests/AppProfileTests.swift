@@ -227,7 +227,7 @@ struct AppProfileTests {
             _ = try await daemon.api.updateProfile("soft", UpdateProfileRequest(removeApps: ["steam"]))
             Issue.record("removing an app the profile does not hold was accepted")
         } catch {
-            #expect(error.code == .notFound && error.message.contains("remove-app: steam"), "\(error.message)")
+            #expect(error.code == .conflict && error.message.contains("remove-app: steam"), "\(error.message)")
         }
     }
 
