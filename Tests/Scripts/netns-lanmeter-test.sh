@@ -22,60 +22,14 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="${1:?usage: $0 BIN_DIR DATA_DIR}"
 data="${2:?usage: $0 BIN_DIR DATA_DIR}"
 
-skip() { echo "SKIP: $*"; exit 77; }
+. "$here/netns-lib.sh"
 
-if [ "${NETNS_INNER:-}" != 1 ]; then
-    [ "$(id -u)" = 0 ] || skip "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN for namespaces)"
-    for tool in unshare nsenter ip unbound dnsmasq python3 timeout dig; do
-        command -v "$tool" >/dev/null 2>&1 || skip "$tool not found (apt-get install unbound dnsmasq dnsutils iproute2 util-linux python3)"
-    done
-    [ -x "$bin/simplylockd" ] && [ -x "$bin/lockctl" ] || skip "simplylockd and lockctl are not built in $bin"
-    unshare -n -m true 2>/dev/null || skip "unshare -n -m is not permitted here"
-    exec timeout --kill-after=10 240 unshare -n -m env NETNS_INNER=1 bash "${BASH_SOURCE[0]}" "$bin" "$data"
-fi
+netns_enter 240 unbound dnsmasq dig
 
 # ---- inside the router namespace ------------------------------------------------------------
 
-work="$(mktemp -d /tmp/netns-lanmeter-test.XXXXXX)"
-root="$work/root"
-pids=()
-daemon_pid=
-server_pid=
-passed=0
-failed=0
+netns_setup netns-lanmeter-test
 
-cleanup() {
-    [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
-    [ -n "$server_pid" ] && kill -KILL "$server_pid" 2>/dev/null
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-    sleep 0.2
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
-    wait 2>/dev/null
-    [ "${KEEP_WORK:-}" = 1 ] && echo "# kept $work" || rm -rf "$work"
-}
-trap cleanup EXIT
-
-. "$here/tap.sh"
-netns() { # netns VARIABLE: a process holding a new network namespace; its pid goes in VARIABLE
-    unshare -n sleep 600 >/dev/null 2>&1 &
-    local pid=$!
-    pids+=("$pid")
-    for _ in $(seq 100); do
-        [ "$(readlink /proc/$pid/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
-        sleep 0.02
-    done
-    printf -v "$1" %s "$pid"
-}
-link() { # link PID LOCAL_IF LOCAL_ADDR PEER_IF PEER_ADDR
-    ip link add "$2" type veth peer name "$4" netns "$1"
-    ip addr add "$3/24" dev "$2"
-    ip link set "$2" up
-    nsenter -t "$1" -n ip link set lo up
-    nsenter -t "$1" -n ip addr add "$5/24" dev "$4"
-    nsenter -t "$1" -n ip link set "$4" up
-}
-
-ip link set lo up
 netns upstream
 netns kids
 netns other

@@ -25,39 +25,13 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="${1:?usage: $0 BIN_DIR DATA_DIR}"
 data="${2:?usage: $0 BIN_DIR DATA_DIR}"
 
-skip() { echo "SKIP: $*"; exit 77; }
+. "$here/netns-lib.sh"
 
-if [ "${NETNS_INNER:-}" != 1 ]; then
-    [ "$(id -u)" = 0 ] || skip "needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN for namespaces)"
-    for tool in unshare nsenter ip nft dnsmasq python3 timeout dig; do
-        command -v "$tool" >/dev/null 2>&1 || skip "$tool not found (apt-get install nftables dnsmasq iproute2 util-linux python3 dnsutils)"
-    done
-    [ -x "$bin/simplylockd" ] && [ -x "$bin/lockctl" ] || skip "simplylockd and lockctl are not built in $bin"
-    unshare -n -m true 2>/dev/null || skip "unshare -n -m is not permitted here"
-    unshare -n nft list ruleset >/dev/null 2>&1 || skip "nft cannot talk to the kernel in a new network namespace"
-    exec timeout --kill-after=10 300 unshare -n -m env NETNS_INNER=1 bash "${BASH_SOURCE[0]}" "$bin" "$data"
-fi
+netns_enter 300 nft dnsmasq dig
 
 # ---- inside the namespaces ------------------------------------------------------------------
 
-work="$(mktemp -d /tmp/netns-sitemeter-test.XXXXXX)"
-root="$work/root"
-pids=()
-daemon_pid=
-passed=0
-failed=0
-
-cleanup() {
-    [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-    sleep 0.2
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
-    wait 2>/dev/null
-    [ "${KEEP_WORK:-}" = 1 ] && echo "# kept $work" || rm -rf "$work"
-}
-trap cleanup EXIT
-
-. "$here/tap.sh"
+netns_setup netns-sitemeter-test
 peer() { nsenter -t "$peer_pid" -n "$@"; }
 start_daemon() {
     SIMPLYLOCK_USAGE_SAMPLE=1,1 DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/simplylock-bus \
@@ -71,14 +45,7 @@ stop_daemon() { kill -TERM "$daemon_pid"; wait "$daemon_pid"; local status=$?; d
 # `expect` runs its command in a subshell, which cannot wait for the daemon: stop it here, then
 # check the exit status it wrote.
 
-ip link set lo up
-unshare -n sleep 600 &
-peer_pid=$!
-pids+=("$peer_pid")
-for _ in $(seq 100); do
-    [ "$(readlink /proc/$peer_pid/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
-    sleep 0.02
-done
+netns peer_pid
 ip link add veth0 type veth peer name veth1 netns "$peer_pid"
 ip addr add 198.18.0.1/24 dev veth0
 ip link set veth0 up
