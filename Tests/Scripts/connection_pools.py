@@ -43,6 +43,15 @@ def refused_body(s):
         return None
     if not data.startswith(b"HTTP/1.1 503"):
         return None
+    # The answer may arrive in more than one piece (head, then body); the daemon closes the
+    # connection after it, so read to the end.
+    s.setblocking(True)
+    s.settimeout(2)
+    try:
+        while chunk := s.recv(4096):
+            data += chunk
+    except OSError:
+        pass
     body = data.split(b"\r\n\r\n", 1)[-1]
     try:
         return json.loads(body)["error"]["message"]
