@@ -147,13 +147,12 @@ struct BrowserCompanionTests {
         print(run.stdout)
         // The time on metered.test reached usage: saved when the daemon stops, read after a restart.
         let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let findings = (try? JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any]
-        let stayed = try #require(findings?["metered_seconds"] as? Double, "the browser run ended early: \(last)")
+        let findings = try? JSONDecoder().decode(CompanionFindings.self, from: Data(last.utf8))
+        let stayed = try #require(findings?.meteredSeconds, "the browser run ended early: \(last)")
         _ = try daemon.stop()
         try daemon.restart()
-        let usage = try daemon.json("usage", "--by", "site")
-        let items = usage["items"] as? [[String: Any]] ?? []
-        let metered = items.first { $0["name"] as? String == "metered.test" }?["seconds"] as? Int ?? 0
+        let usage = try daemon.decode(UsageResponse.self, "usage", "--by", "site")
+        let metered = usage.items.first { $0.name == "metered.test" }?.seconds ?? 0
         // Tolerance: the meter reports every 15 s and the page took up to 2 s to load.
         #expect(abs(Double(metered) - stayed) <= 17, "metered.test: \(metered)s counted, \(stayed)s spent; \(usage)")
         print("site meter: metered.test \(metered) s counted for \(stayed) s in front")
@@ -206,11 +205,11 @@ struct BrowserCompanionTests {
         firefox.send(SIGTERM)
         _ = firefox.wait(timeout: 20)
         let state = try String(contentsOfFile: profile + "/extensions.json", encoding: .utf8)
-        let addons = (try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])?["addons"] as? [[String: Any]] ?? []
-        let companion = try #require(addons.first { $0["id"] as? String == "companion@simplylock.org" })
-        #expect(companion["active"] as? Bool == true)
-        #expect(companion["manifestVersion"] as? Int == 3)
-        #expect(companion["incognito"] as? String == "spanning")
+        let addons = try JSONDecoder().decode(FirefoxExtensions.self, from: Data(state.utf8)).addons
+        let companion = try #require(addons.first { $0.id == "companion@simplylock.org" })
+        #expect(companion.active == true)
+        #expect(companion.manifestVersion == 3)
+        #expect(companion.incognito == "spanning")
     }
 
     @Test(
@@ -251,4 +250,23 @@ struct BrowserCompanionTests {
             ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.lockctl, "browser", "install", "--bridge", "/x"])
         #expect(refused.status != 0 && refused.stderr.contains("needs root"), "\(refused)")
     }
+}
+
+/// The last line `browser_companion.py` prints: what it found.
+private struct CompanionFindings: Decodable {
+    /// Seconds the browser stayed on metered.test.
+    var meteredSeconds: Double
+
+    enum CodingKeys: String, CodingKey { case meteredSeconds = "metered_seconds" }
+}
+
+/// Firefox's record of a profile's add-ons (`extensions.json`), the part the test reads.
+private struct FirefoxExtensions: Decodable {
+    struct Addon: Decodable {
+        var id: String
+        var active: Bool?
+        var manifestVersion: Int?
+        var incognito: String?
+    }
+    var addons: [Addon]
 }

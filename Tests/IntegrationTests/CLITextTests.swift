@@ -16,16 +16,15 @@ struct CLITextTests {
     /// Every command's path (`["schedules", "add"]`), from lockctl's own description of itself.
     static func commandPaths() throws -> [[String]] {
         let dump = try ProcessRunner.run(Binaries.lockctl, ["--experimental-dump-help"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let tool = try JSONDecoder().decode(HelpDump.self, from: Data(dump.stdout.utf8))
         var paths: [[String]] = []
-        func walk(_ command: [String: Any], _ path: [String]) {
-            for child in command["subcommands"] as? [[String: Any]] ?? [] {
-                guard let name = child["commandName"] as? String, name != "help" else { continue }
-                paths.append(path + [name])
-                walk(child, path + [name])
+        func walk(_ command: HelpDump.Command, _ path: [String]) {
+            for child in command.subcommands ?? [] where child.commandName != "help" {
+                paths.append(path + [child.commandName])
+                walk(child, path + [child.commandName])
             }
         }
-        walk(try #require(object["command"] as? [String: Any]), [])
+        walk(tool.command, [])
         return paths
     }
 
@@ -147,4 +146,14 @@ struct CLITextTests {
             #expect(!text.contains("lockctl: \(leaked)"), "an internal field name leaks: \(leaked)")
         }
     }
+}
+
+/// What `--experimental-dump-help` says of lockctl, the part the tests read: each command's name
+/// and its subcommands (swift-argument-parser's `ToolInfoV0`, which it does not export).
+private struct HelpDump: Decodable {
+    struct Command: Decodable {
+        var commandName: String
+        var subcommands: [Command]?
+    }
+    var command: Command
 }
