@@ -78,6 +78,28 @@ struct CLITextTests {
         // Only the parser's usage lines may be longer than the terminal (they are never cut).
         let long = text.split(separator: "\n").filter { $0.count > 100 && !$0.hasPrefix("USAGE: ") }
         #expect(long.isEmpty, "help lines longer than the terminal: \(long)")
+        #expect(Self.defaultsSaidTwice(in: text).isEmpty, "ArgumentParser adds (default: …) itself")
+        let twice = "  --cooldown <duration>   Show it again only after this long (default 1m).\n                          (default: 1m)\n"
+        #expect(Self.defaultsSaidTwice(in: twice).count == 1, "the check finds what it looks for")
+    }
+
+    /// The options whose help text gives the default that ArgumentParser then adds again as
+    /// `(default: …)` (`--cooldown`'s said "(default 1m). (default: 1m)").
+    static func defaultsSaidTwice(in help: String) -> [String] {
+        var options: [String] = []
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  -") || line.hasPrefix("  <") {
+                options.append(String(line))
+            } else if line.hasPrefix(String(repeating: " ", count: 10)), !options.isEmpty {
+                options[options.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return options.filter { option in
+            guard let added = option.range(of: "(default: ", options: .backwards) else { return false }
+            let value = option[added.upperBound...].prefix { $0 != ")" }
+            let before = option[..<added.lowerBound].lowercased()
+            return before.contains("default \(value.lowercased())") || before.contains("default: \(value.lowercased())")
+        }
     }
 
     @Test("simplylockd --help and --version print and exit 0; a usage error is one line, one hint, exit 64")
@@ -86,6 +108,7 @@ struct CLITextTests {
         #expect(help.status == 0, "\(help)")
         #expect(help.stdout.hasPrefix("OVERVIEW: "), "\(help)")
         #expect(help.stdout.contains("--check-config") && help.stderr.isEmpty, "\(help)")
+        #expect(Self.defaultsSaidTwice(in: help.stdout).isEmpty, "ArgumentParser adds (default: …) itself")
         // Every enforcer the daemon can run is named, however ArgumentParser wraps the line.
         let flat = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for name in ["hosts", "dns", "connections", "nftables", "apps", "bpf", "unbound", "dnsmasq"] {
