@@ -96,6 +96,15 @@ extension ManPageTests {
         #expect(checked > 30, "only \(checked) paragraphs checked")
     }
 
+    @Test("help texts are ASCII: generate-manual drops every other character from the man pages")
+    func helpTextsAreASCII() throws {
+        for binary in [Binaries.lockctl, Binaries.daemon] {
+            let dump = try ProcessRunner.run(binary, ["--experimental-dump-help"])
+            let other = dump.stdout.split(separator: "\n").filter { !$0.allSatisfy(\.isASCII) }
+            #expect(dump.status == 0 && other.isEmpty, "\(binary): \(other)")
+        }
+    }
+
     /// The paragraphs of a help text as lockctl --help shows them: a blank line, an indented line
     /// (an example), or the end of a sentence at the end of a line ends one; a line wrapped by
     /// hand mid-sentence continues it.
