@@ -22,6 +22,12 @@ enum LaunchScan {
         return users
     }
 
+    /// Whether process `pid` runs one of `identities` itself (the app execing a helper or itself).
+    static func runs(_ pid: Int32, _ identities: Set<FileIdentity>, proc: String = "/proc") -> Bool {
+        var status = stat()
+        return stat("\(proc)/\(pid)/exe", &status) == 0 && identities.contains(FileIdentity(status))
+    }
+
     /// The real uid of `pid` (`Uid:` in its status), or nil.
     static func uid(of pid: Int32, proc: String = "/proc") -> UInt32? {
         let fd = open("\(proc)/\(pid)/status", O_RDONLY | O_CLOEXEC)
