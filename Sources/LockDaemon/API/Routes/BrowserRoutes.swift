@@ -20,6 +20,9 @@ struct BrowserRoutes {
         router.add(Endpoints.browserCompanions) { _ in
             BrowserCompanions(await browser.companions(activeSeconds: BrowserCompanions.activeSeconds))
         }
+        router.add(Endpoints.browserAttempt) { context throws(APIError) in
+            try await Self.attempt(url: context.body.url, uid: context.peer.uid, core: core)
+        }
         router.add(Endpoints.reportUsage) { context throws(APIError) in
             let samples = context.body.samples.map { (host: $0.host, end: $0.end, seconds: $0.seconds) }
             do throws(BrowserCompanionService.ReportError) {
@@ -28,6 +31,19 @@ struct BrowserRoutes {
                 throw APIError(.invalidArgument, error.description)
             }
         }
+    }
+
+    /// Counts the shield as a blocked attempt when the URL is blocked now, attributed to the
+    /// session whose rule blocks it (the first answer of `check`, names before paths).
+    static func attempt(url: String, uid: UInt32, core: DaemonCore) async throws(APIError) -> BrowserAttemptResponse {
+        guard url.utf8.count <= 2048 else { throw APIError(.invalidArgument, "url: longer than 2048 bytes") }
+        let checked = try await check(url: url, core: core)
+        guard let match = checked.matches.first else { return BrowserAttemptResponse(recorded: false) }
+        let host: DomainName
+        do { host = try core.names.lookupName(try split(url: url).host) } catch { throw APIError(.invalidArgument, "url: \(error)") }
+        let recorded = await core.attempts.recordBrowserShield(
+            BrowserShieldAttempt(name: host.value, rule: match.rule, session: match.session, uid: uid))
+        return BrowserAttemptResponse(recorded: recorded, rule: match.rule)
     }
 
     private static func isLabel(_ text: String, maxBytes: Int) -> Bool {
