@@ -33,6 +33,7 @@ struct BrowserCompanionTests {
             domains = ["blocked.test"]
             paths = ["video.test/shorts"]
             allow_paths = ["video.test/shorts/allowed"]
+            keywords = ["shorts"]
 
             [friction]
             delay = "6s"
@@ -48,6 +49,15 @@ struct BrowserCompanionTests {
         let shown = try daemon.lockctl("profiles", "show", "focus")
         #expect(shown.stdout.contains("video.test/shorts (browser companion only)"), "\(shown)")
         #expect(shown.stdout.contains("video.test/shorts/allowed (browser companion only)"), "\(shown)")
+        #expect(shown.stdout.contains("Keywords:") && shown.stdout.contains("shorts (browser companion only)"), "\(shown)")
+        // Keywords are edited as every other rule: kept in lower case, a bad one refused with its reason.
+        #expect(try daemon.lockctl("profiles", "add-keyword", "focus", "Reels").status == 0)
+        #expect(try daemon.lockctl("profiles", "show", "focus").stdout.contains("shorts reels (browser companion only)"))
+        let badKeyword = try daemon.lockctl("profiles", "add-keyword", "focus", "two words")
+        #expect(badKeyword.status == 2 && badKeyword.stderr.contains("\"two words\" is not a keyword"), "\(badKeyword)")
+        let missingKeyword = try daemon.lockctl("profiles", "remove-keyword", "focus", "nothing")
+        #expect(missingKeyword.status != 0 && missingKeyword.stderr.contains("nothing"), "\(missingKeyword)")
+        #expect(try daemon.lockctl("profiles", "remove-keyword", "focus", "reels").status == 0)
         // Path rules are edited as every other rule; a bad one or one not in the profile is refused.
         #expect(try daemon.lockctl("profiles", "add-path", "focus", "https://www.reddit.com/r/all").status == 0)
         #expect(try daemon.lockctl("profiles", "show", "focus").stdout.contains("reddit.com/r/all"))
@@ -83,6 +93,18 @@ struct BrowserCompanionTests {
         #expect(answer.enforcers.first { $0.name == "browser" }?.blocks == true)
         // The name alone is not blocked by any name enforcer: only the browser blocks the path.
         #expect(answer.enforcers.filter { $0.name != "browser" }.allSatisfy { !$0.blocks })
+        // A keyword: the host, path and query, as a whole word; only the companion enforces it.
+        let keyword = try daemon.lockctl("check", "https://tube.test/results?search_query=Shorts", "--json")
+        let keywordAnswer = try JSONDecoder().decode(CheckResponse.self, from: Data(keyword.stdout.utf8))
+        #expect(keywordAnswer.matches.map(\.rule) == ["keyword shorts"], "\(keyword)")
+        let browserAnswer = keywordAnswer.enforcers.first { $0.name == "browser" }
+        #expect(browserAnswer?.blocks == true && browserAnswer?.detail.contains("only the browser companion sees addresses") == true)
+        #expect(keywordAnswer.enforcers.filter { $0.name != "browser" }.allSatisfy { !$0.blocks })
+        #expect(try daemon.lockctl("check", "https://tube.test/shortstop").stdout.contains("is not blocked"))
+        #expect(try daemon.lockctl("check", "https://tube.test/watch?v=1#shorts").stdout.contains("is not blocked"))
+        let keywordText = try daemon.lockctl("check", "https://tube.test/results?q=shorts")
+        #expect(keywordText.stdout.contains("keyword shorts"), "\(keywordText)")
+        print(keywordText.stdout)
         // A bad path rule is refused with its field, and nothing changes.
         try root.write("etc/simplylock/profiles.d/bad.toml", "name = \"bad\"\npaths = [\"video.test\"]\n")
         let reload = try daemon.lockctl("reload")
