@@ -75,10 +75,10 @@ struct BrowserCompanionTests {
                 "-H", "Content-Type: application/json", "-d", #"{"browser":"chromium","extensionVersion":"0.1.0"}"#,
                 "http://localhost/v1/browser/hello",
             ])
-        #expect(hello.stdout.contains(#""active":true"#), "\(hello)")
+        #expect(try hello.decode(BrowserCompanions.self).companions.contains { $0.browser == "chromium" && $0.active }, "\(hello)")
         let connected = try daemon.lockctl("check", "https://www.video.test/shorts/x", "--json")
         #expect(connected.status == 0, "\(connected)")
-        let answer = try JSONDecoder().decode(CheckResponse.self, from: Data(connected.stdout.utf8))
+        let answer = try connected.decode(CheckResponse.self)
         #expect(answer.matches.map(\.rule) == ["video.test/shorts"])
         #expect(answer.enforcers.first { $0.name == "browser" }?.blocks == true)
         // The name alone is not blocked by any name enforcer: only the browser blocks the path.
@@ -103,18 +103,23 @@ struct BrowserCompanionTests {
         }
         let now = ISO8601DateFormatter().string(from: Date())
         let first = try report(#"{"samples":[{"host":"www.example.org","end":"\#(now)","seconds":30}]}"#)
-        #expect(first.stdout.contains(#""example.org":30"#), "\(first)")
+        #expect(try first.decode(UsageSamplesResponse.self).counted == ["example.org": 30], "\(first)")
         // The same stretch again, and one that overlaps it: nothing more is counted.
         let again = try report(#"{"samples":[{"host":"www.example.org","end":"\#(now)","seconds":30}]}"#)
-        #expect(again.stdout.contains(#""counted":{}"#), "\(again)")
-        #expect(try report(#"{"samples":[{"host":"x.org","end":"\#(now)","seconds":1e300}]}"#).stdout.contains("invalid_argument"))
-        #expect(try report(#"{"samples":[{"host":"x.org","end":"2001-01-01T00:00:00Z","seconds":5}]}"#).stdout.contains("invalid_argument"))
-        #expect(try report(#"{"samples":[{"host":"exa mple","end":"\#(now)","seconds":5}]}"#).stdout.contains("invalid_argument"))
+        #expect(try again.decode(UsageSamplesResponse.self).counted.isEmpty, "\(again)")
+        for refused in [
+            #"{"samples":[{"host":"x.org","end":"\#(now)","seconds":1e300}]}"#,
+            #"{"samples":[{"host":"x.org","end":"2001-01-01T00:00:00Z","seconds":5}]}"#,
+            #"{"samples":[{"host":"exa mple","end":"\#(now)","seconds":5}]}"#,
+        ] {
+            #expect(try report(refused).decode(APIErrorBody.self).error.code == .invalidArgument, "\(refused)")
+        }
         // Saved when the daemon stops (every pending minute is flushed), reported by site.
         _ = try daemon.stop()
         try daemon.restart()
-        let usage = try daemon.lockctl("usage", "--by", "site", "--explain", "--json")
-        #expect(usage.stdout.contains("example.org") && usage.stdout.contains(#""meter" : "browser""#), "\(usage)")
+        let usage = try daemon.decode(UsageResponse.self, "usage", "--by", "site", "--explain")
+        #expect(usage.items.contains { $0.name == "example.org" }, "\(usage)")
+        #expect(usage.minutes?.contains { $0.name == "example.org" && $0.meter == "browser" } == true, "\(usage)")
     }
 
     @Test(
@@ -147,13 +152,12 @@ struct BrowserCompanionTests {
         print(run.stdout)
         // The time on metered.test reached usage: saved when the daemon stops, read after a restart.
         let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let findings = (try? JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any]
-        let stayed = try #require(findings?["metered_seconds"] as? Double, "the browser run ended early: \(last)")
+        let findings = try? JSONDecoder().decode(CompanionFindings.self, from: Data(last.utf8))
+        let stayed = try #require(findings?.meteredSeconds, "the browser run ended early: \(last)")
         _ = try daemon.stop()
         try daemon.restart()
-        let usage = try daemon.json("usage", "--by", "site")
-        let items = usage["items"] as? [[String: Any]] ?? []
-        let metered = items.first { $0["name"] as? String == "metered.test" }?["seconds"] as? Int ?? 0
+        let usage = try daemon.decode(UsageResponse.self, "usage", "--by", "site")
+        let metered = usage.items.first { $0.name == "metered.test" }?.seconds ?? 0
         // Tolerance: the meter reports every 15 s and the page took up to 2 s to load.
         #expect(abs(Double(metered) - stayed) <= 17, "metered.test: \(metered)s counted, \(stayed)s spent; \(usage)")
         print("site meter: metered.test \(metered) s counted for \(stayed) s in front")
@@ -194,23 +198,22 @@ struct BrowserCompanionTests {
             firefox.send(SIGKILL)
             _ = firefox.wait(timeout: 10)
         }
-        var answer = ""
-        for _ in 0..<240 where !answer.contains(#""browser":"firefox""#) {
+        var companion: BrowserCompanions.Entry?
+        for _ in 0..<240 where companion == nil {
             usleep(250_000)
-            answer = try ProcessRunner.run(
-                "/usr/bin/curl", ["-sS", "--unix-socket", root.socketPath, "http://localhost/v1/browser/companions"]
-            )
-            .stdout
+            let answer = try ProcessRunner.run(
+                "/usr/bin/curl", ["-sS", "--unix-socket", root.socketPath, "http://localhost/v1/browser/companions"])
+            companion = try answer.decode(BrowserCompanions.self).companions.first { $0.browser == "firefox" }
         }
-        #expect(answer.contains(#""browser":"firefox""#) && answer.contains(#""active":true"#), "\(answer)")
+        #expect(companion?.active == true, "\(String(describing: companion))")
         firefox.send(SIGTERM)
         _ = firefox.wait(timeout: 20)
         let state = try String(contentsOfFile: profile + "/extensions.json", encoding: .utf8)
-        let addons = (try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])?["addons"] as? [[String: Any]] ?? []
-        let companion = try #require(addons.first { $0["id"] as? String == "companion@simplylock.org" })
-        #expect(companion["active"] as? Bool == true)
-        #expect(companion["manifestVersion"] as? Int == 3)
-        #expect(companion["incognito"] as? String == "spanning")
+        let addons = try JSONDecoder().decode(FirefoxExtensions.self, from: Data(state.utf8)).addons
+        let addon = try #require(addons.first { $0.id == "companion@simplylock.org" })
+        #expect(addon.active == true)
+        #expect(addon.manifestVersion == 3)
+        #expect(addon.incognito == "spanning")
     }
 
     @Test(
@@ -251,4 +254,23 @@ struct BrowserCompanionTests {
             ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.lockctl, "browser", "install", "--bridge", "/x"])
         #expect(refused.status != 0 && refused.stderr.contains("needs root"), "\(refused)")
     }
+}
+
+/// The last line `browser_companion.py` prints: what it found.
+private struct CompanionFindings: Decodable {
+    /// Seconds the browser stayed on metered.test.
+    var meteredSeconds: Double
+
+    enum CodingKeys: String, CodingKey { case meteredSeconds = "metered_seconds" }
+}
+
+/// Firefox's record of a profile's add-ons (`extensions.json`), the part the test reads.
+private struct FirefoxExtensions: Decodable {
+    struct Addon: Decodable {
+        var id: String
+        var active: Bool?
+        var manifestVersion: Int?
+        var incognito: String?
+    }
+    var addons: [Addon]
 }

@@ -145,7 +145,7 @@ enum AllowPathRules: ProfileRuleKind {
 
 enum AppCategoryRules: ProfileRuleKind {
     static let add = CommandConfiguration(
-        commandName: "add-app-category", abstract: "Block every installed app of freedesktop categories (Game, Chat, Video, …).")
+        commandName: "add-app-category", abstract: "Block every installed app of freedesktop categories (Game, Chat, Video and so on).")
     static let remove = CommandConfiguration(commandName: "remove-app-category", abstract: "Remove app categories from a custom profile.")
     static let valueName = "categories"
     static let addHelp = "Categories (any case)."

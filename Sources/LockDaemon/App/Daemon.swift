@@ -71,7 +71,9 @@ struct Daemon {
         let (library, listProblems) = ListService.load(BlocklistStore(directory: paths.listsDirectory), logger: logger)
         // Before the enforcers too: their callbacks hand blocked attempts to it from the start.
         let attemptInbox = AttemptInbox(clock: { SystemClock.now() })
-        let factory = EnforcerFactory(paths: paths, configuration: settings, logger: logger, attempts: attemptInbox, library: library)
+        let launchInbox = LaunchInbox()
+        let factory = EnforcerFactory(
+            paths: paths, configuration: settings, logger: logger, attempts: attemptInbox, launches: launchInbox, library: library)
         let built = factory.build(override: enforcersOverride)
         let caches = factory.flushesResolverCaches(override: enforcersOverride) ? ResolverCacheFlusher.machine(logger: logger) : nil
         for problem in built.problems { logger.error("enforcer problem", metadata: ["problem": "\(problem)"]) }
@@ -90,7 +92,8 @@ struct Daemon {
             timers: .init(sessions: sessionTimer.timer, pomodoro: pomodoroTimer.timer, schedules: scheduleTimer.timer),
             logger: logger, clock: { SystemClock.now() }, zone: { SystemTimeZone.current(root: root) },
             firewallUnavailable: { EnforcerFactory.firewallUnavailable() }, library: library, listProblems: listProblems,
-            caches: caches, launch: .current(enforcersOverride: enforcersOverride, root: root), attemptInbox: attemptInbox)
+            caches: caches, launch: .current(enforcersOverride: enforcersOverride, root: root), attemptInbox: attemptInbox,
+            launchInbox: launchInbox)
         let zoneWatch = FileChangeFeed(path: SystemTimeZone.localtimePath(root: root))
         if let problem = zoneWatch.problem {
             logger.warning("cannot watch for time-zone changes; they are noticed at the next edge", metadata: ["error": "\(problem)"])
