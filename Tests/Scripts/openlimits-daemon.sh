@@ -154,6 +154,18 @@ check "daemon stopped: a launch under a non-strict allowance runs within the bou
 check "and is not counted" "allowance lax \"a['opensToday'] == 0\""
 launch
 check "the daemon back, launches are counted again (exit $code)" "ran && allowance lax \"a['opensToday'] == 1\""
+
+# A strict allowance that refuses launches cannot be removed to get one more.
+lockctl allowances remove lax >/dev/null || echo "not ok cannot remove the lax allowance"
+lockctl allowances add last --profile game --opens 1 --strict >/dev/null || echo "not ok cannot add the last allowance"
+launch
+launch
+check "strict, --opens 1: the second launch is refused (exit $code)" "refused"
+out=$(lockctl allowances remove last 2>&1); removed=$?
+check "and the allowance cannot be removed while it refuses (exit $removed: $out)" \
+    "[ $removed -ne 0 ] && echo \"\$out\" | grep -q 'strict and refuses launches'"
+launch
+check "so launches stay refused (exit $code)" "refused"
 stop_daemon
 launch
 check "a stopped daemon lets launches through (exit $code)" "ran"

@@ -84,7 +84,8 @@ struct AllowancesCommand: AsyncParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "remove", abstract: "Remove a time allowance; its block ends (refused while a strict one blocks).")
+            commandName: "remove",
+            abstract: "Remove a time allowance; its block ends (refused while a strict one blocks or refuses launches).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Allowance name.") var name: String
 
