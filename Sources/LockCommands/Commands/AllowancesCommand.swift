@@ -63,7 +63,7 @@ struct AllowancesCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List time allowances: used, left, when the time resets.")
+            commandName: "list", abstract: "List time allowances: time used and left, launches used, when they reset.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -73,7 +73,9 @@ struct AllowancesCommand: AsyncParsableCommand {
             var rows = [["NAME", "PROFILE", "LIMIT", "USED", "LEFT", "OPENS", "RESETS", "STATE"]]
             for allowance in list.allowances {
                 rows.append([
-                    allowance.name, allowance.profile, summary(allowance), TextFormat.duration(seconds: allowance.usedTodaySeconds),
+                    allowance.name, allowance.profile, summary(allowance),
+                    allowance.dailySeconds == nil && allowance.weeklySeconds == nil
+                        ? "-" : TextFormat.duration(seconds: allowance.usedTodaySeconds),
                     allowance.leftSeconds.map { TextFormat.duration(seconds: $0) } ?? "-", opens(allowance) ?? "-",
                     TextFormat.clock(allowance.resetsAt), allowance.blocking ? "blocking" : allowance.inUse ? "in use" : "-",
                 ])
