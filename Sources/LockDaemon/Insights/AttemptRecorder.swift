@@ -59,9 +59,17 @@ actor AttemptRecorder: ServiceLifecycle.Service {
         let active = await sessions.active
         let now = clock()
         var attempts: [(BlockedAttempt, Session?)] = []
+        var refusals: [Int: OpenRefusal] = [:]
         for stamped in batch {
             guard var attempt = Self.attempt(from: stamped) else { continue }
             guard collapser.admit(attempt.collapseKey, at: stamped.boot) else { continue }
+            if case .app(let denial) = stamped.raw, let refusal = denial.refusal {
+                // An open limit, not a session, refused it: the attempt is the allowance's profile's.
+                attempt.profile = refusal.profile
+                refusals[attempts.count] = refusal
+                attempts.append((attempt, nil))
+                continue
+            }
             let session = Self.blocker(of: attempt, among: active, raw: stamped.raw)
             attempt.profile = session?.profile
             attempts.append((attempt, session))
@@ -73,7 +81,11 @@ actor AttemptRecorder: ServiceLifecycle.Service {
         } catch {
             logger.error("cannot save blocked attempts", metadata: ["error": "\(error)", "attempts": "\(attempts.count)"])
         }
-        for (attempt, session) in attempts {
+        for (index, (attempt, session)) in attempts.enumerated() {
+            if let refusal = refusals[index] {
+                events.publish(.launchRefused(attempt, refusal))
+                continue
+            }
             let left = session.map { $0.remaining(at: now) }
             switch attempt.kind {
             case .site: events.publish(.siteBlocked(attempt, timeLeft: left))
