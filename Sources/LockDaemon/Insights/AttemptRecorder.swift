@@ -55,7 +55,20 @@ actor AttemptRecorder: ServiceLifecycle.Service {
                 metadata: ["dropped": "\(dropped - lastDropped)"])
             lastDropped = dropped
         }
-        guard !batch.isEmpty else { return }
+        await handle(batch)
+    }
+
+    /// The browser companion's shield, counted at once (its report's answer says whether it was):
+    /// the same collapsing, attribution, saving and event as every other attempt.
+    func recordBrowserShield(_ shield: BrowserShieldAttempt) async -> Bool {
+        let now = clock()
+        return await handle([AttemptInbox.Stamped(raw: .browser(shield), wall: now.wall, boot: now.boot)]) > 0
+    }
+
+    /// Collapses, attributes, saves and publishes `batch`; returns how many attempts were saved.
+    @discardableResult
+    private func handle(_ batch: [AttemptInbox.Stamped]) async -> Int {
+        guard !batch.isEmpty else { return 0 }
         let active = await sessions.active
         let now = clock()
         var attempts: [(BlockedAttempt, Session?)] = []
@@ -74,7 +87,7 @@ actor AttemptRecorder: ServiceLifecycle.Service {
             attempt.profile = session?.profile
             attempts.append((attempt, session))
         }
-        guard !attempts.isEmpty else { return }
+        guard !attempts.isEmpty else { return 0 }
         do {
             try store.recordAttempts(attempts.map(\.0))
             recorded += attempts.count
@@ -92,6 +105,7 @@ actor AttemptRecorder: ServiceLifecycle.Service {
             case .app: events.publish(.appBlocked(attempt, timeLeft: left))
             }
         }
+        return attempts.count
     }
 
     static func attempt(from stamped: AttemptInbox.Stamped) -> BlockedAttempt? {
@@ -106,12 +120,16 @@ actor AttemptRecorder: ServiceLifecycle.Service {
             return BlockedAttempt(
                 kind: .site, name: connection.name, detail: connection.address, source: .firewall,
                 client: connection.realTime ? "" : "counter", at: stamped.wall, count: max(1, connection.count))
+        case .browser(let shield):
+            return BlockedAttempt(
+                kind: .site, name: shield.name, detail: shield.rule, source: .browser, client: "uid \(shield.uid)", at: stamped.wall)
         }
     }
 
     /// The session whose rules stopped the attempt: for a site the one with the rule the DNS
     /// filter reported (else any that blocks the name), the longest-lasting when several do.
     static func blocker(of attempt: BlockedAttempt, among active: [Session], raw: RawAttempt) -> Session? {
+        if case .browser(let shield) = raw, let session = active.first(where: { $0.id == shield.session }) { return session }
         switch attempt.kind {
         case .site:
             let blockers = SessionSet(active).blockers(of: attempt.name)
