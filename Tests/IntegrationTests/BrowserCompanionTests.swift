@@ -198,12 +198,11 @@ struct BrowserCompanionTests {
         let bridge = Binaries.directory + "/simplylock-bridge"
         let install = try daemon.lockctl("browser", "install", "--bridge", bridge, "--json")
         try #require(install.status == 0, "\(install)")
-        let outcome = try #require(try JSONSerialization.jsonObject(with: Data(install.stdout.utf8)) as? [String: Any])
-        let id = try #require(outcome["chromiumID"] as? String)
+        let id = try install.decode(InstallOutcome.self).chromiumID
         // The id is the signing key's, made here: not the unpacked extension's, and the same on a second install.
         #expect(id.count == 32 && id != "fjebkfhmlddjelldhcdbcdoigenpninp", "\(id)")
         let again = try daemon.lockctl("browser", "install", "--bridge", bridge, "--json")
-        #expect(again.stdout.contains(id), "a second install keeps the key and the id: \(again)")
+        #expect(try again.decode(InstallOutcome.self).chromiumID == id, "a second install keeps the key and the id: \(again)")
         var key = stat()
         try #require(stat(root.path + "/var/lib/simplylock/browser-companion.pem", &key) == 0)
         #expect(key.st_mode & 0o777 == 0o600 && key.st_uid == 0, "the signing key is root's alone")
@@ -344,6 +343,12 @@ private struct CompanionFindings: Decodable {
     var meteredSeconds: Double
 
     enum CodingKeys: String, CodingKey { case meteredSeconds = "metered_seconds" }
+}
+
+/// What `lockctl browser install --json` says it did (a shape of lockctl's own): the part the
+/// test reads, the id Chromium gives the packed companion.
+private struct InstallOutcome: Decodable {
+    var chromiumID: String
 }
 
 /// Firefox's record of a profile's add-ons (`extensions.json`), the part the test reads.
