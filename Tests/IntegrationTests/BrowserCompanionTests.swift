@@ -58,6 +58,10 @@ struct BrowserCompanionTests {
         let missingKeyword = try daemon.lockctl("profiles", "remove-keyword", "focus", "nothing")
         #expect(missingKeyword.status != 0 && missingKeyword.stderr.contains("nothing"), "\(missingKeyword)")
         #expect(try daemon.lockctl("profiles", "remove-keyword", "focus", "reels").status == 0)
+        let created = try daemon.lockctl("profiles", "create", "words", "--keyword", "Shorts", "--keyword", "reels", "--json")
+        #expect(created.status == 0 && created.stdout.contains(#""shorts""#) && created.stdout.contains(#""reels""#), "\(created)")
+        let badCreate = try daemon.lockctl("profiles", "create", "badwords", "--keyword", "x")
+        #expect(badCreate.status == 2 && badCreate.stderr.contains("--keyword"), "\(badCreate)")
         // Path rules are edited as every other rule; a bad one or one not in the profile is refused.
         #expect(try daemon.lockctl("profiles", "add-path", "focus", "https://www.reddit.com/r/all").status == 0)
         #expect(try daemon.lockctl("profiles", "show", "focus").stdout.contains("reddit.com/r/all"))
