@@ -20,8 +20,9 @@ struct BrowserCommand: AsyncParsableCommand {
                 windows where the browser has such a policy, and keep it from being turned off. Chromium \
                 installs only a packed, signed extension by policy: the first install makes its key (root-only, \
                 in the state directory) and packs the extension with it. Chromium has no policy that allows an \
-                extension in private windows, so its policy turns them off unless --keep-private-windows. Paths \
-                are prefixed by --root.
+                extension in private windows, so its policy turns them off unless --keep-private-windows. \
+                Firefox installs only signed add-ons: its policy installs the companion only with --firefox-unsigned \
+                (ESR and developer editions). Paths are prefixed by --root.
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(help: ArgumentHelp("Register the bridge for this Chromium profile directory only.", valueName: "dir"))
@@ -30,6 +31,11 @@ struct BrowserCommand: AsyncParsableCommand {
         var bridge: String?
         @Flag(help: "Leave Chromium's private windows on (the companion does not run there).")
         var keepPrivateWindows = false
+        @Flag(
+            help: ArgumentHelp(
+                "Also install it in Firefox ESR by policy, turning Firefox's add-on signature check off (locked).",
+                discussion: "Release Firefox installs only add-ons Mozilla signed, and the companion is not signed."))
+        var firefoxUnsigned = false
 
         func run() async throws {
             let bridge = try bridge ?? BrowserSetup.bridgePath()
@@ -47,10 +53,11 @@ struct BrowserCommand: AsyncParsableCommand {
                 }
                 outcome = try MachineInstall.run(
                     root: global.root, bridge: bridge, extensionDirectory: BrowserSetup.extensionPath(),
-                    privateWindows: keepPrivateWindows)
+                    privateWindows: keepPrivateWindows, firefoxUnsigned: firefoxUnsigned)
             }
             if try global.printJSON(outcome) { return }
             for path in outcome.written { print("wrote \(path)") }
+            if let firefox = outcome.firefox { print("firefox: \(firefox)") }
         }
     }
 
