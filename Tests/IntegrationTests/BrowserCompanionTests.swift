@@ -247,8 +247,17 @@ struct BrowserCompanionTests {
         let root = try Self.root()
         let daemon = try DaemonProcess(root: root)
         let bridge = Binaries.directory + "/simplylock-bridge"
+        // Before any companion connects, status says what the policies there do for each browser found.
+        try root.write("usr/bin/chromium", "")
+        try root.write("usr/bin/firefox-esr", "")
+        try #require(try daemon.lockctl("browser", "install", "--bridge", bridge).status == 0)
+        let before = try daemon.lockctl("browser", "status")
+        #expect(before.stdout.contains("the policy installs it: restart the browser"), "\(before)")
+        #expect(
+            before.stdout.contains("Firefox installs only signed add-ons: sudo lockctl browser install --firefox-unsigned"), "\(before)")
         let install = try daemon.lockctl("browser", "install", "--bridge", bridge, "--firefox-unsigned")
         try #require(install.status == 0, "\(install)")
+        #expect(try daemon.lockctl("browser", "status").stdout.contains("the policy installs it (ESR and developer editions only)"))
         // Debian's Firefox ESR reads /etc/firefox/policies/policies.json (strace: access() there, then
         // its distribution folder). The machine has no /etc/firefox: a private mount namespace gets an
         // overlay of /etc whose changes land in the scratch root, and the machine's /etc is untouched.

@@ -171,6 +171,29 @@ enum BrowserSetup {
         }
     }
 
+    /// What to do where no companion has connected: whether the policy that installs it is
+    /// there for this browser (then a restart picks it up), and if not, how to get it.
+    static func installHint(root: String, browser: String) -> String {
+        func object(_ path: String) -> [String: Any]? {
+            FileManager.default.contents(atPath: Paths.join(root, path)).flatMap {
+                try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+            }
+        }
+        if browser == "firefox" {
+            let settings =
+                (object("etc/firefox/policies/policies.json")?["policies"] as? [String: Any])?["ExtensionSettings"] as? [String: Any]
+            return settings?[firefoxID] != nil
+                ? "the policy installs it (ESR and developer editions only): restart Firefox"
+                : "Firefox installs only signed add-ons: sudo lockctl browser install --firefox-unsigned (ESR), or add the .xpi by hand"
+        }
+        if let entry = chromiumFamily.first(where: { $0.browser == browser }),
+            object(entry.policies + "/simplylock.json")?["ExtensionSettings"] != nil
+        {
+            return "the policy installs it: restart the browser"
+        }
+        return "sudo lockctl browser install, then restart the browser"
+    }
+
     /// Whether private windows are covered where the companion runs: it runs there, or this
     /// browser's policy (written by `browser install`) turns them off.
     static func privateWindowsNote(root: String, browser: String, incognito: Bool?) -> (covered: Bool, note: String) {
@@ -217,7 +240,7 @@ enum BrowserSetup {
                 rows.append(
                     Row(
                         browser: browser, state: "not seen",
-                        detail: "no companion has connected: sudo lockctl browser install, then restart the browser"))
+                        detail: "no companion has connected: " + installHint(root: root, browser: browser)))
             }
         }
         // Companions of browsers not found where this looks (another root, a browser in the home
