@@ -2,10 +2,11 @@
 //
 //   dns-bench build LIST [--set]     parse LIST, build the suffix set, time lookups; JSON on stdout
 //                                    (--set: the same names in a Set<String>, for comparison)
-//   dns-bench serve UPSTREAM [LIST] [--metered]
+//   dns-bench serve UPSTREAM [LIST] [--metered] [--no-cache]
 //                                    run the forwarder on 127.0.0.1 (ephemeral port) in front of
 //                                    UPSTREAM (host:port), blocking LIST's names and *.blocked.test;
 //                                    --metered: the site meter counts bench.test and 999 other names;
+//                                    --no-cache: without the answer cache;
 //                                    prints "ready PORT", then reads commands from stdin:
 //                                    "swap" (rebuild the policy from LIST and swap it in, answers
 //                                    "swapped SECONDS"), "stats" (JSON), "quit"
@@ -133,7 +134,8 @@ func build(_ arguments: [String]) {
 
 func serve(_ given: [String]) async {
     let metered = given.contains("--metered")
-    let arguments = given.filter { $0 != "--metered" }
+    let cached = !given.contains("--no-cache")
+    let arguments = given.filter { $0 != "--metered" && $0 != "--no-cache" }
     guard let upstreamText = arguments.first, let upstream = try? ResolverConfiguration.Server(parsing: upstreamText) else {
         fail("serve HOST:PORT [LIST]")
     }
@@ -142,7 +144,7 @@ func serve(_ given: [String]) async {
     var logger = Logger(label: "dns-bench")
     logger.logLevel = .warning
     let forwarder = DNSForwarder(
-        settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: 0, mark: nil),
+        settings: DNSForwarder.Settings(listenAddresses: ["127.0.0.1"], port: 0, mark: nil, cacheSize: cached ? 10_000 : 0),
         upstream: ResolverConfiguration(servers: [upstream]), logger: logger)
     let idle = rssKiB()
     var built = Duration.zero
@@ -178,7 +180,7 @@ func serve(_ given: [String]) async {
                 json([
                     "rssKiB": rssKiB(), "peakKiB": rssKiB("VmHWM"), "queries": statistics.queries,
                     "blocked": statistics.blocked, "forwarded": statistics.forwarded, "failed": statistics.failed,
-                    "answered": statistics.answered, "timeouts": statistics.upstreamTimeouts,
+                    "answered": statistics.answered, "timeouts": statistics.upstreamTimeouts, "fromCache": statistics.fromCache,
                     "metered": (await forwarder.takeMeterCounts()).values.reduce(0, +),
                 ]))
         case "quit":

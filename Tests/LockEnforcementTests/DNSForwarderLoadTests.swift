@@ -1,14 +1,11 @@
 import Foundation
+import Glibc
 import LockCore
 import Logging
 import Synchronization
 import Testing
 
 @testable import LockEnforcement
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The forwarder under load: a thousand queries at once, junk, and policy swaps in a storm.
 extension DNSForwarderTests {

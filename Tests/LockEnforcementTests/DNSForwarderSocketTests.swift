@@ -1,14 +1,11 @@
 import Foundation
+import Glibc
 import LockCore
 import Logging
 import Synchronization
 import Testing
 
 @testable import LockEnforcement
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The forwarder's sockets: closed at stop, a taken port an error, IPv6 loopback served too.
 extension DNSForwarderTests {

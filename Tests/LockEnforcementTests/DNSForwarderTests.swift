@@ -33,10 +33,12 @@ import Glibc
     static let rules = BlockRules(block: DomainSet(["blocked.test", "other.example"]), allow: DomainSet(["ok.blocked.test"]))
     static let policy = DNSFilterPolicy(DNSFilterPolicyTests.desired([rules]))
 
-    static func settings(timeout: Duration = .seconds(2), attempts: Int = 2) -> DNSForwarder.Settings {
+    /// Without the answer cache unless asked: these tests watch what reaches upstream per query
+    /// (DNSAnswerCacheTests test the cache, and the forwarder with it).
+    static func settings(timeout: Duration = .seconds(2), attempts: Int = 2, cacheSize: Int = 0) -> DNSForwarder.Settings {
         DNSForwarder.Settings(
             listenAddresses: ["127.0.0.1"], port: 0, timeout: timeout, attempts: attempts,
-            mark: isRoot ? DNSForwarder.defaultMark : nil)
+            mark: isRoot ? DNSForwarder.defaultMark : nil, cacheSize: cacheSize)
     }
 
     /// Runs `body` with a started forwarder in front of `servers`, and stops it after.

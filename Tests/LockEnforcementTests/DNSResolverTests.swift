@@ -1,5 +1,6 @@
 import Foundation
 import LockCore
+import Synchronization
 import Testing
 
 @testable import LockEnforcement
@@ -121,5 +122,28 @@ import Testing
         let noUpstream = DNSResolver(
             servers: .resolvConf(path: stub.path), systemdUpstreamPath: directory.appendingPathComponent("none").path)
         #expect(noUpstream.configuration().servers.map(\.description) == ["127.0.0.53"])
+    }
+
+    /// Behind a local stub whose upstream the DNS filter answers (0.0.0.0 for blocked names), the
+    /// resolver asks the stub's own upstream, learnt meanwhile, for the names that came back sinkholed.
+    @Test func behindAStubSinkholedNamesAreAskedOfItsLearntUpstream() async throws {
+        let stub = try DNSTestServer { name, _ in name == "blocked.example" ? .answer(["0.0.0.0", "::"]) : .answer(["192.0.2.8"]) }
+        let upstream = try DNSTestServer { _, _ in .answer(["203.0.113.5", "2001:db8::5"]) }
+        defer {
+            stub.stop()
+            upstream.stop()
+        }
+        let learnt = Mutex<[ResolverConfiguration.Server]>([])
+        let resolver = DNSResolver(servers: .configured(stub.configuration()), stubUpstreams: { learnt.withLock { $0 } })
+        // Nothing learnt yet: the stub answers, and blocked.example comes back as a sinkhole.
+        let first = await resolver.resolve(["blocked.example", "other.example"])
+        #expect(first["blocked.example"]?.isSinkholed == true)
+        #expect(first["other.example"]?.addresses.map(\.description) == ["192.0.2.8"])
+        // Its upstream learnt: only the sinkholed name is asked again, of the upstream.
+        learnt.withLock { $0 = upstream.configuration().servers }
+        let again = await resolver.resolve(["blocked.example", "other.example"])
+        #expect(again["blocked.example"]?.addresses.map(\.description) == ["203.0.113.5", "2001:db8::5"])
+        #expect(Set(upstream.names) == ["blocked.example", "other.example"], "the stub is no longer asked once its upstream is known")
+        #expect(Set(await resolver.nameservers().map(\.description)) == ["127.0.0.1"])
     }
 }

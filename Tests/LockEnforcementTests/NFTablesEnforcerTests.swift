@@ -238,4 +238,26 @@ final class ManualClock: Sendable {
         #expect(report.details["watch"]?.description == "not running")
         #expect(backend.scripts.isEmpty)
     }
+
+    /// A sinkhole answer (what a filtering or hosts-reading resolver, or our own DNS filter,
+    /// answers) is no address of the name: never in the sets, never claimed, and a failure.
+    @Test func sinkholeAnswersAreNeitherBlockedNorClaimed() async throws {
+        let enforcer = makeEnforcer()
+        for sinkhole in [["0.0.0.0", "::"], ["127.0.1.1"], ["::ffff:0.0.0.0"]] {
+            resolver.set("blocked.example", sinkhole)
+            try await enforcer.apply(DesiredBlock(domains: ["blocked.example"]))
+            await enforcer.settle()
+            #expect(blocked(backend.scripts.last!).isEmpty, "\(sinkhole)")
+            let coverage = await enforcer.coverage(of: "blocked.example")
+            #expect(coverage?.blocks == false, "\(sinkhole)")
+            #expect(coverage?.detail.contains("a blocking answer, not its address") == true, "\(coverage?.detail ?? "")")
+            #expect(await enforcer.status().details["namesFailing"] == .count(1))
+        }
+        // A real address beside a sinkhole one is kept, the sinkhole is not.
+        resolver.set("blocked.example", ["0.0.0.0", "203.0.113.5"])
+        try await enforcer.apply(DesiredBlock(domains: ["blocked.example"]))
+        await enforcer.settle()
+        #expect(blocked(backend.scripts.last!) == "203.0.113.5")
+        #expect(await enforcer.coverage(of: "blocked.example")?.blocks == true)
+    }
 }

@@ -223,6 +223,55 @@ expect "the firewall's refusal is an attempt as it happens (NFLOG)" time_until 3
     "grep '\"site.blocked\"' '$work/events.ndjson' | grep '\"source\":\"firewall\"' | grep -q blocked.test"
 expect "the attempt counters are in the daemon's table" sh -c "nft list counters table inet simplylock | grep -A2 'comment \"blocked.test\"' | grep -qE 'packets [1-9]'"
 
+echo "# borrowing the daemon's DNS exemption (issue 24, row 4)"
+dns_check() { # dns_check NAME: the dns enforcer's answer of lockctl check NAME, exit 0 when it blocks
+    "$bin/lockctl" --root "$root" check "$1" --json | python3 -c '
+import json, sys
+dns = [e for e in json.load(sys.stdin)["enforcers"] if e["name"] == "dns"][0]
+print(dns["detail"]); sys.exit(0 if dns["blocks"] else 1)'
+}
+# A root process's own table marking every DNS packet with the daemon's mark: the redirect reads
+# the socket's mark, which a table cannot set, so nothing gets past.
+nft -f - <<'EOF2'
+table inet borrow {
+	chain out {
+		type filter hook output priority -300; policy accept;
+		meta l4proto { tcp, udp } th dport 53 meta mark set 0x534c
+	}
+}
+EOF2
+expect "another table marks DNS packets 0x534c" sh -c 'nft list table inet borrow | grep -q "mark set 0x0000534c"'
+expect "... m.blocked.test is still 0.0.0.0 (the redirect reads the socket's mark)" resolves_to x1.m.blocked.test 0.0.0.0
+expect "... over TCP too" sh -c '[ "$(dig +tcp +short x2.m.blocked.test)" = 0.0.0.0 ]'
+expect "... and check still says the dns enforcer blocks it, truly" dns_check m.blocked.test
+nft delete table inet borrow
+# A root process's socket with SO_MARK 0x534c: its queries skip the redirect; the daemon must
+# stop claiming the dns block, and doctor must name the process.
+python3 "$here/marked_query.py" 0x534c 198.18.0.2 y.m.blocked.test "$work/borrow.out" &
+borrower=$!
+pids+=("$borrower")
+wait_for_file "$work/borrow.out" 10
+expect "a socket with SO_MARK 0x534c gets the real answer (the bypass exists)" grep -qw 198.18.0.3 "$work/borrow.out"
+names_borrower_in_check() { local out; out="$(dns_check m.blocked.test)" && return 1; echo "$out"; echo "$out" | grep -q "process $borrower (python3)"; }
+names_borrower_in_status() {
+    "$bin/lockctl" --root "$root" status --json | python3 -c '
+import json, sys
+dns = [e for e in json.load(sys.stdin)["enforcers"] if e["name"] == "dns"][0]
+print(dns.get("lastError")); sys.exit(0 if f"process {sys.argv[1]} (python3)" in (dns.get("lastError") or "") else 1)' "$borrower"
+}
+doctor_fails_naming_borrower() {
+    local out status
+    out="$("$bin/lockctl" --root "$root" doctor 2>&1)"
+    status=$?
+    echo "exit $status: $(echo "$out" | grep "process $borrower" | head -2)"
+    [ $status = 1 ] && echo "$out" | grep -q "process $borrower (python3)"
+}
+expect "check m.blocked.test: the dns enforcer no longer claims it, naming the process" names_borrower_in_check
+expect "status: the dns enforcer's error names the process" names_borrower_in_status
+expect "doctor fails (exit 1) naming the process" doctor_fails_naming_borrower
+kill "$borrower"; wait "$borrower" 2>/dev/null
+expect "with the process gone, check says the dns enforcer blocks again" time_until 5000 dns_check m.blocked.test
+
 echo "# lockctl stop site"
 expect "lockctl stop" lockctl stop site
 expect "the table and its redirect are gone" sh -c '! nft list table inet simplylock 2>/dev/null && echo none'

@@ -8,12 +8,17 @@
 #                   resolv.conf (the daemon's, under its scratch root, and the namespace's via a
 #                   bind mount) names only 127.0.1.1; simplylockd; veth0 198.18.0.1, fd00:18::1
 #   peer namespace: dnsmasq on 198.18.0.2:53 and [fd00:18::2]:53, *.blocked.test → 198.18.0.3,
-#                   *.allowed.test → 198.18.0.4
+#                   *.allowed.test → 198.18.0.4; echo servers on 198.18.0.3:80 and [fd00:18::3]:80
+#                   (blocked.test's real addresses); a second resolver on 198.18.0.5:53 that lies
+#                   (blocked.test → 198.18.0.9), which ordinary users may ask
 #
 # With no `resolvers` setting, a block of blocked.test must redirect the machine's DNS (the
 # stub's upstream queries included) through the filter: subdomains of blocked.test get 0.0.0.0
 # through the stub, over UDP and TCP, other names resolve through the stub's own upstream, and a
-# query sent straight to a server goes to that server. Prints "ok - …" / "not ok - …" and
+# query sent straight to a server goes to that server. The firewall learns blocked.test's real
+# addresses through the stub's own upstream (learnt by the filter from the stub's queries, never
+# from an ordinary user's), and connecting to them by address as an ordinary user is refused.
+# Prints "ok - …" / "not ok - …" and
 # "N passed, M failed"; exits 0 only when all passed, 77 after "SKIP: reason" when it cannot run.
 set -u
 
@@ -23,7 +28,7 @@ data="${2:?usage: $0 BIN_DIR DATA_DIR}"
 
 . "$here/netns-lib.sh"
 
-netns_enter 240 nft dnsmasq dig getent
+netns_enter 240 nft dnsmasq dig getent setpriv
 
 # ---- inside the namespaces ------------------------------------------------------------------
 
@@ -38,9 +43,18 @@ ip link set veth0 up
 peer ip link set lo up
 peer ip addr add 198.18.0.2/24 dev veth1
 peer ip -6 addr add fd00:18::2/64 dev veth1 nodad
+peer ip addr add 198.18.0.3/24 dev veth1
+peer ip addr add 198.18.0.5/24 dev veth1
+peer ip -6 addr add fd00:18::3/64 dev veth1 nodad
 peer ip link set veth1 up
+nsenter -t "$peer_pid" -n python3 "$here/nettool.py" serve --ready "$work/serve.ready" 198.18.0.3:80 '[fd00:18::3]:80' &
+pids+=("$!")
+nsenter -t "$peer_pid" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+    --listen-address=198.18.0.5 --port=53 --user=root --group=root --pid-file="$work/liar-dnsmasq.pid" \
+    --address=/blocked.test/198.18.0.9 --address=/allowed.test/198.18.0.9 &
+pids+=("$!")
 
-peer dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+nsenter -t "$peer_pid" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
     --listen-address=198.18.0.2 --listen-address=fd00:18::2 --port=53 --user=root --group=root \
     --pid-file="$work/peer-dnsmasq.pid" --log-queries --log-facility="$work/peer-dnsmasq.log" --local-ttl=60 \
     --address=/blocked.test/198.18.0.3 --address=/blocked.test/fd00:18::3 \
@@ -85,6 +99,9 @@ detail_matches() { # detail_matches KEY REGEX
 }
 
 expect "m.blocked.test resolves through the stub before the block" resolves_to 198.18.0.3 m.blocked.test
+wait_for_file "$work/serve.ready" 10 || echo "# the echo servers did not start"
+as_user() { setpriv --reuid=65534 --regid=65534 --clear-groups env PATH=/usr/bin:/bin "$@"; }
+expect "an ordinary user reaches blocked.test's address before the block" as_user python3 "$here/nettool.py" check 198.18.0.3 80 open
 expect "profile created" lockctl profiles create site --domain blocked.test
 expect "lockctl start site 10m" lockctl start site 10m --strict
 log_lines_before_block=$(wc -l <"$work/peer-dnsmasq.log")
@@ -103,7 +120,41 @@ expect "allowed.test over TCP through the stub" resolves_to 198.18.0.4 +tcp allo
 expect "a query sent straight to the peer over IPv6 goes there" resolves_to 198.18.0.4 @fd00:18::2 allowed.test
 expect "a blocked name sent straight to the peer over IPv6: 0.0.0.0" resolves_to 0.0.0.0 @fd00:18::2 x.blocked.test
 expect "the stub's upstream queries went on to the peer through the filter" detail_matches toOriginalDestination '^([3-9]|[1-9][0-9]+)$'
-expect "no subdomain of blocked.test reached the peer during the block" sh -c "! tail -n +$((log_lines_before_block + 1)) '$work/peer-dnsmasq.log' | grep -E 'query\[[A-Z]+\] [a-z.]*\.blocked\.test from'"
+# (The firewall asks the peer for blocked.test and www.blocked.test itself, marked: not through the filter.)
+expect "no subdomain of blocked.test asked through the filter reached the peer during the block" sh -c "! tail -n +$((log_lines_before_block + 1)) '$work/peer-dnsmasq.log' | grep -E 'query\[[A-Z]+\] (m|a\.b|x)\.blocked\.test from'"
+echo "# the firewall behind the stub: blocked.test's real addresses, learnt through the stub's upstream"
+expect "an ordinary user asks another resolver for names (it answers blocked.test with 198.18.0.9)" \
+    as_user dig +short +time=2 +tries=1 @198.18.0.5 x.allowed.test
+expect "the firewall's set holds blocked.test's real IPv4 address" \
+    time_until 20000 sh -c 'nft list set inet simplylock block4 | grep -qw 198.18.0.3'
+expect "... and its real IPv6 address" time_until 20000 sh -c 'nft list set inet simplylock block6 | grep -qw fd00:18::3'
+expect "... and no sinkhole or lying answer" sh -c '! nft list table inet simplylock | grep -E "0\.0\.0\.0|198\.18\.0\.9"'
+expect "status: the stub's upstream was learnt (198.18.0.2), the other resolver was not" \
+    sh -c "out=\"\$('$bin/lockctl' --root '$root' status --json | python3 -c '
+import json, sys
+dns = [e for e in json.load(sys.stdin)[\"enforcers\"] if e[\"name\"] == \"dns\"][0][\"details\"]
+print(dns.get(\"stubUpstreams\", \"\"))')\"; echo \"\$out\"; echo \"\$out\" | grep -qw 198.18.0.2 && ! echo \"\$out\" | grep -q 198.18.0.5"
+expect "an ordinary user's connection to blocked.test's IPv4 address is refused" as_user python3 "$here/nettool.py" check 198.18.0.3 80 refused
+expect "... and to its IPv6 address" as_user python3 "$here/nettool.py" check fd00:18::3 80 refused
+expect "check blocked.test: the firewall refuses its real address" sh -c "'$bin/lockctl' --root '$root' check blocked.test --json | python3 -c '
+import json, sys
+nft = [e for e in json.load(sys.stdin)[\"enforcers\"] if e[\"name\"] == \"nftables\"][0]
+print(nft[\"detail\"]); sys.exit(0 if nft[\"blocks\"] and \"198.18.0.3\" in nft[\"detail\"] else 1)'"
+echo "# the DNS filter's answer cache (the stub keeps none): a repeat is answered from it, a block always wins"
+answered_from_cache() { # answered_from_cache NAME ADDRESS: resolves to ADDRESS, and fromCache grew
+    local before after
+    before="$(dns_detail fromCache)"
+    resolves_to "$2" "$1" || return 1
+    after="$(dns_detail fromCache)"
+    echo "fromCache $before -> $after"
+    [ "$after" -gt "$before" ]
+}
+expect "later.allowed.test resolves through the stub" resolves_to 198.18.0.4 later.allowed.test
+expect "asked again, it is answered from the filter's cache" answered_from_cache later.allowed.test 198.18.0.4
+expect "the peer was asked once" sh -c "[ \$(grep -c 'query\[A\] later.allowed.test' '$work/peer-dnsmasq.log') = 1 ]"
+expect "a block of later.allowed.test starts" sh -c "'$bin/lockctl' --root '$root' profiles create late --domain later.allowed.test >/dev/null && '$bin/lockctl' --root '$root' start late 10m"
+expect "later.allowed.test is 0.0.0.0 at once: the kept answer is not served" resolves_to 0.0.0.0 later.allowed.test
+expect "... over TCP too" resolves_to 0.0.0.0 +tcp later.allowed.test
 expect "check m.blocked.test: the dns enforcer blocks it" sh -c "'$bin/lockctl' --root '$root' check m.blocked.test --json | python3 -c '
 import json, sys
 answer = json.load(sys.stdin)

@@ -69,8 +69,13 @@ extension EnforcerRegistration {
         let dns = built[EnforcerKind.dns.name] as? DNSFilterEnforcer
         var redirect: (@Sendable () -> DNSRedirect?)?
         if let dns { redirect = { dns.redirect } }
-        // Its queries carry the filter's mark, so that they reach the real servers.
-        let resolver = DNSResolver(servers: factory.servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, logger: factory.logger)
+        // Its queries carry the filter's mark, so that they reach the real servers; behind a
+        // local stub, the stub's own upstreams (learnt by the filter) are asked instead of the
+        // stub, whose upstream queries the filter answers for blocked names with 0.0.0.0.
+        var learnt: (@Sendable () -> [ResolverConfiguration.Server])?
+        if let stubUpstreams = dns?.stubUpstreams { learnt = { stubUpstreams.servers() } }
+        let resolver = DNSResolver(
+            servers: factory.servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, stubUpstreams: learnt, logger: factory.logger)
         var connectionCheck: (@Sendable () -> ConnectionCheck?)?
         if let connections = built[EnforcerKind.connections.name] as? ConnectionNameEnforcer {
             connectionCheck = { connections.check }

@@ -26,6 +26,11 @@ public actor DNSFilterEnforcer: Enforcer {
 
     private let forwarder: DNSForwarder
     private let resolver: DNSResolver
+    /// The upstream servers of the machine's local stub resolver, learnt from its redirected
+    /// queries; the firewall resolves blocked names through them (see `StubUpstreams`).
+    public nonisolated let stubUpstreams = StubUpstreams()
+    /// Other processes whose sockets carry the exemption mark (nil: no mark is set).
+    private nonisolated let borrowers: MarkBorrowers?
     private let settings: DNSForwarder.Settings
     private let refreshInterval: Duration
     private let logger: Logger
@@ -39,6 +44,8 @@ public actor DNSFilterEnforcer: Enforcer {
     private var lastError: String?
     private var lastBuild: Duration?
     private var upstreamProblem: String?
+    /// The machine's resolvers on loopback (a local stub), as last read.
+    private var configuredStubs: [ResolverConfiguration.Server] = []
     /// Whether the site meter wants the machine's DNS while nothing is blocked.
     private var metering = false
 
@@ -64,11 +71,13 @@ public actor DNSFilterEnforcer: Enforcer {
     ) {
         self.resolveList = lists
         self.redirected = redirected
+        self.borrowers = settings.mark.map { MarkBorrowers(mark: $0) }
         self.settings = settings
         self.resolver = DNSResolver(servers: servers, systemdUpstreamPath: systemdUpstreamPath, logger: logger)
         self.refreshInterval = refreshInterval
         self.logger = logger
-        self.forwarder = DNSForwarder(settings: settings, upstream: resolver.configuration(), onBlocked: onBlocked, logger: logger)
+        self.forwarder = DNSForwarder(
+            settings: settings, upstream: resolver.configuration(), onBlocked: onBlocked, stubUpstreams: stubUpstreams, logger: logger)
     }
 
     /// Where the nftables redirect should send the machine's DNS during blocks; nil while the
@@ -135,11 +144,16 @@ public actor DNSFilterEnforcer: Enforcer {
             ])
     }
 
-    /// Re-reads the upstream servers every `refreshInterval` (DHCP and VPN change them).
+    /// Re-reads the upstream servers every `refreshInterval` (DHCP and VPN change them), and
+    /// logs when another process starts carrying the exemption mark.
     public func watch() async {
+        var reported: String?
         while !Task.isCancelled {
             do { try await Task.sleep(for: refreshInterval) } catch { break }
             if forwarder.port != nil { refreshUpstream() }
+            let borrowed = borrowedMark()
+            if let borrowed, borrowed != reported { logger.error("the DNS filter is bypassed", metadata: ["why": "\(borrowed)"]) }
+            reported = borrowed
         }
     }
 
@@ -159,21 +173,34 @@ public actor DNSFilterEnforcer: Enforcer {
             "queries": .count(statistics.queries),
             "blocked": .count(statistics.blocked),
             "forwarded": .count(statistics.forwarded),
+            "fromCache": .count(statistics.fromCache),
+            "cacheEntries": .count(statistics.cacheEntries),
             "failed": .count(statistics.failed),
             "upstreamTimeouts": .count(statistics.upstreamTimeouts),
             "tcpFallbacks": .count(statistics.tcpFallbacks),
             "inFlight": .count(statistics.inFlight),
             "covers": .text("each blocked name and every name under it, for programs using the machine's DNS"),
         ]
+        let stubs = configuredStubs
+        if !stubs.isEmpty {
+            let learnt = stubUpstreams.servers()
+            details["stubUpstreams"] = .text(
+                learnt.isEmpty
+                    ? "none learnt yet from \(stubs.map(\.description).joined(separator: " "))"
+                        + (stubUpstreams.problem.map { " (\($0))" } ?? "")
+                    : learnt.map(\.description).joined(separator: " "))
+        }
         let held = policy.heldLists
         if !held.isEmpty { details["lists"] = .text(held.map(\.description).joined(separator: " ")) }
         if !policy.missingLists.isEmpty { details["listsMissing"] = .text(policy.missingLists.map(\.description).joined(separator: " ")) }
         if let lastBuild { details["buildSeconds"] = .seconds(lastBuild.seconds) }
         if let upstreamProblem { details["problem"] = .text(upstreamProblem) }
+        let borrowed = borrowedMark()
+        if let borrowed { details["markBorrowed"] = .text(borrowed) }
         return EnforcerStatus(
-            name: name, applied: desired != nil && lastError == nil && forwarder.port != nil,
+            name: name, applied: desired != nil && lastError == nil && forwarder.port != nil && borrowed == nil,
             elements: policy.nameCount, lastApplied: lastApplied,
-            lastError: lastError ?? upstreamProblem, details: details)
+            lastError: lastError ?? upstreamProblem ?? borrowed, details: details)
     }
 
     public nonisolated var scope: EnforcerScope? {
@@ -200,7 +227,34 @@ public actor DNSFilterEnforcer: Enforcer {
                     + "the dns enforcer needs the nftables enforcer")
         }
         if let upstreamProblem { return .doesNotCover("rule \(rule)\(source) would block it, but \(upstreamProblem)") }
+        if let borrowed = borrowedMark() { return .doesNotCover("rule \(rule)\(source) would block it, but \(borrowed)") }
         return .blocks("rule \(rule)\(source): answered 0.0.0.0 and :: for it and every name under it")
+    }
+
+    /// What another process does with the exemption mark while the redirect is in force, in a
+    /// sentence; nil when nothing (or nothing is redirected).
+    private func borrowedMark() -> String? {
+        guard let borrowers, redirect != nil else { return nil }
+        let found = borrowers.current().borrowers
+        guard !found.isEmpty else { return nil }
+        let mark = "0x" + String(borrowers.mark, radix: 16)
+        return found.map(\.description).joined(separator: "; ")
+            + ": its DNS queries skip the filter (the redirect exempts sockets with mark \(mark), which only the daemon should set)"
+    }
+
+    public func diagnose() async -> [Finding] {
+        guard let borrowers, redirect != nil else { return [] }
+        let (found, problem) = borrowers.current()
+        if let problem { return [Finding("dns exemption mark", .warning, "cannot check who carries the daemon's mark: \(problem)")] }
+        guard let borrowed = borrowedMark(), !found.isEmpty else {
+            return [Finding("dns exemption mark", .ok, "no other process carries the daemon's mark")]
+        }
+        let processes = found.map { "\($0.pid) (\($0.command))" }.joined(separator: ", ")
+        return [
+            Finding(
+                "dns exemption mark", .problem, borrowed,
+                fix: "stop process \(processes), or have it stop setting SO_MARK \(String(borrowers.mark, radix: 16)) on its sockets")
+        ]
     }
 
     /// Counts answered queries for `names` and every name under them (the site meter) from now
@@ -228,7 +282,9 @@ public actor DNSFilterEnforcer: Enforcer {
         // 127.0.1.1, resolved on 127.0.0.53) keeps its place in the chain: its own upstream
         // queries come through the filter and go on to its upstream. Only when conntrack
         // cannot say where a query was going would they be sent back to the stub, a loop.
-        let loopback = forwarder.followsOriginalDestination ? [] : configuration.servers.filter { Self.isLoopback($0.address) }
+        configuredStubs = configuration.servers.filter(\.isLoopback)
+        stubUpstreams.setStubs(forwarder.followsOriginalDestination ? configuredStubs : [])
+        let loopback = forwarder.followsOriginalDestination ? [] : configuredStubs
         let problem: String? =
             loopback.isEmpty
             ? nil
@@ -243,12 +299,5 @@ public actor DNSFilterEnforcer: Enforcer {
         let redirect = problem == nil ? forwarder.port.map { DNSRedirect(port: $0, mark: settings.mark, metering: metering) } : nil
         redirectState.withLock { $0 = redirect }
         forwarder.setRedirected(redirect != nil)
-    }
-
-    private static func isLoopback(_ address: IPNetwork) -> Bool {
-        switch address.family {
-        case .ipv4: address.address >> 24 == 127
-        case .ipv6: address.address == 1
-        }
     }
 }

@@ -43,10 +43,13 @@ public final class DNSForwarder: Sendable {
         let redirected = Atomic<Bool>(false)
         /// The names whose answered queries are counted for the site meter (`setMetered`).
         let metered = Mutex<DomainSuffixSet>(.empty)
+        /// The local stub resolver's upstream servers, learnt from its redirected queries.
+        let stubUpstreams: StubUpstreams
 
-        init(policy: DNSFilterPolicy, servers: [DNSUpstreamServer]) {
+        init(policy: DNSFilterPolicy, servers: [DNSUpstreamServer], stubUpstreams: StubUpstreams) {
             self.policy = Mutex(policy)
             self.servers = Mutex(servers)
+            self.stubUpstreams = stubUpstreams
         }
     }
 
@@ -71,13 +74,14 @@ public final class DNSForwarder: Sendable {
     ///   - upstream: where unblocked queries go; only its servers are used (timing comes from `settings`).
     ///   - policy: what to block at first.
     ///   - onBlocked: called on the forwarder's thread for every blocked answer; keep it short.
+    ///   - stubUpstreams: where the local stub resolver's upstream servers are learnt.
     public init(
         settings: Settings = Settings(), upstream: ResolverConfiguration, policy: DNSFilterPolicy = .empty,
-        onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil,
+        onBlocked: (@Sendable (DNSBlockedQuery) -> Void)? = nil, stubUpstreams: StubUpstreams = StubUpstreams(),
         logger: Logger = Logger(label: "simplylock.dns-filter")
     ) {
         self.settings = settings
-        self.shared = Shared(policy: policy, servers: upstream.servers.map(DNSUpstreamServer.init))
+        self.shared = Shared(policy: policy, servers: upstream.servers.map(DNSUpstreamServer.init), stubUpstreams: stubUpstreams)
         self.upstreamConfiguration = Mutex(upstream)
         self.onBlocked = onBlocked
         self.logger = logger

@@ -31,6 +31,10 @@ extension DNSForwarder {
         /// page, a benchmark) is queued rather than dropped while the loop catches up. Above
         /// `net.core.rmem_max` it needs CAP_NET_ADMIN; without it the kernel's maximum is used.
         public var receiveBufferSize: Int
+        /// Upstream answers kept for repeated queries (`DNSAnswerCache`); 0 keeps none.
+        public var cacheSize: Int
+        /// The longest an answer is kept, whatever its TTL.
+        public var cacheMaxTTL: UInt32
 
         /// Creates settings.
         public init(
@@ -38,8 +42,10 @@ extension DNSForwarder {
             timeout: Duration = .seconds(2), attempts: Int = 2, mark: UInt32? = DNSForwarder.defaultMark,
             blockedTTL: UInt32 = 5, maxInFlight: Int = 8192, maxTCPConnections: Int = 256,
             tcpIdleTimeout: Duration = .seconds(10), upstreamSockets: Int = 4,
-            receiveBufferSize: Int = 4 << 20
+            receiveBufferSize: Int = 4 << 20, cacheSize: Int = 10_000, cacheMaxTTL: UInt32 = 3600
         ) {
+            self.cacheSize = max(0, cacheSize)
+            self.cacheMaxTTL = max(1, cacheMaxTTL)
             self.listenAddresses = listenAddresses
             self.port = port
             self.timeout = timeout

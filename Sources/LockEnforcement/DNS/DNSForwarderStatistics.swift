@@ -10,6 +10,10 @@ public struct DNSForwarderStatistics: Sendable, Equatable {
     public var toOriginalDestination = 0
     /// Upstream answers passed back to clients.
     public var answered = 0
+    /// Queries answered from the answer cache (kept upstream answers, within their TTL).
+    public var fromCache = 0
+    /// Answers in the cache now.
+    public var cacheEntries = 0
     /// Queries answered SERVFAIL: no upstream server answered in time, or none is configured.
     public var failed = 0
     /// Malformed queries answered FORMERR, or other opcodes answered NOTIMP.

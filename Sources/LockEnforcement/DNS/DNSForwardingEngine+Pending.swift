@@ -30,6 +30,8 @@ extension DNSForwardingEngine {
         var original: Bool = false
         /// The metered name it counts for once answered (see `DNSForwarder.setMetered`).
         var metered: String? = nil
+        /// Where its answer is kept (nil: not kept, the cache is off).
+        var cacheKey: [UInt8]? = nil
     }
 
     struct Timeout {

@@ -23,21 +23,22 @@ final class DNSForwardingEngine {
 
     let eventLoop: any EventLoop
     private let settings: DNSForwarder.Settings
-    private let shared: DNSForwarder.Shared
+    let shared: DNSForwarder.Shared
     private let onBlocked: (@Sendable (DNSBlockedQuery) -> Void)?
     private let logger: Logger
 
     /// Upstream UDP sockets, by family (0 IPv4, 1 IPv6).
     var upstreamChannels: [[any Channel]] = [[], []]
-    private var pending: [UInt32: Pending] = [:]
-    private var timeouts = CircularBuffer<Timeout>(initialCapacity: 1024)
-    private var timer: Scheduled<Void>?
+    var pending: [UInt32: Pending] = [:]
+    var timeouts = CircularBuffer<Timeout>(initialCapacity: 1024)
+    var timer: Scheduled<Void>?
     private var serial: UInt64 = 0
-    private var preferredServer = 0
+    var preferredServer = 0
     private var unflushed: [any Channel] = []
     private var tcpInFlight = 0
     private var random = RandomPool()
-    private(set) var statistics = DNSForwarderStatistics()
+    private var cache: DNSAnswerCache
+    var statistics = DNSForwarderStatistics()
     /// Answered queries per metered name since the site meter last took them.
     private var meterCounts: [String: Int] = [:]
     /// Finds where redirected queries were sent; nil when the kernel does not answer here.
@@ -54,6 +55,7 @@ final class DNSForwardingEngine {
         self.shared = shared
         self.onBlocked = onBlocked
         self.logger = logger
+        self.cache = DNSAnswerCache(capacity: settings.cacheSize, maxTTL: settings.cacheMaxTTL)
         var failure: String?
         self.conntrack = ConntrackLookup(failure: &failure)
         self.conntrackFailure = failure
@@ -62,6 +64,7 @@ final class DNSForwardingEngine {
     var currentStatistics: DNSForwarderStatistics {
         var result = statistics
         result.inFlight = pending.count + tcpInFlight
+        result.cacheEntries = cache.count
         return result
     }
 
@@ -83,6 +86,9 @@ final class DNSForwardingEngine {
                     let policy = shared.policy.withLock { $0 }
                     if let rule = policy.verdict(name) {
                         statistics.blocked += 1
+                        // The firewall's resolver learns the stub's upstream from the stub's queries;
+                        // the first ones it sees may be for blocked names.
+                        if shared.stubUpstreams.wantsSample { _ = originalDestination(of: client) }
                         send(query.blockedResponse(packet, ttl: settings.blockedTTL), to: client)
                         onBlocked?(
                             DNSBlockedQuery(
@@ -117,6 +123,19 @@ final class DNSForwardingEngine {
     ) {
         let servers = shared.servers.withLock { $0 }
         let original = originalDestination(of: client)
+        var cacheKey: [UInt8]?
+        if settings.cacheSize > 0 {
+            let key = DNSAnswerCache.key(packet, query, server: original.map(Self.serverKey) ?? [])
+            let question = UnsafeRawBufferPointer(rebasing: packet[12..<query.questionEnd])
+            if let cached = cache.answer(key, id: query.id, question: question, now: NIODeadline.now().uptimeNanoseconds),
+                client.overTCP || cached.count <= query.udpLimit
+            {
+                statistics.fromCache += 1
+                if let metered { meterCounts[metered, default: 0] += 1 }
+                return send(cached, to: client)
+            }
+            cacheKey = key
+        }
         guard original != nil || !servers.isEmpty, pending.count < settings.maxInFlight else {
             statistics.failed += 1
             if servers.isEmpty { logger.warning("no upstream DNS server configured; answering SERVFAIL") }
@@ -134,13 +153,13 @@ final class DNSForwardingEngine {
             return send(
                 Pending(
                     client: client, packet: copy, query: query, tries: 0, server: DNSUpstreamServer(original: original), serverIndex: 0,
-                    serial: 0, original: true, metered: metered))
+                    serial: 0, original: true, metered: metered, cacheKey: cacheKey))
         }
         let index = preferredServer % servers.count
         send(
             Pending(
                 client: client, packet: copy, query: query, tries: 0, server: servers[index], serverIndex: index, serial: 0,
-                metered: metered))
+                metered: metered, cacheKey: cacheKey))
     }
 
     /// Where a redirected query was going (the machine's own resolver chain: a stub's
@@ -156,6 +175,7 @@ final class DNSForwardingEngine {
             let original = conntrack.originalDestination(protocol: proto, local: local, peer: peer),
             original != local
         else { return nil }
+        shared.stubUpstreams.observe(original: original, client: peer, proto: proto)
         return original
     }
 
@@ -185,7 +205,7 @@ final class DNSForwardingEngine {
     }
 
     /// Moves `entry` on to the next server, or answers SERVFAIL when its tries are used up.
-    private func nextTry(_ entry: Pending, after reason: String) {
+    func nextTry(_ entry: Pending, after reason: String) {
         var entry = entry
         entry.tries += 1
         let servers = shared.servers.withLock { $0 }
@@ -242,6 +262,9 @@ final class DNSForwardingEngine {
 
     /// Passes an upstream answer to the client with the client's ID.
     private func deliver(_ answer: ByteBuffer, for entry: Pending) {
+        if let key = entry.cacheKey {
+            answer.withUnsafeReadableBytes { cache.store(key, $0, now: NIODeadline.now().uptimeNanoseconds) }
+        }
         var out = answer
         out.setInteger(entry.query.id, at: out.readerIndex)
         statistics.answered += 1
@@ -307,32 +330,6 @@ final class DNSForwardingEngine {
         }
     }
 
-    // MARK: - Timeouts
-
-    private func armTimer() {
-        guard timer == nil, let first = timeouts.first else { return }
-        timer = eventLoop.assumeIsolated().scheduleTask(deadline: first.deadline) { [self] in
-            timer = nil
-            expireTimeouts()
-        }
-    }
-
-    /// Every try has the same timeout, so the queue is in deadline order.
-    private func expireTimeouts() {
-        let now = NIODeadline.now()
-        while let first = timeouts.first, first.deadline <= now {
-            timeouts.removeFirst()
-            guard let entry = pending[first.key], entry.serial == first.serial else { continue }
-            pending[first.key] = nil
-            statistics.upstreamTimeouts += 1
-            let servers = shared.servers.withLock { $0.count }
-            if !entry.original, servers > 0, preferredServer % servers == entry.serverIndex { preferredServer = entry.serverIndex + 1 }
-            nextTry(entry, after: "timeout")
-        }
-        armTimer()
-        flush()
-    }
-
     // MARK: - Output
 
     private func send(_ bytes: [UInt8], to client: Client) {
@@ -379,6 +376,7 @@ final class DNSForwardingEngine {
         timer = nil
         pending.removeAll()
         timeouts.removeAll()
+        cache.removeAll()
         unflushed.removeAll()
     }
 }

@@ -23,6 +23,7 @@ public final class DNSResolver: NameResolver {
     private let deadline: Duration
     private let maxInFlight: Int
     private let mark: UInt32?
+    private let stubUpstreams: (@Sendable () -> [ResolverConfiguration.Server])?
     private let logger: Logger
 
     /// Creates a resolver.
@@ -38,15 +39,20 @@ public final class DNSResolver: NameResolver {
     ///   - mark: `SO_MARK` of its sockets; give the DNS filter's mark when the filter's redirect
     ///     may be in force, or these queries would be answered by the filter itself (blocked
     ///     names as 0.0.0.0).
+    ///   - stubUpstreams: the upstream servers of a local stub resolver (learnt by the DNS
+    ///     filter), asked instead of the stub: with the filter's redirect in force, the stub's
+    ///     own upstream queries reach the filter, which answers blocked names with 0.0.0.0.
     public init(
         servers: Servers = .resolvConf(path: "/etc/resolv.conf"),
         systemdUpstreamPath: String = "/run/systemd/resolve/resolv.conf",
         deadline: Duration = .seconds(20),
         maxInFlight: Int = 128,
         mark: UInt32? = nil,
+        stubUpstreams: (@Sendable () -> [ResolverConfiguration.Server])? = nil,
         logger: Logger = Logger(label: "simplylock.dns")
     ) {
         self.mark = mark
+        self.stubUpstreams = stubUpstreams
         self.servers = servers
         self.systemdUpstreamPath = systemdUpstreamPath
         self.deadline = deadline
@@ -72,7 +78,32 @@ public final class DNSResolver: NameResolver {
 
     public func resolve(_ names: [String]) async -> [String: NameResolution] {
         guard !names.isEmpty else { return [:] }
-        let batch = DNSQueryBatch(configuration: configuration(), deadline: deadline, maxInFlight: maxInFlight, mark: mark)
+        let configured = configuration()
+        guard let stubUpstreams, configured.servers.contains(where: \.isLoopback) else { return await run(configured, names) }
+        let first = Self.replacingStubs(configured, with: stubUpstreams())
+        var results = await run(first, names)
+        // Asked through the stub (nothing learnt yet), blocked names come back as the filter's
+        // 0.0.0.0; the stub's upstream queries for them taught where to ask instead.
+        let again = names.filter { results[$0]?.isSinkholed == true }
+        let learnt = Self.replacingStubs(configured, with: stubUpstreams())
+        if !again.isEmpty, learnt.servers != first.servers {
+            results.merge(await run(learnt, again)) { _, new in new }
+        }
+        return results
+    }
+
+    /// `configuration` with its loopback servers replaced by `upstreams` (when there are any).
+    static func replacingStubs(_ configuration: ResolverConfiguration, with upstreams: [ResolverConfiguration.Server])
+        -> ResolverConfiguration
+    {
+        guard !upstreams.isEmpty else { return configuration }
+        var replaced = configuration
+        replaced.servers = upstreams + configuration.servers.filter { !$0.isLoopback && !upstreams.contains($0) }
+        return replaced
+    }
+
+    private func run(_ configuration: ResolverConfiguration, _ names: [String]) async -> [String: NameResolution] {
+        let batch = DNSQueryBatch(configuration: configuration, deadline: deadline, maxInFlight: maxInFlight, mark: mark)
         let logger = self.logger
         // The batch blocks in poll(2) for up to the deadline: give it a thread of its own rather
         // than one of the few threads of Swift's cooperative pool.
@@ -96,7 +127,8 @@ public final class DNSResolver: NameResolver {
     }
 
     public func nameservers() async -> [IPNetwork] {
-        Array(Set(configuration().servers.map(\.address))).sorted()
+        let servers = configuration().servers + (stubUpstreams?() ?? [])
+        return Array(Set(servers.map(\.address))).sorted()
     }
 
     private static func interfaceIndex(_ name: String) -> UInt32? {

@@ -17,4 +17,10 @@ public struct NameResolution: Sendable, Equatable {
 
     /// True when every query for the name was answered.
     public var isComplete: Bool { error == nil }
+
+    /// True when every address found is one a blocking resolver answers with (0.0.0.0, ::,
+    /// loopback): a sinkhole, never where the name really is.
+    public var isSinkholed: Bool {
+        !addresses.isEmpty && addresses.allSatisfy { address in NFTablesRuleset.neverBlockedWhenResolved.contains { $0.contains(address) } }
+    }
 }

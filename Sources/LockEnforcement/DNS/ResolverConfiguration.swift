@@ -34,6 +34,14 @@ public struct ResolverConfiguration: Sendable, Equatable {
             self.init(address: resolver.address, port: resolver.port)
         }
 
+        /// True for a server on this machine (127.0.0.0/8, ::1): a local stub resolver.
+        public var isLoopback: Bool {
+            switch address.family {
+            case .ipv4: address.address >> 24 == 127
+            case .ipv6: address.address == 1
+            }
+        }
+
         public var description: String {
             if port == 53 { return address.description }
             return address.family == .ipv6 ? "[\(address)]:\(port)" : "\(address):\(port)"

@@ -82,7 +82,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// host addresses, which local services (stub resolvers, caches) listen on. Addresses a
     /// profile lists explicitly are used as given.
     public static let neverBlockedWhenResolved: [IPNetwork] = [
-        "0.0.0.0/8", "127.0.0.1", "::", "::1",
+        "0.0.0.0/8", "127.0.0.0/8", "::", "::1", "::ffff:0.0.0.0/104", "::ffff:127.0.0.0/104",
     ].map { try! IPNetwork(parsing: $0) }
 
     /// Ports of encrypted DNS: DoH (TCP 443, and UDP 443 for HTTP/3) and DoT/DoQ (853).
