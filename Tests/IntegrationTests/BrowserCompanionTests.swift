@@ -287,6 +287,12 @@ struct BrowserCompanionTests {
             )
             .stdout
         }
+        // Firefox saves its add-on list a moment after a change (and may not at SIGTERM): wait for it.
+        for _ in 0..<120 {
+            let saved = (try? String(contentsOfFile: profile + "/extensions.json", encoding: .utf8)) ?? ""
+            if saved.contains("companion@simplylock.org") { break }
+            usleep(250_000)
+        }
         firefox.send(SIGTERM)
         _ = firefox.wait(timeout: 60)
         #expect((access("/etc/firefox/policies/policies.json", F_OK) == 0) == machineHadPolicies, "the machine's /etc is untouched")
