@@ -109,6 +109,29 @@ struct BrowserCompanionTests {
         let keywordText = try daemon.lockctl("check", "https://tube.test/results?q=shorts")
         #expect(keywordText.stdout.contains("keyword shorts"), "\(keywordText)")
         print(keywordText.stdout)
+        // Attempts: any user may report a shield, counted only for URLs blocked now, once per site
+        // within 10 s, and at most 30 a minute per user (each is a write).
+        func attempt(_ url: String) throws -> String {
+            try ProcessRunner.run(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "curl", "-sS", "--unix-socket", root.socketPath, "-X", "POST",
+                    "-H", "Content-Type: application/json", "-d", #"{"url":"\#(url)"}"#, "http://localhost/v1/browser/attempts",
+                ]
+            ).stdout
+        }
+        #expect(try attempt("https://fine.test/x").contains(#""recorded":false"#))
+        #expect(try attempt("https://tube.test/results?q=shorts").contains(#""recorded":true"#))
+        #expect(try attempt("https://tube.test/results?q=shorts").contains(#""recorded":false"#), "the same site again within 10 s")
+        // The daemon counts per boot-clock minute (/proc/uptime reads the same clock).
+        func bootMinute() throws -> Int {
+            Int(Double(try String(contentsOfFile: "/proc/uptime", encoding: .utf8).split(separator: " ")[0]) ?? 0) / 60
+        }
+        var recorded = 1
+        let firstMinute = try bootMinute()
+        for index in 0..<40 where try attempt("https://s\(index).blocked.test/").contains(#""recorded":true"#) { recorded += 1 }
+        let turned = try bootMinute() != firstMinute
+        #expect(turned ? recorded <= 41 : recorded == 30, "\(recorded) recorded for 41 blocked sites (the minute turned: \(turned))")
         // A bad path rule is refused with its field, and nothing changes.
         try root.write("etc/simplylock/profiles.d/bad.toml", "name = \"bad\"\npaths = [\"video.test\"]\n")
         let reload = try daemon.lockctl("reload")
