@@ -77,6 +77,9 @@ let package = Package(
             dependencies: [
                 "LockCore", "LockProtocol", "LockPlatform", "LockClient", "CSessionBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The browser companion's packed extension (CRX3) is signed at install with a key made there.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         // The web UI's server (`lockctl ui` runs it): loopback HTTP, static files, the API relayed to
         // the daemon's socket. Its own program, so that lockctl stays free of an event loop; it

@@ -11,9 +11,7 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 
-from benchlib import scratch_root
-
-TICKS = os.sysconf("SC_CLK_TCK")
+from benchlib import cpu_and_switches, difference, scratch_root
 
 
 def timed(command, runs):
@@ -52,28 +50,6 @@ def start(bin_dir, root, data_dir, sample):
         time.sleep(0.05)
     daemon.kill()
     raise RuntimeError("simplylockd did not answer")
-
-
-def cpu_and_switches(pid):
-    """CPU seconds (user + system, the whole process, exited threads included) and the context
-    switches of each thread, by thread id (a thread that exits takes its count with it, so
-    differences are taken over the threads alive at both ends)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    cpu = (int(fields[11]) + int(fields[12])) / TICKS
-    switches = {}
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/status") as f:
-                switches[task] = sum(int(line.split()[1]) for line in f if line.startswith(("voluntary_ctxt", "nonvoluntary_ctxt")))
-        except FileNotFoundError:
-            pass
-    return cpu, switches
-
-
-def difference(after, before):
-    cpu = after[0] - before[0]
-    return cpu, sum(after[1][t] - before[1][t] for t in after[1] if t in before[1])
 
 
 def meter_cost(bin_dir, data_dir, game, seconds, sample):

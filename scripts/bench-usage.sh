@@ -3,7 +3,9 @@
 # a year by app, category, site and group against GET /v1/status as the baseline measured in the
 # same run, and lockctl usage as a whole process against lockctl status; then the app meter's
 # cost: daemon CPU per metered hour (a fake app running, 10 s samples) and wakeups per idle
-# minute, each against the same daemon with the meter slowed to one sample per 10 minutes.
+# minute, each against the same daemon with the meter slowed to one sample per 10 minutes; then
+# the site meter with the firewall's byte counters (scripts/bench-usage-sites.sh, in namespaces,
+# as root with nft and dnsmasq; SKIP_SITES=1 leaves it out).
 # Release builds as `make build` makes them (CONFIGURATION=debug for a quick look at the debug
 # binaries), scratch root.
 # Usage: scripts/bench-usage.sh [RUNS]
@@ -20,4 +22,5 @@ else
     . scripts/bench-build.sh
     bench_build simplylockd lockctl
 fi
-exec python3 scripts/bench-usage.py "$bin" "$PWD/config" "$@"
+python3 scripts/bench-usage.py "$bin" "$PWD/config" "$@"
+[ -n "${SKIP_SITES:-}" ] || scripts/bench-usage-sites.sh "$bin" "$PWD/config"

@@ -40,3 +40,26 @@ def write_domain_profile(root, name, count):
     domains = "\n".join(f'    "d{i:05d}.bench.example",' for i in range(count))
     with open(f"{root}/etc/simplylock/profiles.d/{name}.toml", "w") as f:
         f.write(f'name = "{name}"\ndomains = [\n{domains}\n]\n')
+
+
+def cpu_and_switches(pid):
+    """CPU seconds (user + system, the whole process, exited threads included) and the context
+    switches of each thread, by thread id (a thread that exits takes its count with it, so
+    differences are taken over the threads alive at both ends)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    switches = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                switches[task] = sum(int(line.split()[1]) for line in f if line.startswith(("voluntary_ctxt", "nonvoluntary_ctxt")))
+        except FileNotFoundError:
+            pass
+    return cpu, switches
+
+
+def difference(after, before):
+    """(CPU seconds, context switches) between two `cpu_and_switches` readings."""
+    cpu = after[0] - before[0]
+    return cpu, sum(after[1][t] - before[1][t] for t in after[1] if t in before[1])

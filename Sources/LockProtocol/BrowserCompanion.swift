@@ -19,6 +19,32 @@ public struct BrowserHello: Sendable, Equatable, Codable {
     }
 }
 
+/// `POST /v1/browser/attempts`: the companion showed its shield for `url`. Anyone may report:
+/// the daemon counts it only when the URL is blocked now (by a name, path or keyword rule),
+/// once per site and user within 10 s, so reports cannot add attempts on sites not blocked.
+public struct BrowserAttemptReport: Sendable, Equatable, Codable {
+    /// The address the tab was going to (http or https, at most 2048 bytes).
+    public var url: String
+
+    /// Creates a report.
+    public init(url: String) { self.url = url }
+}
+
+/// The answer to an attempt report.
+public struct BrowserAttemptResponse: Sendable, Equatable, Codable {
+    /// True when it was counted (false: the URL is not blocked now, or the same site was
+    /// reported by this user within 10 s).
+    public var recorded: Bool
+    /// The rule that blocks the URL, when one does.
+    public var rule: String?
+
+    /// Creates the answer.
+    public init(recorded: Bool, rule: String? = nil) {
+        self.recorded = recorded
+        self.rule = rule
+    }
+}
+
 /// The companions the daemon heard from.
 public struct BrowserCompanions: Sendable, Equatable, Codable {
     /// One browser's companion, per user.

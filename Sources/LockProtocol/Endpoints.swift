@@ -108,6 +108,10 @@ public enum Endpoints {
     /// The browser companion's site meter reports time on the active tab's site (anyone may:
     /// reports only add time, clipped per user to the time that passed).
     public static let reportUsage = Endpoint<UsageSamplesRequest, UsageSamplesResponse>(.POST, "/v1/usage/samples", anyone: true)
+    /// The browser companion showed its shield: a blocked attempt (anyone may: counted only for
+    /// URLs blocked now, once per site and user within 10 s).
+    public static let browserAttempt = Endpoint<BrowserAttemptReport, BrowserAttemptResponse>(
+        .POST, "/v1/browser/attempts", anyone: true)
 
     /// Every endpoint, for the route-table and documentation checks.
     public static let all: [EndpointDescriptor] = [
@@ -120,6 +124,6 @@ public enum Endpoints {
         services.descriptor,
         insights.descriptor, usage.descriptor, allowances.descriptor, createAllowance.descriptor, deleteAllowance.descriptor,
         goals.descriptor, updateGoals.descriptor, unlockSession.descriptor,
-        browserHello.descriptor, browserCompanions.descriptor, reportUsage.descriptor,
+        browserHello.descriptor, browserCompanions.descriptor, reportUsage.descriptor, browserAttempt.descriptor,
     ]
 }

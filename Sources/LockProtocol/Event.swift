@@ -18,6 +18,9 @@ public struct Event: Sendable, Equatable, Codable {
         case scheduleWarning = "schedule.warning"
         /// An allowance's time is nearly used up (`--warn`).
         case allowanceWarning = "allowance.warning"
+        /// An allowance's open limit refused a launch of one of its apps: no launch left today
+        /// (`reason` `no-opens-left`, back at `until`) or cooling down (`cooling-down`, `waitSeconds` left).
+        case allowanceOpenRefused = "allowance.open_refused"
         /// A Pomodoro phase changed.
         case pomodoroPhase = "pomodoro.phase"
         /// A block stopped a site: a lookup (or connection) of a blocked name; repeats of the

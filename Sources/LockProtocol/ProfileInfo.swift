@@ -50,6 +50,8 @@ public struct ProfileInfo: Sendable, Equatable, Codable {
     public var paths: [String] = []
     /// Exceptions to paths and domains, for the browser companion.
     public var allowPaths: [String] = []
+    /// Keyword rules (`shorts`): addresses containing the word; only the browser companion enforces them.
+    public var keywords: [String] = []
 
     /// Creates the value field by field.
     public init(

@@ -70,6 +70,8 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
     public var paths: [String]?
     /// Exceptions to paths and domains as typed, for the browser companion.
     public var allowPaths: [String]?
+    /// Keyword rules, for the browser companion.
+    public var keywords: [String]?
 
     /// Creates a request.
     public init(
@@ -98,7 +100,7 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case name, displayName, description, icon, color, domains, services, categories, allow, addresses, mode, lists, apps
-        case appCategories, running, strict, paths, allowPaths
+        case appCategories, running, strict, paths, allowPaths, keywords
     }
 
     /// Absent lists are empty and absent strictness is false, as in a profile file.
@@ -122,6 +124,7 @@ public struct CreateProfileRequest: Sendable, Equatable, Codable {
         strict = try container.decodeIfPresent(Bool.self, forKey: .strict) ?? false
         paths = try container.decodeIfPresent([String].self, forKey: .paths)
         allowPaths = try container.decodeIfPresent([String].self, forKey: .allowPaths)
+        keywords = try container.decodeIfPresent([String].self, forKey: .keywords)
     }
 }
 
@@ -171,6 +174,10 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var addAllowPaths: [String]?
     /// Exceptions to the path rules to remove.
     public var removeAllowPaths: [String]?
+    /// Keyword rules to add (for the browser companion).
+    public var addKeywords: [String]?
+    /// Keyword rules to remove.
+    public var removeKeywords: [String]?
 
     /// Creates a request.
     public init(

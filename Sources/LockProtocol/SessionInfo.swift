@@ -35,6 +35,8 @@ public struct SessionInfo: Sendable, Equatable, Codable {
     public var paths: [String]?
     /// Exceptions to paths and names, for the browser companion (absent when none).
     public var allowPaths: [String]?
+    /// Keyword rules it holds, for the browser companion (absent when none).
+    public var keywords: [String]?
 
     /// Creates the value field by field.
     public init(

@@ -17,12 +17,17 @@ public struct StatusResponse: Sendable, Equatable, Codable {
     /// The last flush of the machine's resolver caches (absent when the daemon leaves them alone,
     /// under a scratch root, or before the first change).
     public var resolverCaches: ResolverCacheReport?
+    /// The time allowances with what is used and left (time, launches, cooldown); absent from
+    /// daemons without them.
+    public var allowances: [TimeAllowanceInfo]?
 
     /// Creates a status.
     public init(
         version: String, now: Date, sessions: [SessionInfo], blockedNames: Int,
-        enforcers: [EnforcerReport], notices: [String] = [], resolverCaches: ResolverCacheReport? = nil
+        enforcers: [EnforcerReport], notices: [String] = [], resolverCaches: ResolverCacheReport? = nil,
+        allowances: [TimeAllowanceInfo]? = nil
     ) {
+        self.allowances = allowances
         self.resolverCaches = resolverCaches
         self.version = version
         self.now = now

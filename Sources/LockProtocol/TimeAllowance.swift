@@ -63,6 +63,10 @@ public struct TimeAllowanceInfo: Sendable, Equatable, Codable {
     public var resetsAt: Date
     /// Launches today.
     public var opensToday: Int
+    /// Launches left today (absent when it limits none).
+    public var opensLeft: Int?
+    /// Seconds to wait before the next launch (absent when no cooldown runs).
+    public var cooldownLeftSeconds: Double?
     /// Whether its block is in force.
     public var blocking: Bool
     /// Whether something it counts was in use at the last meter report.
@@ -72,8 +76,11 @@ public struct TimeAllowanceInfo: Sendable, Equatable, Codable {
     public init(
         name: String, profile: String, dailySeconds: Double?, weeklySeconds: Double?, days: String, warnSeconds: Double?,
         strict: Bool, target: [String], opens: Int?, cooldownSeconds: Double?, usedTodaySeconds: Double, usedThisWeekSeconds: Double,
-        leftSeconds: Double?, resetsAt: Date, opensToday: Int, blocking: Bool, inUse: Bool
+        leftSeconds: Double?, resetsAt: Date, opensToday: Int, opensLeft: Int? = nil, cooldownLeftSeconds: Double? = nil, blocking: Bool,
+        inUse: Bool
     ) {
+        self.opensLeft = opensLeft
+        self.cooldownLeftSeconds = cooldownLeftSeconds
         self.name = name
         self.profile = profile
         self.dailySeconds = dailySeconds

@@ -19,12 +19,13 @@ import LockNames
 /// strict = false
 /// paths = ["youtube.com/shorts"]      # browser companion only: SITE/PATH and below it
 /// allow_paths = ["reddit.com/r/linux"] # exceptions, browser companion only
+/// keywords = ["shorts"]               # browser companion only: addresses containing the word
 /// ```
 public enum ProfileFile {
     static let fields: Set<String> = [
         "name", "display_name", "description", "icon", "color", "domains", "services",
         "categories", "allow", "addresses", "mode", "apps", "app_categories", "running", "strict",
-        "lists", "paths", "allow_paths", FrictionSection.name,
+        "lists", "paths", "allow_paths", "keywords", FrictionSection.name,
     ]
 
     /// Parses and validates the profile at `path`; the file must be named after the profile.
@@ -50,12 +51,21 @@ public enum ProfileFile {
         var result = profile
         result.paths = try pathRules("paths", document, names: names)
         result.allowPaths = try pathRules("allow_paths", document, names: names)
+        result.keywords = try keywordRules(document)
         do { try result.validate(against: catalog) } catch { throw document.problem(error) }
         let friction = FrictionSection.parse(document)
         // A profile file is all or nothing: a bad friction key makes the file bad, as any other key does.
         if let problem = friction.problems.first { throw problem }
         result.friction = friction.settings
         return result
+    }
+
+    private static func keywordRules(_ document: TOMLDocument) throws(FileProblem) -> [KeywordRule] {
+        var rules: [KeywordRule] = []
+        for text in try document.strings("keywords") {
+            do { rules.append(try KeywordRule(parsing: text)) } catch { throw document.problem(error) }
+        }
+        return KeywordRule.unique(rules)
     }
 
     private static func pathRules(_ key: String, _ document: TOMLDocument, names: DomainNameParser) throws(FileProblem) -> [PathRule] {
@@ -113,6 +123,7 @@ public enum ProfileFile {
         if profile.running != .terminate { writer.string("running", profile.running.rawValue) }
         if !profile.paths.isEmpty { writer.strings("paths", profile.paths.map(\.description)) }
         if !profile.allowPaths.isEmpty { writer.strings("allow_paths", profile.allowPaths.map(\.description)) }
+        if !profile.keywords.isEmpty { writer.strings("keywords", profile.keywords.map(\.word)) }
         writer.bool("strict", profile.strict)
         if let friction = profile.friction { FrictionSection.render(friction, into: &writer) }
         return writer.output

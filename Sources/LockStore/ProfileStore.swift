@@ -126,7 +126,7 @@ public struct ProfileStore: Sendable {
         guard profile.kind == .custom else { throw .system(name) }
         do {
             try change(&profile)
-            let (friction, paths, allowPaths) = (profile.friction, profile.paths, profile.allowPaths)
+            let (friction, paths, allowPaths, keywords) = (profile.friction, profile.paths, profile.allowPaths, profile.keywords)
             profile = Profile(
                 name: profile.name, displayName: profile.displayName, description: profile.description,
                 icon: profile.icon, color: profile.color, domains: profile.domains, services: profile.services,
@@ -138,6 +138,7 @@ public struct ProfileStore: Sendable {
             profile.friction = friction
             profile.paths = paths
             profile.allowPaths = allowPaths
+            profile.keywords = keywords
             try profile.validate(against: catalog)
         } catch { throw .invalid(error) }
         try write(profile)

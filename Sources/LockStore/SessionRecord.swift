@@ -87,6 +87,7 @@ struct StoredRules: Codable {
     /// Path rules for the browser companion (absent when none, and in rows written before them).
     var paths: [PathRule]?
     var allowPaths: [PathRule]?
+    var keywords: [KeywordRule]?
 
     init(_ rules: BlockRules) {
         block = Self.lines(rules.block)
@@ -98,6 +99,7 @@ struct StoredRules: Codable {
         missingApps = rules.missingApps.isEmpty ? nil : rules.missingApps
         paths = rules.paths.isEmpty ? nil : rules.paths
         allowPaths = rules.allowPaths.isEmpty ? nil : rules.allowPaths
+        keywords = rules.keywords.isEmpty ? nil : rules.keywords
     }
 
     private static func lines(_ set: DomainSet) -> String {
@@ -110,7 +112,7 @@ struct StoredRules: Codable {
         return text
     }
 
-    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, lists, apps, missingApps, paths, allowPaths }
+    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, lists, apps, missingApps, paths, allowPaths, keywords }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -127,6 +129,7 @@ struct StoredRules: Codable {
         missingApps = try container.decodeIfPresent([String].self, forKey: .missingApps)
         paths = try container.decodeIfPresent([PathRule].self, forKey: .paths)
         allowPaths = try container.decodeIfPresent([PathRule].self, forKey: .allowPaths)
+        keywords = try container.decodeIfPresent([KeywordRule].self, forKey: .keywords)
     }
 
     func rules() throws -> BlockRules {
@@ -143,6 +146,7 @@ struct StoredRules: Codable {
             missingApps: missingApps ?? [], lists: lists ?? [])
         rules.paths = paths ?? []
         rules.allowPaths = allowPaths ?? []
+        rules.keywords = keywords ?? []
         return rules
     }
 }

@@ -100,16 +100,24 @@ func parse(_ lines: [String]) -> [Node] {
     return parseNodes(inItem: false).nodes
 }
 
-/// Escapes text lines and turns runs of lines indented by two spaces into literal displays.
+/// Escapes text lines, turns runs of lines indented by two spaces into literal displays, and
+/// keeps a help text's paragraphs apart: mdoc joins consecutive text lines into one, so a blank
+/// line, or a line ending a sentence followed by another (`Example:` after a paragraph; help texts
+/// write a paragraph on one line, or wrap it by hand mid-sentence), or text after a display,
+/// becomes `.Pp`.
 func render(_ nodes: [Node]) -> [String] {
     var out: [String] = []
     var literal: [String] = []
+    /// The last text line of the paragraph being written, and whether a blank line followed it.
+    var paragraph: (last: String, blank: Bool)?
     func flush() {
         guard !literal.isEmpty else { return }
         out.append(".Bd -literal -offset indent")
         out += literal
         out.append(".Ed")
         literal = []
+        // Text after a display starts a paragraph of its own.
+        paragraph = ("", true)
     }
     for node in nodes {
         switch node {
@@ -117,6 +125,7 @@ func render(_ nodes: [Node]) -> [String] {
             if line.hasPrefix(".") {
                 flush()
                 out.append(line)
+                paragraph = nil
                 continue
             }
             // generate-manual has escaped backslashes already.
@@ -124,13 +133,20 @@ func render(_ nodes: [Node]) -> [String] {
             if text.hasPrefix("  ") {
                 text.removeFirst(2)
                 literal.append(text.hasPrefix(".") || text.hasPrefix("'") ? "\\&" + text : text)
+                paragraph = nil
                 continue
             }
             flush()
-            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            if text.trimmingCharacters(in: .whitespaces).isEmpty {
+                paragraph?.blank = true
+                continue
+            }
+            if let previous = paragraph, previous.blank || endsSentence(previous.last) { out.append(".Pp") }
             out.append(text.hasPrefix(".") || text.hasPrefix("'") ? "\\&" + text : text)
+            paragraph = (text, false)
         case .list(let header, let items):
             flush()
+            paragraph = nil
             guard !items.isEmpty else { continue }
             out.append(header)
             for item in items {
@@ -227,6 +243,13 @@ func sentences(_ text: String) -> [String] {
     }
     if !current.isEmpty { result.append(current) }
     return result
+}
+
+/// Whether `line` ends a sentence or introduces what follows (`.`, `!`, `?` or `:`, then any
+/// closing punctuation).
+func endsSentence(_ line: String) -> Bool {
+    guard let end = line.reversed().drop(while: { "\")]' ".contains($0) }).first else { return false }
+    return ".!?:".contains(end)
 }
 
 func escapedStart(_ line: String) -> String {

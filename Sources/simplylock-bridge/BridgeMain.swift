@@ -106,6 +106,7 @@ func handle(_ request: Request) {
         case "unlock":
             result = .success(try client.relay(Endpoints.unlockSession, [request.session ?? ""], body: request.body ?? Array("{}".utf8)))
         case "usage": result = .success(try client.relay(Endpoints.reportUsage, body: request.body ?? Array("{}".utf8)))
+        case "attempt": result = .success(try client.relay(Endpoints.browserAttempt, body: request.body ?? Array("{}".utf8)))
         case "hello": result = .success(try client.relay(Endpoints.browserHello, body: request.body ?? Array("{}".utf8)))
         default:
             send(Array("{\"id\":\(request.id),\"status\":0,\"error\":\(jsonString("unknown op \(request.op)"))}".utf8))

@@ -33,6 +33,7 @@ struct BrowserCompanionTests {
             domains = ["blocked.test"]
             paths = ["video.test/shorts"]
             allow_paths = ["video.test/shorts/allowed"]
+            keywords = ["shorts"]
 
             [friction]
             delay = "6s"
@@ -48,6 +49,15 @@ struct BrowserCompanionTests {
         let shown = try daemon.lockctl("profiles", "show", "focus")
         #expect(shown.stdout.contains("video.test/shorts (browser companion only)"), "\(shown)")
         #expect(shown.stdout.contains("video.test/shorts/allowed (browser companion only)"), "\(shown)")
+        #expect(shown.stdout.contains("Keywords:") && shown.stdout.contains("shorts (browser companion only)"), "\(shown)")
+        // Keywords are edited as every other rule: kept in lower case, a bad one refused with its reason.
+        #expect(try daemon.lockctl("profiles", "add-keyword", "focus", "Reels").status == 0)
+        #expect(try daemon.lockctl("profiles", "show", "focus").stdout.contains("shorts reels (browser companion only)"))
+        let badKeyword = try daemon.lockctl("profiles", "add-keyword", "focus", "two words")
+        #expect(badKeyword.status == 2 && badKeyword.stderr.contains("\"two words\" is not a keyword"), "\(badKeyword)")
+        let missingKeyword = try daemon.lockctl("profiles", "remove-keyword", "focus", "nothing")
+        #expect(missingKeyword.status != 0 && missingKeyword.stderr.contains("nothing"), "\(missingKeyword)")
+        #expect(try daemon.lockctl("profiles", "remove-keyword", "focus", "reels").status == 0)
         // Path rules are edited as every other rule; a bad one or one not in the profile is refused.
         #expect(try daemon.lockctl("profiles", "add-path", "focus", "https://www.reddit.com/r/all").status == 0)
         #expect(try daemon.lockctl("profiles", "show", "focus").stdout.contains("reddit.com/r/all"))
@@ -75,14 +85,26 @@ struct BrowserCompanionTests {
                 "-H", "Content-Type: application/json", "-d", #"{"browser":"chromium","extensionVersion":"0.1.0"}"#,
                 "http://localhost/v1/browser/hello",
             ])
-        #expect(hello.stdout.contains(#""active":true"#), "\(hello)")
+        #expect(try hello.decode(BrowserCompanions.self).companions.contains { $0.browser == "chromium" && $0.active }, "\(hello)")
         let connected = try daemon.lockctl("check", "https://www.video.test/shorts/x", "--json")
         #expect(connected.status == 0, "\(connected)")
-        let answer = try JSONDecoder().decode(CheckResponse.self, from: Data(connected.stdout.utf8))
+        let answer = try connected.decode(CheckResponse.self)
         #expect(answer.matches.map(\.rule) == ["video.test/shorts"])
         #expect(answer.enforcers.first { $0.name == "browser" }?.blocks == true)
         // The name alone is not blocked by any name enforcer: only the browser blocks the path.
         #expect(answer.enforcers.filter { $0.name != "browser" }.allSatisfy { !$0.blocks })
+        // A keyword: the host, path and query, as a whole word; only the companion enforces it.
+        let keyword = try daemon.lockctl("check", "https://tube.test/results?search_query=Shorts", "--json")
+        let keywordAnswer = try JSONDecoder().decode(CheckResponse.self, from: Data(keyword.stdout.utf8))
+        #expect(keywordAnswer.matches.map(\.rule) == ["keyword shorts"], "\(keyword)")
+        let browserAnswer = keywordAnswer.enforcers.first { $0.name == "browser" }
+        #expect(browserAnswer?.blocks == true && browserAnswer?.detail.contains("only the browser companion sees addresses") == true)
+        #expect(keywordAnswer.enforcers.filter { $0.name != "browser" }.allSatisfy { !$0.blocks })
+        #expect(try daemon.lockctl("check", "https://tube.test/shortstop").stdout.contains("is not blocked"))
+        #expect(try daemon.lockctl("check", "https://tube.test/watch?v=1#shorts").stdout.contains("is not blocked"))
+        let keywordText = try daemon.lockctl("check", "https://tube.test/results?q=shorts")
+        #expect(keywordText.stdout.contains("keyword shorts"), "\(keywordText)")
+        print(keywordText.stdout)
         // A bad path rule is refused with its field, and nothing changes.
         try root.write("etc/simplylock/profiles.d/bad.toml", "name = \"bad\"\npaths = [\"video.test\"]\n")
         let reload = try daemon.lockctl("reload")
@@ -103,18 +125,23 @@ struct BrowserCompanionTests {
         }
         let now = ISO8601DateFormatter().string(from: Date())
         let first = try report(#"{"samples":[{"host":"www.example.org","end":"\#(now)","seconds":30}]}"#)
-        #expect(first.stdout.contains(#""example.org":30"#), "\(first)")
+        #expect(try first.decode(UsageSamplesResponse.self).counted == ["example.org": 30], "\(first)")
         // The same stretch again, and one that overlaps it: nothing more is counted.
         let again = try report(#"{"samples":[{"host":"www.example.org","end":"\#(now)","seconds":30}]}"#)
-        #expect(again.stdout.contains(#""counted":{}"#), "\(again)")
-        #expect(try report(#"{"samples":[{"host":"x.org","end":"\#(now)","seconds":1e300}]}"#).stdout.contains("invalid_argument"))
-        #expect(try report(#"{"samples":[{"host":"x.org","end":"2001-01-01T00:00:00Z","seconds":5}]}"#).stdout.contains("invalid_argument"))
-        #expect(try report(#"{"samples":[{"host":"exa mple","end":"\#(now)","seconds":5}]}"#).stdout.contains("invalid_argument"))
+        #expect(try again.decode(UsageSamplesResponse.self).counted.isEmpty, "\(again)")
+        for refused in [
+            #"{"samples":[{"host":"x.org","end":"\#(now)","seconds":1e300}]}"#,
+            #"{"samples":[{"host":"x.org","end":"2001-01-01T00:00:00Z","seconds":5}]}"#,
+            #"{"samples":[{"host":"exa mple","end":"\#(now)","seconds":5}]}"#,
+        ] {
+            #expect(try report(refused).decode(APIErrorBody.self).error.code == .invalidArgument, "\(refused)")
+        }
         // Saved when the daemon stops (every pending minute is flushed), reported by site.
         _ = try daemon.stop()
         try daemon.restart()
-        let usage = try daemon.lockctl("usage", "--by", "site", "--explain", "--json")
-        #expect(usage.stdout.contains("example.org") && usage.stdout.contains(#""meter" : "browser""#), "\(usage)")
+        let usage = try daemon.decode(UsageResponse.self, "usage", "--by", "site", "--explain")
+        #expect(usage.items.contains { $0.name == "example.org" }, "\(usage)")
+        #expect(usage.minutes?.contains { $0.name == "example.org" && $0.meter == "browser" } == true, "\(usage)")
     }
 
     @Test(
@@ -147,16 +174,66 @@ struct BrowserCompanionTests {
         print(run.stdout)
         // The time on metered.test reached usage: saved when the daemon stops, read after a restart.
         let last = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let findings = (try? JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any]
-        let stayed = try #require(findings?["metered_seconds"] as? Double, "the browser run ended early: \(last)")
+        let findings = try? JSONDecoder().decode(CompanionFindings.self, from: Data(last.utf8))
+        let stayed = try #require(findings?.meteredSeconds, "the browser run ended early: \(last)")
         _ = try daemon.stop()
         try daemon.restart()
-        let usage = try daemon.json("usage", "--by", "site")
-        let items = usage["items"] as? [[String: Any]] ?? []
-        let metered = items.first { $0["name"] as? String == "metered.test" }?["seconds"] as? Int ?? 0
+        let usage = try daemon.decode(UsageResponse.self, "usage", "--by", "site")
+        let metered = usage.items.first { $0.name == "metered.test" }?.seconds ?? 0
         // Tolerance: the meter reports every 15 s and the page took up to 2 s to load.
         #expect(abs(Double(metered) - stayed) <= 17, "metered.test: \(metered)s counted, \(stayed)s spent; \(usage)")
         print("site meter: metered.test \(metered) s counted for \(stayed) s in front")
+    }
+
+    @Test(
+        "machine-wide: the policy browser install writes installs the packed companion in real Chromium, on and locked, for an ordinary user",
+        .enabled(
+            if: companionBrowserMissing == nil && access("/etc/chromium", F_OK) == 0,
+            "\(companionBrowserMissing ?? "/etc/chromium is missing")"),
+        .timeLimit(.minutes(3)))
+    func policyInstallHolds() throws {
+        let root = try Self.root()
+        let daemon = try DaemonProcess(root: root)
+        try #require(try daemon.lockctl("start", "focus", "30m").status == 0)
+        let bridge = Binaries.directory + "/simplylock-bridge"
+        let install = try daemon.lockctl("browser", "install", "--bridge", bridge, "--json")
+        try #require(install.status == 0, "\(install)")
+        let outcome = try #require(try JSONSerialization.jsonObject(with: Data(install.stdout.utf8)) as? [String: Any])
+        let id = try #require(outcome["chromiumID"] as? String)
+        // The id is the signing key's, made here: not the unpacked extension's, and the same on a second install.
+        #expect(id.count == 32 && id != "fjebkfhmlddjelldhcdbcdoigenpninp", "\(id)")
+        let again = try daemon.lockctl("browser", "install", "--bridge", bridge, "--json")
+        #expect(again.stdout.contains(id), "a second install keeps the key and the id: \(again)")
+        var key = stat()
+        try #require(stat(root.path + "/var/lib/simplylock/browser-companion.pem", &key) == 0)
+        #expect(key.st_mode & 0o777 == 0o600 && key.st_uid == 0, "the signing key is root's alone")
+        let host = try String(
+            contentsOfFile: root.path + "/etc/chromium/native-messaging-hosts/org.simplylock.bridge.json", encoding: .utf8)
+        #expect(host.contains("chrome-extension://\(id)/"), "\(host)")
+        // An ordinary user's browser (chromedriver, and so Chromium, run as nobody), in a private
+        // mount namespace where the scratch root's /etc/chromium stands in for the machine's.
+        let work = root.path + "/nobody"
+        try FileManager.default.createDirectory(atPath: work + "/profile", withIntermediateDirectories: true)
+        chown(work, 65534, 65534)
+        chown(work + "/profile", 65534, 65534)
+        try root.write(
+            "nobody-driver",
+            "#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=\(work) SIMPLYLOCK_SOCKET=\(root.socketPath) /usr/bin/chromedriver \"$@\"\n"
+        )
+        chmod(root.path + "/nobody-driver", 0o755)
+        let artefacts = Self.repository + "/.build/artifacts/browser-companion"
+        try FileManager.default.createDirectory(atPath: artefacts, withIntermediateDirectories: true)
+        let python = try #require(TestTools.python)
+        let script = [
+            "mount --make-rprivate /", "mount --bind \(root.path)/etc/chromium /etc/chromium",
+            "exec \(python) \(Self.repository)/Tests/Scripts/browser_policy_install.py \(root.socketPath) \(id) \(artefacts) "
+                + "\(work)/profile \(root.path)/nobody-driver 65534",
+        ].joined(separator: " && ")
+        let run = try ProcessRunner.run("/usr/bin/unshare", ["-m", "sh", "-c", script], timeout: 150)
+        print(run.stdout)
+        #expect(run.status == 0, "\(run)\n\(daemon.log().suffix(2000))")
+        let status = try daemon.lockctl("browser", "status")
+        #expect(status.stdout.contains("private windows are off by policy"), "\(status)")
     }
 
     @Test(
@@ -194,23 +271,22 @@ struct BrowserCompanionTests {
             firefox.send(SIGKILL)
             _ = firefox.wait(timeout: 10)
         }
-        var answer = ""
-        for _ in 0..<240 where !answer.contains(#""browser":"firefox""#) {
+        var companion: BrowserCompanions.Entry?
+        for _ in 0..<240 where companion == nil {
             usleep(250_000)
-            answer = try ProcessRunner.run(
-                "/usr/bin/curl", ["-sS", "--unix-socket", root.socketPath, "http://localhost/v1/browser/companions"]
-            )
-            .stdout
+            let answer = try ProcessRunner.run(
+                "/usr/bin/curl", ["-sS", "--unix-socket", root.socketPath, "http://localhost/v1/browser/companions"])
+            companion = try answer.decode(BrowserCompanions.self).companions.first { $0.browser == "firefox" }
         }
-        #expect(answer.contains(#""browser":"firefox""#) && answer.contains(#""active":true"#), "\(answer)")
+        #expect(companion?.active == true, "\(String(describing: companion))")
         firefox.send(SIGTERM)
         _ = firefox.wait(timeout: 20)
         let state = try String(contentsOfFile: profile + "/extensions.json", encoding: .utf8)
-        let addons = (try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])?["addons"] as? [[String: Any]] ?? []
-        let companion = try #require(addons.first { $0["id"] as? String == "companion@simplylock.org" })
-        #expect(companion["active"] as? Bool == true)
-        #expect(companion["manifestVersion"] as? Int == 3)
-        #expect(companion["incognito"] as? String == "spanning")
+        let addons = try JSONDecoder().decode(FirefoxExtensions.self, from: Data(state.utf8)).addons
+        let addon = try #require(addons.first { $0.id == "companion@simplylock.org" })
+        #expect(addon.active == true)
+        #expect(addon.manifestVersion == 3)
+        #expect(addon.incognito == "spanning")
     }
 
     @Test(
@@ -238,8 +314,17 @@ struct BrowserCompanionTests {
             #expect(FileManager.default.fileExists(atPath: root.path + "/" + path), "\(path) was not written")
             #expect(result.stdout.contains(root.path + "/" + path))
         }
+        // The policy names a packed extension that exists: a CRX3 signed with the key made here,
+        // whose update manifest gives the id the policy forces in.
         let chromium = try String(contentsOfFile: root.path + "/etc/chromium/policies/managed/simplylock.json", encoding: .utf8)
-        #expect(chromium.contains("fjebkfhmlddjelldhcdbcdoigenpninp") && chromium.contains("force_installed"))
+        let updates = try String(contentsOfFile: root.path + "/var/lib/simplylock-browser/updates.xml", encoding: .utf8)
+        let id = try #require(updates.firstMatch(of: /appid='([a-p]{32})'/)?.1).description
+        #expect(
+            chromium.contains(id) && chromium.contains("force_installed")
+                && chromium.contains("file://\(root.path)/var/lib/simplylock-browser/updates.xml"), "\(chromium)")
+        let crx = try Data(contentsOf: URL(fileURLWithPath: root.path + "/var/lib/simplylock-browser/simplylock-companion.crx"))
+        #expect(crx.prefix(4) == Data("Cr24".utf8) && crx[4] == 3, "a CRX3")
+        #expect(updates.contains("codebase='file://\(root.path)/var/lib/simplylock-browser/simplylock-companion.crx'"), "\(updates)")
         let firefox = try String(contentsOfFile: root.path + "/etc/firefox/policies/policies.json", encoding: .utf8)
         #expect(firefox.contains("DisableTelemetry"), "the administrator's own policies are kept: \(firefox)")
         #expect(firefox.contains("companion@simplylock.org") && firefox.contains(#""private_browsing" : true"#), "\(firefox)")
@@ -251,4 +336,23 @@ struct BrowserCompanionTests {
             ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.lockctl, "browser", "install", "--bridge", "/x"])
         #expect(refused.status != 0 && refused.stderr.contains("needs root"), "\(refused)")
     }
+}
+
+/// The last line `browser_companion.py` prints: what it found.
+private struct CompanionFindings: Decodable {
+    /// Seconds the browser stayed on metered.test.
+    var meteredSeconds: Double
+
+    enum CodingKeys: String, CodingKey { case meteredSeconds = "metered_seconds" }
+}
+
+/// Firefox's record of a profile's add-ons (`extensions.json`), the part the test reads.
+private struct FirefoxExtensions: Decodable {
+    struct Addon: Decodable {
+        var id: String
+        var active: Bool?
+        var manifestVersion: Int?
+        var incognito: String?
+    }
+    var addons: [Addon]
 }

@@ -16,16 +16,15 @@ struct CLITextTests {
     /// Every command's path (`["schedules", "add"]`), from lockctl's own description of itself.
     static func commandPaths() throws -> [[String]] {
         let dump = try ProcessRunner.run(Binaries.lockctl, ["--experimental-dump-help"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let tool = try JSONDecoder().decode(HelpDump.self, from: Data(dump.stdout.utf8))
         var paths: [[String]] = []
-        func walk(_ command: [String: Any], _ path: [String]) {
-            for child in command["subcommands"] as? [[String: Any]] ?? [] {
-                guard let name = child["commandName"] as? String, name != "help" else { continue }
-                paths.append(path + [name])
-                walk(child, path + [name])
+        func walk(_ command: HelpDump.Command, _ path: [String]) {
+            for child in command.subcommands ?? [] where child.commandName != "help" {
+                paths.append(path + [child.commandName])
+                walk(child, path + [child.commandName])
             }
         }
-        walk(try #require(object["command"] as? [String: Any]), [])
+        walk(tool.command, [])
         return paths
     }
 
@@ -79,6 +78,28 @@ struct CLITextTests {
         // Only the parser's usage lines may be longer than the terminal (they are never cut).
         let long = text.split(separator: "\n").filter { $0.count > 100 && !$0.hasPrefix("USAGE: ") }
         #expect(long.isEmpty, "help lines longer than the terminal: \(long)")
+        #expect(Self.defaultsSaidTwice(in: text).isEmpty, "ArgumentParser adds (default: …) itself")
+        let twice = "  --cooldown <duration>   Show it again only after this long (default 1m).\n                          (default: 1m)\n"
+        #expect(Self.defaultsSaidTwice(in: twice).count == 1, "the check finds what it looks for")
+    }
+
+    /// The options whose help text gives the default that ArgumentParser then adds again as
+    /// `(default: …)` (`--cooldown`'s said "(default 1m). (default: 1m)").
+    static func defaultsSaidTwice(in help: String) -> [String] {
+        var options: [String] = []
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  -") || line.hasPrefix("  <") {
+                options.append(String(line))
+            } else if line.hasPrefix(String(repeating: " ", count: 10)), !options.isEmpty {
+                options[options.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return options.filter { option in
+            guard let added = option.range(of: "(default: ", options: .backwards) else { return false }
+            let value = option[added.upperBound...].prefix { $0 != ")" }
+            let before = option[..<added.lowerBound].lowercased()
+            return before.contains("default \(value.lowercased())") || before.contains("default: \(value.lowercased())")
+        }
     }
 
     @Test("simplylockd --help and --version print and exit 0; a usage error is one line, one hint, exit 64")
@@ -87,6 +108,7 @@ struct CLITextTests {
         #expect(help.status == 0, "\(help)")
         #expect(help.stdout.hasPrefix("OVERVIEW: "), "\(help)")
         #expect(help.stdout.contains("--check-config") && help.stderr.isEmpty, "\(help)")
+        #expect(Self.defaultsSaidTwice(in: help.stdout).isEmpty, "ArgumentParser adds (default: …) itself")
         // Every enforcer the daemon can run is named, however ArgumentParser wraps the line.
         let flat = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for name in ["hosts", "dns", "connections", "nftables", "apps", "bpf", "unbound", "dnsmasq"] {
@@ -147,4 +169,14 @@ struct CLITextTests {
             #expect(!text.contains("lockctl: \(leaked)"), "an internal field name leaks: \(leaked)")
         }
     }
+}
+
+/// What `--experimental-dump-help` says of lockctl, the part the tests read: each command's name
+/// and its subcommands (swift-argument-parser's `ToolInfoV0`, which it does not export).
+private struct HelpDump: Decodable {
+    struct Command: Decodable {
+        var commandName: String
+        var subcommands: [Command]?
+    }
+    var command: Command
 }

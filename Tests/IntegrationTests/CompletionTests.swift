@@ -1,4 +1,5 @@
 import Foundation
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -44,7 +45,7 @@ struct CompletionTests {
         #expect(try Self.completions(script, ["lockctl", "--root", root.path, "start", "mi"]) == ["mine"])
         // Options after the command find the daemon too.
         let sessions = try Self.completions(script, ["lockctl", "stop", "--root", root.path, ""])
-        let active = try #require((try daemon.json("status")["sessions"] as? [[String: Any]])?.first?["id"] as? String)
+        let active = try #require(try daemon.decode(StatusResponse.self, "status").sessions.first?.id)
         #expect(sessions.contains("news") && sessions.contains(active) && !sessions.contains("social"), "\(sessions)")
         #expect(try Self.completions(script, ["lockctl", "--root", root.path, "schedules", "edit", ""]) == ["mornings"])
         #expect(try Self.completions(script, ["lockctl", "--root", root.path, "profiles", "add-service", "mine", "you"]) == ["youtube"])

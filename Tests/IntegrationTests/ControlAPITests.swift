@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -59,8 +60,7 @@ struct ControlAPITests {
         #expect(try daemon.lockctl("start", "news", "5m").status == 0)
         let result = try ProcessRunner.run("/usr/bin/curl", ["-sS", "--unix-socket", root.socketPath, "http://localhost/v1/status"])
         #expect(result.status == 0)
-        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-        #expect((object?["sessions"] as? [[String: Any]])?.first?["profile"] as? String == "news")
+        #expect(try result.decode(StatusResponse.self).sessions.first?.profile == "news")
     }
 
     @Test("a stale socket file is replaced; a live one or a non-socket is never removed")
@@ -113,9 +113,9 @@ struct LargeAnswerTests {
         let domains = (0..<10_000).map { "    \"d\(String(format: "%05d", $0)).bench.example\"," }.joined(separator: "\n")
         try root.write("etc/simplylock/profiles.d/big.toml", "name = \"big\"\ndomains = [\n\(domains)\n]\n")
         let daemon = try DaemonProcess(root: root)
-        let profile = try daemon.json("profiles", "show", "big")
-        #expect((profile["expandedDomains"] as? [String])?.count == 10_000)
-        #expect((profile["expandedDomains"] as? [String])?.last == "d09999.bench.example")
+        let profile = try daemon.decode(ProfileInfo.self, "profiles", "show", "big")
+        #expect(profile.expandedDomains?.count == 10_000)
+        #expect(profile.expandedDomains?.last == "d09999.bench.example")
         let list = try daemon.lockctl("profiles", "list")
         #expect(list.status == 0)
         #expect(list.stdout.contains("big"))

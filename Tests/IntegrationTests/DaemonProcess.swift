@@ -71,16 +71,6 @@ final class DaemonProcess: @unchecked Sendable {
     /// A typed client on the scratch root's socket, for tests that talk to the API directly.
     var client: LockClient { LockClient(socketPath: root.socketPath) }
 
-    /// Decodes `lockctl … --json` output as a bare object, for the few tests that check the
-    /// JSON's shape itself (which keys are present) rather than what it says.
-    func json(_ arguments: String...) throws -> [String: Any] {
-        let result = try lockctl(arguments + ["--json"])
-        guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
-            throw TestFailure("lockctl \(arguments) --json: \(result)")
-        }
-        return object
-    }
-
     func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Stops with SIGTERM and waits; returns the exit status.

@@ -1,4 +1,5 @@
 import Foundation
+import LockProtocol
 import Testing
 
 @Suite("lockctl doctor")
@@ -18,17 +19,15 @@ struct DoctorTests {
         }
         #expect(text.stdout.contains("problem  hosts file"))
         // check says the same: the hosts file does not block reddit.com here.
-        let answer = try daemon.lockctl("check", "reddit.com", "--json")
-        let check = try #require(try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any], "\(answer)")
-        let hosts = try #require((check["enforcers"] as? [[String: Any]])?.first { $0["name"] as? String == "hosts" })
-        #expect(hosts["blocks"] as? Bool == false, "\(hosts)")
-        #expect((hosts["detail"] as? String)?.contains("10.1.1.1 reddit.com") == true, "\(hosts)")
+        let check = try daemon.lockctl("check", "reddit.com", "--json").decode(CheckResponse.self)
+        let hosts = try #require(check.enforcers.first { $0.name == "hosts" }, "\(check)")
+        #expect(!hosts.blocks, "\(hosts)")
+        #expect(hosts.detail.contains("10.1.1.1 reddit.com"), "\(hosts)")
         #expect(text.stdout.contains("10.1.1.1 reddit.com"))
         let doctor = try daemon.lockctl("doctor", "--json")
         #expect(doctor.status == 1, "\(doctor)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [String: Any], "\(doctor)")
-        let checks = try #require(json["checks"] as? [[String: Any]])
-        #expect(checks.contains { $0["name"] as? String == "daemon" && $0["state"] as? String == "ok" })
+        let checks = try doctor.decode(DoctorReport.self).checks
+        #expect(checks.contains { $0.name == "daemon" && $0.state == .ok })
     }
 
     @Test("with the daemon down and a section left behind: a problem (exit 1) and the fix")

@@ -69,4 +69,69 @@ extension ManPageTests {
             #expect(page.contains("\n.It Ev \(variable)\n"), "simplylockd(8) does not document \(variable)")
         }
     }
+
+    @Test("lockctl(1) keeps each command's paragraphs apart, as its help shows them")
+    func paragraphsStayApart() throws {
+        let mandoc = try #require(TestTools.which("mandoc"), "mandoc is missing")
+        // Wide enough that every paragraph is one line.
+        let page = try ProcessRunner.run(mandoc, ["-Tutf8", "-Owidth=1000", ManPages.directory + "/man1/lockctl.1"]).stdout
+        // Without a terminal mandoc still prints bold as a character, a backspace and it again.
+        let plain = page.replacingOccurrences(of: ".\u{8}", with: "", options: .regularExpression)
+        let lines = plain.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let dump = try ProcessRunner.run(Binaries.lockctl, ["--experimental-dump-help"])
+        let commands = try JSONDecoder().decode(HelpCommands.self, from: Data(dump.stdout.utf8)).command.all
+        var checked = 0
+        for discussion in commands.compactMap(\.discussion) {
+            for paragraph in Self.paragraphs(of: discussion) {
+                // Up to a backtick or a middle dot: the page shows those otherwise.
+                let start = String(paragraph.prefix { $0 != "`" && $0 != "·" }.prefix(30))
+                guard start.count >= 8 else { continue }
+                let apart = lines.indices.contains {
+                    lines[$0].hasPrefix(start) && $0 > 0 && (lines[$0 - 1].isEmpty || lines[$0 - 1] == "DESCRIPTION")
+                }
+                #expect(apart, "lockctl(1) runs \"\(start)…\" into what precedes it")
+                checked += 1
+            }
+        }
+        #expect(checked > 30, "only \(checked) paragraphs checked")
+    }
+
+    @Test("help texts are ASCII: generate-manual drops every other character from the man pages")
+    func helpTextsAreASCII() throws {
+        for binary in [Binaries.lockctl, Binaries.daemon] {
+            let dump = try ProcessRunner.run(binary, ["--experimental-dump-help"])
+            let other = dump.stdout.split(separator: "\n").filter { !$0.allSatisfy(\.isASCII) }
+            #expect(dump.status == 0 && other.isEmpty, "\(binary): \(other)")
+        }
+    }
+
+    /// The paragraphs of a help text as lockctl --help shows them: a blank line, an indented line
+    /// (an example), or the end of a sentence at the end of a line ends one; a line wrapped by
+    /// hand mid-sentence continues it.
+    static func paragraphs(of text: String) -> [String] {
+        var paragraphs: [String] = []
+        var continues = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.trimmingCharacters(in: .whitespaces).isEmpty || line.hasPrefix("  ") {
+                continues = false
+                continue
+            }
+            if !continues { paragraphs.append(String(line)) }
+            let end = line.reversed().drop { "\")]' ".contains($0) }.first
+            continues = end.map { !".!?:".contains($0) } ?? false
+        }
+        return paragraphs
+    }
+}
+
+/// Each command's discussion, from lockctl's description of itself (--experimental-dump-help).
+private struct HelpCommands: Decodable {
+    struct Command: Decodable {
+        var discussion: String?
+        var subcommands: [Command]?
+
+        /// This command and every one below it.
+        var all: [Command] { [self] + (subcommands ?? []).flatMap(\.all) }
+    }
+    var command: Command
 }

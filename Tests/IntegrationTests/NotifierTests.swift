@@ -47,17 +47,38 @@ struct NotifierTests {
             }
         }
 
-        func notifications() -> [[String: Any]] {
+        func notifications() -> [Notification] {
             ((try? String(contentsOfFile: recorded, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                try? JSONDecoder().decode(Notification.self, from: Data($0.utf8))
             }
         }
 
-        func summaries() -> [String] { notifications().compactMap { $0["summary"] as? String } }
+        func summaries() -> [String] { notifications().map(\.summary) }
 
         func waitFor(_ summary: String, timeout: Double = 10) throws {
             try waitUntil("a notification \"\(summary)\" (have: \(summaries()))", timeout: timeout) { summaries().contains(summary) }
         }
+    }
+
+    /// One Notify call as `notification_recorder.py` wrote it.
+    struct Notification: Decodable {
+        /// A hint's value: the recorder writes D-Bus integers as numbers, anything else as text.
+        enum Hint: Decodable, Equatable {
+            case number(Int)
+            case text(String)
+
+            init(from decoder: Decoder) throws {
+                let value = try decoder.singleValueContainer()
+                if let number = try? value.decode(Int.self) { self = .number(number) } else { self = .text(try value.decode(String.self)) }
+            }
+        }
+
+        var app: String
+        var summary: String
+        var body: String
+        /// Key, label, key, label…
+        var actions: [String]
+        var hints: [String: Hint]
     }
 
     static func notifier(_ arguments: [String], desktop: Desktop, log: String) throws -> ChildProcess {
@@ -84,10 +105,10 @@ struct NotifierTests {
 
         #expect(try daemon.lockctl("start", "news", "10m", "--strict").status == 0)
         try desktop.waitFor("news is blocked")
-        let started = try #require(desktop.notifications().first { $0["summary"] as? String == "news is blocked" })
-        #expect(started["app"] as? String == "SimplyLock")
-        #expect((started["body"] as? String)?.contains("Strict") == true)
-        #expect((started["hints"] as? [String: Any])?["urgency"] as? Int == 1)
+        let started = try #require(desktop.notifications().first { $0.summary == "news is blocked" })
+        #expect(started.app == "SimplyLock")
+        #expect(started.body.contains("Strict"))
+        #expect(started.hints["urgency"] == .number(1))
 
         #expect(try daemon.lockctl("pomodoro", "start", "--profile", "gaming", "--focus", "5m").status == 0)
         try desktop.waitFor("Pomodoro: focus started (cycle 1), 5m")

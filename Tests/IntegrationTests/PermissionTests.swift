@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -24,7 +25,6 @@ struct PermissionTests {
         #expect(stop.stderr.contains("permission denied"))
         let start = try ProcessRunner.run("/usr/bin/setpriv", asNobody + ["start", "social", "5m"])
         #expect(start.status == 4)
-        let sessions = try daemon.json("status")["sessions"] as? [[String: Any]] ?? []
-        #expect(sessions.count == 1)
+        #expect(try daemon.decode(StatusResponse.self, "status").sessions.count == 1)
     }
 }

@@ -22,6 +22,25 @@ struct SiteMeterTests {
     }
 }
 
+@Suite("the firewall's byte meter through the real daemon, in private network and mount namespaces")
+struct FirewallMeterTests {
+    static let missing: String? =
+        FirewallPrerequisites.missing ?? (which("dnsmasq") == nil ? "dnsmasq is not installed (apt-get install dnsmasq)" : nil)
+
+    @Test(
+        "30 s of streaming from a cached address, with no DNS query, are metered by the bytes (meter firewall); idle seconds before and after count nothing",
+        .enabled(if: missing == nil, "\(missing ?? "")"))
+    func streamFromACachedAddress() throws {
+        let result = try ProcessRunner.run(
+            FirewallTests.repository + "/Tests/Scripts/netns-fwmeter-test.sh",
+            [Binaries.directory, Binaries.dataDirectory], timeout: 300)
+        let failures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("not ok") }
+        #expect(result.status == 0, "\(result)")
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        #expect(result.stdout.contains(" passed, 0 failed"), "\(result.stdout)")
+    }
+}
+
 @Suite("the LAN group meter through the real daemon and Unbound, in private network namespaces")
 struct GroupMeterTests {
     static let missing: String? = {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -42,16 +43,16 @@ struct TrayTests {
         }
 
         /// What the watcher read, oldest first.
-        func snapshots() -> [[String: Any]] {
+        func snapshots() -> [Snapshot] {
             ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                try? JSONDecoder().decode(Snapshot.self, from: Data($0.utf8))
             }
         }
 
         /// Waits for a snapshot that `condition` accepts, and returns it.
         @discardableResult
-        func waitFor(_ what: String, timeout: Double = 10, _ condition: @escaping ([String: Any]) -> Bool) throws -> [String: Any] {
-            var found: [String: Any]?
+        func waitFor(_ what: String, timeout: Double = 10, _ condition: @escaping (Snapshot) -> Bool) throws -> Snapshot {
+            var found: Snapshot?
             do {
                 try waitUntil(what, timeout: timeout) {
                     found = snapshots().last.flatMap { condition($0) ? $0 : nil }
@@ -75,23 +76,65 @@ struct TrayTests {
         }
     }
 
+    /// One reading of the icon by the watcher: why it read it, the item's properties (those the
+    /// tests check) and its menu; a reading that failed has only `why`.
+    struct Snapshot: Decodable {
+        /// The tooltip, a D-Bus struct (icon name, pixmaps, title, text) written as an array.
+        struct ToolTip: Decodable {
+            var title: String
+
+            init(from decoder: Decoder) throws {
+                var fields = try decoder.unkeyedContainer()
+                _ = try fields.decode(String.self)
+                _ = try fields.decode(Ignored.self)
+                title = try fields.decode(String.self)
+            }
+        }
+
+        /// A value read past.
+        private struct Ignored: Decodable {
+            init(from decoder: Decoder) throws {}
+        }
+
+        /// A dbusmenu item and what it holds.
+        struct MenuItem: Decodable {
+            var label: String?
+            var enabled: Bool?
+            var children: [MenuItem]
+        }
+
+        var why: String
+        var title: String?
+        var status: String?
+        var id: String?
+        var iconName: String?
+        var itemIsMenu: Bool?
+        var toolTip: ToolTip?
+        var menu: MenuItem?
+
+        enum CodingKeys: String, CodingKey {
+            case why, menu
+            case title = "Title", status = "Status", id = "Id", iconName = "IconName", itemIsMenu = "ItemIsMenu", toolTip = "ToolTip"
+        }
+    }
+
     /// Every label of a snapshot's menu, with its enabled flag, as "a / b" paths.
-    static func labels(_ snapshot: [String: Any]) -> [String: Bool] {
+    static func labels(_ snapshot: Snapshot) -> [String: Bool] {
         var found: [String: Bool] = [:]
-        func walk(_ node: [String: Any], _ prefix: String) {
-            for child in node["children"] as? [[String: Any]] ?? [] {
-                guard let label = child["label"] as? String else { continue }
+        func walk(_ node: Snapshot.MenuItem, _ prefix: String) {
+            for child in node.children {
+                guard let label = child.label else { continue }
                 let path = prefix.isEmpty ? label : prefix + " / " + label
-                found[path] = child["enabled"] as? Bool ?? true
+                found[path] = child.enabled ?? true
                 walk(child, path)
             }
         }
-        walk(snapshot["menu"] as? [String: Any] ?? [:], "")
+        if let menu = snapshot.menu { walk(menu, "") }
         return found
     }
 
-    static func sessions(_ daemon: DaemonProcess) throws -> [[String: Any]] {
-        try daemon.json("status", "--json")["sessions"] as? [[String: Any]] ?? []
+    static func sessions(_ daemon: DaemonProcess) throws -> [SessionInfo] {
+        try daemon.decode(StatusResponse.self, "status").sessions
     }
 
     @Test("the icon registers, shows the blocks, starts and stops one from its menu, and registers again with a new watcher")
@@ -106,52 +149,51 @@ struct TrayTests {
             notifier.send(SIGTERM)
             _ = notifier.wait(timeout: 5)
         }
-        let idle = try watcher.waitFor("the icon to say nothing is blocked") { $0["Title"] as? String == "SimplyLock: nothing blocked" }
-        #expect(idle["Status"] as? String == "Passive")
-        #expect(idle["Id"] as? String == "simplylock" && idle["ItemIsMenu"] as? Bool == true)
+        let idle = try watcher.waitFor("the icon to say nothing is blocked") { $0.title == "SimplyLock: nothing blocked" }
+        #expect(idle.status == "Passive")
+        #expect(idle.id == "simplylock" && idle.itemIsMenu == true)
         #expect(Self.labels(idle)["Start a block (30m) / news"] == true, "\(Self.labels(idle))")
         #expect(Self.labels(idle)["Start a Pomodoro / news"] == true)
 
         // A menu item starts a block in the real daemon.
         try watcher.click("Start a block (30m)", "news")
-        try waitUntil("news blocked") { try Self.sessions(daemon).contains { $0["profile"] as? String == "news" } }
-        let news = try #require(try Self.sessions(daemon).first { $0["profile"] as? String == "news" })
-        #expect((1790...1800).contains(news["remainingSeconds"] as? Int ?? 0), "\(news)")
-        let blocked = try watcher.waitFor("the icon to show the block") { ($0["Title"] as? String)?.contains("news blocked until") == true }
-        #expect(blocked["Status"] as? String == "Active" && blocked["IconName"] as? String == "changes-prevent")
-        let tooltip = blocked["ToolTip"] as? [Any]
-        #expect((tooltip?[2] as? String)?.hasPrefix("news blocked until") == true, "\(String(describing: tooltip))")
+        try waitUntil("news blocked") { try Self.sessions(daemon).contains { $0.profile == "news" } }
+        let news = try #require(try Self.sessions(daemon).first { $0.profile == "news" })
+        #expect((1790...1800).contains(news.remainingSeconds), "\(news)")
+        let blocked = try watcher.waitFor("the icon to show the block") { $0.title?.contains("news blocked until") == true }
+        #expect(blocked.status == "Active" && blocked.iconName == "changes-prevent")
+        #expect(blocked.toolTip?.title.hasPrefix("news blocked until") == true, "\(String(describing: blocked.toolTip))")
         let stopNews = try #require(Self.labels(blocked).keys.first { $0.hasPrefix("Stop news") })
 
         // A strict block is shown, not offered to stop.
         #expect(try daemon.lockctl("start", "social", "1h", "--strict").status == 0)
-        let both = try watcher.waitFor("the icon to show two blocks") { ($0["Title"] as? String)?.contains("2 blocks") == true }
+        let both = try watcher.waitFor("the icon to show two blocks") { $0.title?.contains("2 blocks") == true }
         let labels = Self.labels(both)
         #expect(!labels.keys.contains { $0.hasPrefix("Stop social") }, "\(labels)")
         #expect(labels.first { $0.key.hasPrefix("social until") && $0.key.hasSuffix("(strict)") }?.value == false, "\(labels)")
 
         try watcher.click(stopNews)
-        try waitUntil("news stopped") { try !Self.sessions(daemon).contains { $0["profile"] as? String == "news" } }
-        try watcher.waitFor("the icon to show social alone") { ($0["Title"] as? String)?.contains("social blocked until") == true }
+        try waitUntil("news stopped") { try !Self.sessions(daemon).contains { $0.profile == "news" } }
+        try watcher.waitFor("the icon to show social alone") { $0.title?.contains("social blocked until") == true }
 
         // The Pomodoro from the menu, and stopped from it.
         try watcher.click("Start a Pomodoro", "gaming")
-        try waitUntil("the Pomodoro to run") { try daemon.json("pomodoro", "status", "--json")["state"] as? String == "running" }
+        try waitUntil("the Pomodoro to run") { try daemon.decode(PomodoroInfo.self, "pomodoro", "status").state == "running" }
         try watcher.waitFor("the menu to offer to stop it") { Self.labels($0)["Stop Pomodoro gaming"] == true }
         try watcher.click("Stop Pomodoro gaming")
-        try waitUntil("the Pomodoro to stop") { try daemon.json("pomodoro", "status", "--json")["state"] as? String != "running" }
+        try waitUntil("the Pomodoro to stop") { try daemon.decode(PomodoroInfo.self, "pomodoro", "status").state != "running" }
         try watcher.waitFor("the menu to offer a Pomodoro again") { Self.labels($0)["Start a Pomodoro / gaming"] == true }
 
         // The panel restarts: the icon registers with the new watcher and shows the same.
         watcher.stop()
         watcher = try Watcher(root: root, desktop: desktop, name: "watcher2")
-        let again = try watcher.waitFor("the icon to register again") { ($0["Title"] as? String)?.contains("social blocked until") == true }
-        #expect(again["why"] as? String == "registered")
+        let again = try watcher.waitFor("the icon to register again") { $0.title?.contains("social blocked until") == true }
+        #expect(again.why == "registered")
 
         // The daemon goes away: the icon says so, and neither blocked nor free.
         _ = try daemon.stop()
-        let gone = try watcher.waitFor("the icon to say the daemon is gone") { $0["Status"] as? String == "NeedsAttention" }
-        #expect(gone["Title"] as? String == "SimplyLock: simplylockd is not reachable")
+        let gone = try watcher.waitFor("the icon to say the daemon is gone") { $0.status == "NeedsAttention" }
+        #expect(gone.title == "SimplyLock: simplylockd is not reachable")
         #expect(Self.labels(gone).keys.sorted() == ["Open SimplyLock", "simplylockd is not running"])
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("registered with the StatusNotifierWatcher"), "\(text)")
@@ -171,19 +213,18 @@ struct TrayTests {
         try waitUntil("notify to follow the daemon") { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("following") }
         #expect(try daemon.lockctl("start", "news", "10m").status == 0)
         try desktop.waitFor("news is blocked")
-        let shown = try #require(desktop.notifications().first { $0["summary"] as? String == "news is blocked" })
-        #expect(shown["actions"] as? [String] == ["extend", "Extend 20m", "stop", "Stop", "open", "Open SimplyLock"])
-        let hints = shown["hints"] as? [String: Any]
-        #expect(hints?["category"] as? String == "x-simplylock.block" && hints?["desktop-entry"] as? String == "simplylock")
+        let shown = try #require(desktop.notifications().first { $0.summary == "news is blocked" })
+        #expect(shown.actions == ["extend", "Extend 20m", "stop", "Stop", "open", "Open SimplyLock"])
+        #expect(shown.hints["category"] == .text("x-simplylock.block") && shown.hints["desktop-entry"] == .text("simplylock"))
         // The recorder presses Extend; the daemon lengthens the block by 20 minutes.
         try desktop.waitFor("news block extended")
-        let news = try #require(try Self.sessions(daemon).first { $0["profile"] as? String == "news" })
-        #expect((29 * 60...30 * 60).contains(news["remainingSeconds"] as? Int ?? 0), "\(news)")
+        let news = try #require(try Self.sessions(daemon).first { $0.profile == "news" })
+        #expect((29 * 60...30 * 60).contains(news.remainingSeconds), "\(news)")
 
         #expect(try daemon.lockctl("start", "social", "10m", "--strict").status == 0)
         try desktop.waitFor("social is blocked")
-        let strict = try #require(desktop.notifications().first { $0["summary"] as? String == "social is blocked" })
-        #expect(strict["actions"] as? [String] == ["extend", "Extend 20m", "open", "Open SimplyLock"])
+        let strict = try #require(desktop.notifications().first { $0.summary == "social is blocked" })
+        #expect(strict.actions == ["extend", "Extend 20m", "open", "Open SimplyLock"])
     }
 
     @Test("without a session bus notify says so and how to get one")

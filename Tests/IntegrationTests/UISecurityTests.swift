@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -92,8 +93,8 @@ struct UISecurityTests {
             let answer = try ui.request("POST", "/v1/sessions", headers: [("Host", ui.host), ("Cookie", cookie)] + extra, body: start)
             #expect(answer.status == 403, "\(extra): \(answer.raw)")
         }
-        let idle = try daemon.json("status")
-        #expect((idle["sessions"] as? [Any])?.isEmpty == true, "a refused write started a block: \(idle)")
+        let idle = try daemon.decode(StatusResponse.self, "status")
+        #expect(idle.sessions.isEmpty, "a refused write started a block: \(idle)")
         #expect(!root.hosts().contains("news.ycombinator.com"))
 
         let own = try ui.request(
@@ -155,6 +156,6 @@ struct UISecurityTests {
             body: #"{"profile":"news","seconds":600}"#)
         #expect(change.status == 403, "\(change.raw)")
         #expect(change.body.contains("simplylock"), "the daemon's reason names the group: \(change.body)")
-        #expect((try daemon.json("status")["sessions"] as? [Any])?.isEmpty == true)
+        #expect(try daemon.decode(StatusResponse.self, "status").sessions.isEmpty)
     }
 }

@@ -89,8 +89,8 @@ struct UnitFileTests {
         #expect(["OK", "SAFE", "PERFECT"].contains(rating))
 
         let json = try Self.analyze(["security", "--offline=true", "--json=short", "simplylockd.service"], in: directory)
-        let items = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
-        let failing = Set(items.filter { ($0["set"] as? Bool) == false }.compactMap { $0["name"] as? String })
+        let items = try JSONDecoder().decode([SecuritySetting].self, from: Data(json.stdout.utf8))
+        let failing = Set(items.filter { $0.set == false }.map(\.name))
         // Each is deliberate (README, "Running under systemd"): root for /etc/hosts,
         // CAP_NET_ADMIN for nftables, the host network for DNS and netlink, /proc/sys for the
         // boot id, world-readable files; for app blocking fanotify (CAP_SYS_ADMIN and its two
@@ -110,4 +110,11 @@ struct UnitFileTests {
                 "ProtectProc=", "ProtectControlGroups=", "SystemCallFilter=~@resources",
             ])
     }
+}
+
+/// One setting of `systemd-analyze security --json=short`: its name (`ProtectHome=`), and whether
+/// the unit sets it as the check wants (null when the check does not apply).
+private struct SecuritySetting: Decodable {
+    var name: String
+    var set: Bool?
 }

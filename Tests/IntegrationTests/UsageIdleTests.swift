@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -60,13 +61,12 @@ struct UsageIdleTests {
         try daemon.restart(environment: environment)
         let later = try Self.seconds(daemon)
         #expect(later == active, "5 s more while idle were metered: \(active) s then \(later) s")
-        let minutes = try #require(try daemon.json("usage", "--days", "2", "--explain")["minutes"] as? [[String: Any]])
-        #expect(!minutes.isEmpty && minutes.allSatisfy { $0["meter"] as? String == "apps-active" }, "\(minutes)")
+        let minutes = try #require(try daemon.decode(UsageResponse.self, "usage", "--days", "2", "--explain").minutes)
+        #expect(!minutes.isEmpty && minutes.allSatisfy { $0.meter == "apps-active" }, "\(minutes)")
         try daemon.stop()
     }
 
     static func seconds(_ daemon: DaemonProcess) throws -> Int {
-        let items = try #require(try daemon.json("usage", "--days", "2")["items"] as? [[String: Any]])
-        return items.first { $0["name"] as? String == "fakegame" }?["seconds"] as? Int ?? 0
+        try daemon.decode(UsageResponse.self, "usage", "--days", "2").items.first { $0.name == "fakegame" }?.seconds ?? 0
     }
 }

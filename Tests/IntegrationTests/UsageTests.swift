@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockProtocol
 import TestSupport
 import Testing
 
@@ -47,31 +48,29 @@ import Testing
         // Minutes are saved when they close, or at shutdown.
         try daemon.stop()
         try daemon.restart(environment: Self.environment)
-        let usage = try daemon.json("usage", "--days", "2")
-        let items = try #require(usage["items"] as? [[String: Any]], "\(usage)")
+        let usage = try daemon.decode(UsageResponse.self, "usage", "--days", "2")
         let log = daemon.log().split(separator: "\n").filter {
             $0.contains("usage") || $0.contains("apps in use") || $0.contains("simplylockd: st")
         }
-        let fake = try #require(items.first { $0["name"] as? String == "fakegame" }, "\(usage)\n\(log.joined(separator: "\n"))")
-        let seconds = try #require(fake["seconds"] as? Int)
+        let fake = try #require(usage.items.first { $0.name == "fakegame" }, "\(usage)\n\(log.joined(separator: "\n"))")
+        let seconds = fake.seconds
         #expect(abs(Double(seconds) - ran) <= 2, "metered \(seconds) s for a run of \(ran) s")
-        let categories = try #require(try daemon.json("usage", "--days", "2", "--by", "category")["items"] as? [[String: Any]])
-        #expect(categories.first?["name"] as? String == "Game")
-        let minutes = try #require(try daemon.json("usage", "--days", "2", "--explain")["minutes"] as? [[String: Any]])
-        #expect(!minutes.isEmpty && minutes.allSatisfy { $0["meter"] as? String == "apps-running" && $0["name"] as? String == "fakegame" })
+        let categories = try daemon.decode(UsageResponse.self, "usage", "--days", "2", "--by", "category").items
+        #expect(categories.first?.name == "Game")
+        let minutes = try #require(try daemon.decode(UsageResponse.self, "usage", "--days", "2", "--explain").minutes)
+        #expect(!minutes.isEmpty && minutes.allSatisfy { $0.meter == "apps-running" && $0.name == "fakegame" })
         let text = try daemon.lockctl("usage", "--explain")
         #expect(text.status == 0 && text.stdout.contains("app:fakegame") && text.stdout.contains("apps-running"), "\(text)")
-        // insights --json carries the same screen time.
-        let insights = try daemon.json("insights", "--days", "2")
-        let screen = try #require(insights["usage"] as? [String: Any], "\(insights.keys.sorted())")
-        #expect((screen["app"] as? [[String: Any]])?.first?["name"] as? String == "fakegame", "\(screen)")
-        #expect((screen["app"] as? [[String: Any]])?.first?["seconds"] as? Int == seconds)
-        #expect((screen["category"] as? [[String: Any]])?.first?["name"] as? String == "Game")
-        #expect(insights["topSites"] != nil, "the insights' own keys stay")
+        // insights --json carries the same screen time, beside the insights' own keys (which
+        // decode as the API's insights).
+        _ = try daemon.decode(InsightsResponse.self, "insights", "--days", "2")
+        let screen = try daemon.decode(InsightsScreenTime.self, "insights", "--days", "2").usage
+        #expect(screen["app"]?.first == UsageResponse.Amount(name: "fakegame", seconds: seconds), "\(screen)")
+        #expect(screen["category"]?.first?.name == "Game")
         // Nothing running: nothing more is counted.
         Thread.sleep(forTimeInterval: 2)
-        let again = try #require(try daemon.json("usage", "--days", "2")["items"] as? [[String: Any]])
-        #expect(again.first { $0["name"] as? String == "fakegame" }?["seconds"] as? Int == seconds)
+        let again = try daemon.decode(UsageResponse.self, "usage", "--days", "2").items
+        #expect(again.first { $0.name == "fakegame" }?.seconds == seconds)
         try daemon.stop()
     }
 
@@ -99,30 +98,35 @@ import Testing
             _ = game.wait(timeout: 5)
         }
         Thread.sleep(forTimeInterval: 10)
-        let midway = try #require(try daemon.json("allowances", "list")["allowances"] as? [[String: Any]]).first
-        let used = try #require(midway?["usedTodaySeconds"] as? Double)
+        let midway = try #require(try daemon.decode(TimeAllowanceList.self, "allowances", "list").allowances.first)
+        let used = midway.usedTodaySeconds
         #expect(used >= 5 && used <= 12, "used \(used) s after about 10 s")
         #expect(!root.hosts().contains("games.example"), "no block before the time is used up")
         try waitUntil("the allowance's block", timeout: 25) { root.hosts().contains("games.example") }
         // Enforcers apply a change before it is saved and shown: the hosts file may lead status a little.
         try waitUntil("the allowance's block in status", timeout: 5) {
-            ((try? daemon.json("status"))?["sessions"] as? [[String: Any]] ?? []).contains { $0["origin"] as? String == "allowance:play" }
+            (try? daemon.decode(StatusResponse.self, "status"))?.sessions.contains { $0.origin == "allowance:play" } == true
         }
-        let status = try daemon.json("status")
-        let sessions = try #require(status["sessions"] as? [[String: Any]])
-        let block = try #require(sessions.first { $0["origin"] as? String == "allowance:play" }, "\(status)")
-        #expect(block["profile"] as? String == "games")
-        let after = try #require(try daemon.json("allowances", "list")["allowances"] as? [[String: Any]]).first
-        #expect(after?["blocking"] as? Bool == true)
-        #expect(after?["leftSeconds"] as? Double == 0)
+        let status = try daemon.decode(StatusResponse.self, "status")
+        let block = try #require(status.sessions.first { $0.origin == "allowance:play" }, "\(status)")
+        #expect(block.profile == "games")
+        let after = try #require(try daemon.decode(TimeAllowanceList.self, "allowances", "list").allowances.first)
+        #expect(after.blocking)
+        #expect(after.leftSeconds == 0)
         let log = (try? String(contentsOfFile: root.path + "/events.log", encoding: .utf8)) ?? ""
         #expect(log.contains("allowance.warning"), "\(log)")
         // A restart keeps the ledger, and the block.
         try daemon.stop()
         try daemon.restart(environment: Self.environment)
-        let restored = try #require(try daemon.json("allowances", "list")["allowances"] as? [[String: Any]]).first
-        #expect((restored?["usedTodaySeconds"] as? Double ?? 0) >= 20)
+        let restored = try #require(try daemon.decode(TimeAllowanceList.self, "allowances", "list").allowances.first)
+        #expect(restored.usedTodaySeconds >= 20)
         #expect(root.hosts().contains("games.example"))
         try daemon.stop()
     }
+}
+
+/// The screen time `lockctl insights --json` adds beside the API's insights: seconds per name,
+/// by app, category, site or device group (a shape of lockctl's own).
+private struct InsightsScreenTime: Decodable {
+    var usage: [String: [UsageResponse.Amount]]
 }

@@ -43,6 +43,29 @@ struct NotifierPolicyTests {
         #expect(decision?.key == "allowance:games-daily" && decision?.throttled == false)
     }
 
+    @Test func aLaunchRefusedByAnOpenLimitSaysWhichLimitAndWhen() {
+        var policy = NotificationPolicy()
+        let until = now.addingTimeInterval(2 * 3600)
+        let none = LooseEvent(
+            type: "allowance.open_refused", at: now, message: "gaming: no launches of steam left today", profile: "games",
+            details: [
+                "allowance": .text("gaming"), "name": .text("steam"), "reason": .text("no-opens-left"),
+                "until": .text(Timestamp.format(until)),
+            ])
+        let refused = policy.decide(none, now: now)
+        #expect(refused?.notification.summary == "gaming: no launches left today, back at \(TextFormat.clock(until, now: now))")
+        #expect(refused?.notification.body == "steam was not started.")
+        #expect(refused?.notification.category == DesktopNotifications.Category.allowance.rawValue)
+        #expect(refused?.key == "opens:gaming" && refused?.throttled == true)
+        let cooling = LooseEvent(
+            type: "allowance.open_refused", at: now, message: "gaming: steam is cooling down, 42m left", profile: "games",
+            details: [
+                "allowance": .text("gaming"), "name": .text("steam"), "reason": .text("cooling-down"), "waitSeconds": .text("2520"),
+                "until": .text(Timestamp.format(now.addingTimeInterval(2520))),
+            ])
+        #expect(policy.decide(cooling, now: now)?.notification.summary == "gaming: cooling down, 42m left")
+    }
+
     @Test func shieldsSayWhichBlockAndHowLongItHasLeft() throws {
         var policy = NotificationPolicy()
         policy.reset([try session("deep-work", left: 23 * 60)])

@@ -218,9 +218,9 @@ struct InsightsServiceTests {
             BlockedAttempt(kind: .site, name: "old.example", source: .dns, at: now.addingTimeInterval(-400 * day)),
             BlockedAttempt(kind: .site, name: "new.example", source: .dns, at: now.addingTimeInterval(-2 * day)),
         ])
-        let service = AttemptRetentionService(
+        let service = AttemptPruner(
             store: store, retention: { .seconds(365 * 86_400) }, clock: { clock.now() },
-            interval: .seconds(3600), logger: Logger(label: "test"))
+            logger: Logger(label: "test"))
         #expect(await service.prune() == 1)
         #expect(try store.recentAttempts(limit: 10).map(\.name) == ["new.example"])
         let year = DateInterval(start: now.addingTimeInterval(-500 * day), end: now)

@@ -63,6 +63,33 @@ struct RequestBodyTests {
         #expect(profile.json["mode"] as? String != "allowlist")
     }
 
+    @Test("a schedule request is read in two parts (its own fields and the schedule's): an unknown field lists both as known")
+    func scheduleRequestsKnowTheFieldsOfBothParts() async throws {
+        let router = try await router()
+        let create = await send(router, "POST", "/v1/schedules", #"{"name": "s", "profile": "mine", "zone": "UTC"}"#)
+        #expect(create.status == 400)
+        #expect(
+            create.message.hasSuffix("(known: cron, days, from, name, now, on, profile, seconds, strict, target, to, tz, warnSeconds)"),
+            "\(create.message)")
+        let update = await send(router, "PATCH", "/v1/schedules/s", #"{"enable": false}"#)
+        #expect(
+            update.message.hasSuffix("(known: cron, days, enabled, from, now, on, profile, seconds, strict, to, tz, warnSeconds)"),
+            "\(update.message)")
+    }
+
+    @Test("the schedule requests' JSON is one flat object, as the API document describes it, and reads back the same")
+    func scheduleRequestsAreFlatOnTheWire() throws {
+        let create = CreateScheduleRequest(
+            name: "am", profile: "news", days: "mon-fri", from: "09:00", to: "12:30", now: true, target: ["lan"])
+        let json = try #require(String(data: try API.makeEncoder().encode(create), encoding: .utf8))
+        #expect(json == #"{"days":"mon-fri","from":"09:00","name":"am","now":true,"profile":"news","target":["lan"],"to":"12:30"}"#)
+        #expect(try API.makeDecoder().decode(CreateScheduleRequest.self, from: Data(json.utf8)) == create)
+        let update = UpdateScheduleRequest(enabled: false, tz: "")
+        let patch = try #require(String(data: try API.makeEncoder().encode(update), encoding: .utf8))
+        #expect(patch == #"{"enabled":false,"tz":""}"#)
+        #expect(try API.makeDecoder().decode(UpdateScheduleRequest.self, from: Data(patch.utf8)) == update)
+    }
+
     @Test func aBodyWhereNoneIsReadIsRefused() async throws {
         let router = try await router()
         #expect(await send(router, "POST", "/v1/reload", "").status == 200)

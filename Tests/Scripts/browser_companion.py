@@ -55,6 +55,12 @@ def api(path):
     return json.loads(response.read())
 
 
+def attempts_on(site):
+    """Today's blocked attempts on `site` as `lockctl insights` counts them (UTC day is enough here)."""
+    day = time.strftime("%Y-%m-%dT00:00:00Z", time.gmtime())
+    return sum(c["attempts"] for c in api(f"/v1/insights?from={day}")["topSites"] if c["name"] == site)
+
+
 class Page(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         body = f"<!doctype html><html lang=en><title>ok {self.headers['Host']}{self.path}</title><h1>ok</h1>".encode()
@@ -157,6 +163,30 @@ try:
     wait_for(shield_shown, 20, "the shield for video.test/shorts/abc")
     wait_for(lambda: driver.find_element(By.ID, "rule").text == "video.test/shorts", 20, "the path rule on the shield")
     check(driver.find_element(By.ID, "title").text == "This page is blocked", "the shield says a page is blocked")
+    # The path rule's shield is a blocked attempt on the site in insights, once however often it is reloaded.
+    wait_for(lambda: attempts_on("www.video.test") + attempts_on("video.test") >= 1, 20, "the path rule's attempt in insights")
+    before = attempts_on("www.video.test") + attempts_on("video.test")
+    driver.refresh()
+    wait_for(lambda: driver.find_element(By.ID, "rule").text == "video.test/shorts", 20, "the reloaded shield")
+    time.sleep(1)
+    findings["path_attempts"] = attempts_on("www.video.test") + attempts_on("video.test")
+    check(findings["path_attempts"] == before == 1, f"the path rule's shield counted once, reloads not ({findings['path_attempts']})")
+    # A keyword rule: the word anywhere in the host, path or query, not inside another word.
+    driver.get(url("tube.test", "/results?search_query=shorts"))
+    wait_for(shield_shown, 20, "the shield for tube.test/results?search_query=shorts")
+    wait_for(lambda: driver.find_element(By.ID, "rule").text == "keyword shorts", 20, "the keyword rule on the shield")
+    summary = driver.find_element(By.ID, "summary").text
+    check("containing the word" in summary and "shorts" in summary, f"the shield explains the keyword ({summary})")
+    driver.save_screenshot(os.path.join(ARTEFACTS, "shield-keyword.png"))
+    wait_for(lambda: attempts_on("tube.test") >= 1, 20, "the keyword shield's attempt in insights")
+    check(True, "the keyword shield's attempt reached insights")
+    driver.get(url("tube.test", "/watch?v=1"))
+    wait_for(lambda: driver.title == f"ok tube.test:{port}/watch?v=1", 20, "tube.test/watch to load")
+    time.sleep(2)
+    check(driver.title == f"ok tube.test:{port}/watch?v=1" and not shield_shown(), f"tube.test/watch loads and stays ({driver.title})")
+    driver.get(url("tube.test", "/shortstop"))
+    wait_for(lambda: driver.title == f"ok tube.test:{port}/shortstop", 20, "/shortstop to load")
+    check(not shield_shown(), "a word containing the keyword is not blocked")
     driver.get(url("video.test", "/watch?v=1"))
     wait_for(lambda: driver.title == f"ok video.test:{port}/watch?v=1", 20, "/watch to load")
     time.sleep(2)

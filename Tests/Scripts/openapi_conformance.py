@@ -180,6 +180,8 @@ def main():
     call("post", "/v1/usage/samples", {"samples": [{"host": "example.org", "end": now, "seconds": 1000}]}, expect=400)
     call("get", "/v1/check?url=https://www.example.org/shorts/x", expect=200)
     call("get", "/v1/check?url=ftp://example.org/x", expect=400)
+    call("post", "/v1/browser/attempts", {"url": "https://www.example.org/x"}, expect=200)
+    call("post", "/v1/browser/attempts", {"url": "ftp://example.org/x"}, expect=400)
     call("post", "/v1/allowances", {"name": "conf-allow", "profile": "news", "dailySeconds": 1800, "days": "mon-fri",
                                     "warnSeconds": 300, "opens": 3, "cooldownSeconds": 600}, expect=201)
     call("post", "/v1/allowances", {"name": "conf-ghost", "profile": "ghost", "dailySeconds": 1800}, expect=404)

@@ -148,12 +148,26 @@ api.webNavigation.onBeforeNavigate.addListener((details) => {
   if (details.frameId === 0) showShieldIfBlocked(details.tabId, details.url);
 });
 
+// Each shield shown is a blocked attempt for the daemon's insights; reloading the shield is not
+// another one (the daemon also counts a site once per user within 10 s).
+const reported = new Map();
+async function reportAttempt(url) {
+  const key = String(url).split('#')[0];
+  const now = Date.now();
+  for (const [k, at] of reported) if (now - at > 30000) reported.delete(k);
+  if (reported.has(key)) return;
+  reported.set(key, now);
+  try { await call('attempt', { body: { url: key } }); } catch (error) { lastError = error.message; }
+}
+
 // The shield page asks through here; it never reaches the bridge itself.
 api.runtime.onMessage.addListener((message, sender, reply) => {
   if (!sender.url?.startsWith(SHIELD)) return false;
   (async () => {
     switch (message.op) {
       case 'details': {
+        // Counted before today's attempts are read, so the shield's number includes this one.
+        await reportAttempt(message.url);
         const [checked, status, insights, goals] = await Promise.all([
           call('check', { url: message.url }), call('status'),
           call('insights', { from: message.from }).catch(() => null), call('goals').catch(() => null)]);

@@ -50,11 +50,14 @@ async function load() {
     return;
   }
   session = status.sessions.find((s) => s.id === match.session) ?? null;
-  const isPath = match.rule.includes('/');
+  const keyword = match.rule.startsWith('keyword ') ? match.rule.slice(8) : null;
+  const isPath = keyword !== null || match.rule.includes('/');
   $('title').textContent = isPath ? 'This page is blocked' : 'This site is blocked';
-  $('summary').textContent = isPath
-    ? `SimplyLock blocks ${match.rule} and everything under it.`
-    : `SimplyLock blocks ${match.rule} and every name under it.`;
+  $('summary').textContent = keyword !== null
+    ? `SimplyLock blocks every address containing the word “${keyword}”.`
+    : isPath
+      ? `SimplyLock blocks ${match.rule} and everything under it.`
+      : `SimplyLock blocks ${match.rule} and every name under it.`;
   $('profile').textContent = match.profile;
   $('origin').textContent = describeOrigin(match.origin) + (session?.strict ? ' (strict)' : '');
   $('rule').textContent = match.rule + (match.list ? ` (list ${match.list})` : '');

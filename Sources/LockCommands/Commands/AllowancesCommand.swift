@@ -64,12 +64,12 @@ struct AllowancesCommand: AsyncParsableCommand {
             let list = try await global.call { try await $0.allowances() }
             if try global.printJSON(list) { return }
             guard !list.allowances.isEmpty else { return print("no allowances (add one with `lockctl allowances add`)") }
-            var rows = [["NAME", "PROFILE", "LIMIT", "USED", "LEFT", "RESETS", "STATE"]]
+            var rows = [["NAME", "PROFILE", "LIMIT", "USED", "LEFT", "OPENS", "RESETS", "STATE"]]
             for allowance in list.allowances {
                 rows.append([
                     allowance.name, allowance.profile, summary(allowance), TextFormat.duration(seconds: allowance.usedTodaySeconds),
-                    allowance.leftSeconds.map { TextFormat.duration(seconds: $0) } ?? "-", TextFormat.clock(allowance.resetsAt),
-                    allowance.blocking ? "blocking" : allowance.inUse ? "in use" : "-",
+                    allowance.leftSeconds.map { TextFormat.duration(seconds: $0) } ?? "-", opens(allowance) ?? "-",
+                    TextFormat.clock(allowance.resetsAt), allowance.blocking ? "blocking" : allowance.inUse ? "in use" : "-",
                 ])
             }
             print(TextFormat.table(rows, header: true))
@@ -89,9 +89,18 @@ struct AllowancesCommand: AsyncParsableCommand {
         }
     }
 
-    /// `video-time 22m of 30m left` for each allowance in use or blocking.
+    /// `1 of 3 used, 42m cooldown`: launches today and the cooldown left, or nil without open limits.
+    static func opens(_ allowance: TimeAllowanceInfo) -> String? {
+        var parts: [String] = []
+        if let opens = allowance.opens { parts.append("\(allowance.opensToday) of \(opens) used") }
+        if let wait = allowance.cooldownLeftSeconds { parts.append("\(TextFormat.duration(seconds: wait)) cooldown") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
+    /// `video-time 22m of 30m left` for each allowance in use or blocking; `gaming 1 of 3 opens
+    /// left` for each with launches used or a cooldown running.
     static func statusLines(_ allowances: [TimeAllowanceInfo]) -> [String] {
-        allowances.filter { $0.inUse || $0.blocking }.map { allowance in
+        let time = allowances.filter { $0.inUse || $0.blocking }.map { allowance in
             let limit = allowance.dailySeconds ?? allowance.weeklySeconds
             if allowance.blocking {
                 return "\(allowance.name) used up: \(allowance.profile) blocked until \(TextFormat.clock(allowance.resetsAt))"
@@ -99,6 +108,17 @@ struct AllowancesCommand: AsyncParsableCommand {
             guard let left = allowance.leftSeconds, let limit else { return "\(allowance.name) in use" }
             return "\(allowance.name) \(TextFormat.duration(seconds: left)) of \(TextFormat.duration(seconds: limit)) left"
         }
+        let launches = allowances.filter { !$0.blocking && ($0.opensToday > 0 || $0.cooldownLeftSeconds != nil) }.compactMap {
+            allowance -> String? in
+            var parts: [String] = []
+            if let opens = allowance.opens, let left = allowance.opensLeft {
+                parts.append(
+                    left == 0 ? "no launches left until \(TextFormat.clock(allowance.resetsAt))" : "\(left) of \(opens) launches left")
+            }
+            if let wait = allowance.cooldownLeftSeconds { parts.append("cooling down, \(TextFormat.duration(seconds: wait)) left") }
+            return parts.isEmpty ? nil : "\(allowance.name) " + parts.joined(separator: ", ")
+        }
+        return time + launches
     }
 
     /// `30m a day mon-fri, 5h a week, 3 opens`.

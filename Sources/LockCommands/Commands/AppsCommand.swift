@@ -14,7 +14,7 @@ struct AppsCommand: AsyncParsableCommand {
             commandName: "list", abstract: "List installed apps: id, name, categories and the programs a block denies.",
             discussion: "The ID column is what `lockctl profiles add-app` takes; flatpak ids and snap names work too.")
         @OptionGroup var global: GlobalOptions
-        @Option(help: "Only apps of this freedesktop category (Game, Chat, Video, …; any case).") var category: String?
+        @Option(help: "Only apps of this freedesktop category (Game, Chat, Video and so on; any case).") var category: String?
         @Flag(help: "Also list entries hidden from menus (NoDisplay=true).") var all = false
 
         func run() async throws {

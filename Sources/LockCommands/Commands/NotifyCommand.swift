@@ -28,7 +28,7 @@ struct NotifyCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: ArgumentHelp("Show a blocked site or app again only after this long (default 1m).", valueName: "duration"))
+    @Option(help: ArgumentHelp("Show a blocked site or app again only after this long.", valueName: "duration"))
     var cooldown: String = "1m"
 
     @Option(help: ArgumentHelp("Length of a block started from the tray menu.", valueName: "duration"))

@@ -143,9 +143,34 @@ enum AllowPathRules: ProfileRuleKind {
     }
 }
 
+enum KeywordRules: ProfileRuleKind {
+    static let add = CommandConfiguration(
+        commandName: "add-keyword",
+        abstract: "Block every web address containing a word (shorts); only the browser companion enforces it.",
+        discussion: """
+            A keyword is 2-64 ASCII letters, digits, '-', '_' or '.'. It matches an address's host, path and query in any \
+            case, as a whole word: shorts blocks youtube.com/shorts/x and …/results?q=shorts, not /shortstop. Exceptions \
+            (add-allow-path) win over keywords.
+            """)
+    static let remove = CommandConfiguration(commandName: "remove-keyword", abstract: "Remove keyword rules from a custom profile.")
+    static let valueName = "keywords"
+    static let addHelp = "Words, e.g. shorts."
+    static let removeHelp = "Words, as the profile lists them."
+    static func adding(_ values: [String]) -> UpdateProfileRequest {
+        var r = UpdateProfileRequest()
+        r.addKeywords = values
+        return r
+    }
+    static func removing(_ values: [String]) -> UpdateProfileRequest {
+        var r = UpdateProfileRequest()
+        r.removeKeywords = values
+        return r
+    }
+}
+
 enum AppCategoryRules: ProfileRuleKind {
     static let add = CommandConfiguration(
-        commandName: "add-app-category", abstract: "Block every installed app of freedesktop categories (Game, Chat, Video, …).")
+        commandName: "add-app-category", abstract: "Block every installed app of freedesktop categories (Game, Chat, Video and so on).")
     static let remove = CommandConfiguration(commandName: "remove-app-category", abstract: "Remove app categories from a custom profile.")
     static let valueName = "categories"
     static let addHelp = "Categories (any case)."

@@ -13,7 +13,8 @@ struct ProfilesCommand: AsyncParsableCommand {
             AddProfileRules<AppRules>.self, RemoveProfileRules<AppRules>.self, AddProfileRules<AppCategoryRules>.self,
             RemoveProfileRules<AppCategoryRules>.self, AddProfileRules<ListRules>.self, RemoveProfileRules<ListRules>.self,
             AddProfileRules<PathRules>.self, RemoveProfileRules<PathRules>.self, AddProfileRules<AllowPathRules>.self,
-            RemoveProfileRules<AllowPathRules>.self, Edit.self,
+            RemoveProfileRules<AllowPathRules>.self, AddProfileRules<KeywordRules>.self, RemoveProfileRules<KeywordRules>.self,
+            Edit.self,
             Delete.self,
         ],
         defaultSubcommand: List.self)
@@ -88,6 +89,9 @@ struct ProfilesCommand: AsyncParsableCommand {
             if !profile.paths.isEmpty { rows.append(["Paths:", profile.paths.joined(separator: " ") + " (browser companion only)"]) }
             if !profile.allowPaths.isEmpty {
                 rows.append(["Allowed paths:", profile.allowPaths.joined(separator: " ") + " (browser companion only)"])
+            }
+            if !profile.keywords.isEmpty {
+                rows.append(["Keywords:", profile.keywords.joined(separator: " ") + " (browser companion only)"])
             }
             if !profile.apps.isEmpty { rows.append(["Apps:", profile.apps.joined(separator: " ")]) }
             if !profile.appCategories.isEmpty { rows.append(["App categories:", profile.appCategories.joined(separator: " ")]) }

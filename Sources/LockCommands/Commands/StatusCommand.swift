@@ -54,9 +54,6 @@ struct StatusCommand: AsyncParsableCommand {
         if let lineFormat { return print(StatusLine.render(status, format: lineFormat)) }
         if try global.printJSON(status) { return }
         print(StatusCommand.render(status))
-        // Allowances being used or spent (`video-time 22m of 30m left`); a daemon without them says nothing.
-        let allowances = (try? await global.client.allowances().allowances) ?? []
-        for line in AllowancesCommand.statusLines(allowances) { print(line) }
     }
 
     /// Draws the status, then again after each event from the daemon's event stream and each
@@ -108,6 +105,8 @@ struct StatusCommand: AsyncParsableCommand {
         }
         for session in status.sessions { if let reason = session.notInForce { lines.append("  ! \(session.profile): \(reason)") } }
         for notice in status.notices { lines.append("  ! \(notice)") }
+        // Allowances being used or spent (`video-time 22m of 30m left`, `gaming 1 of 3 launches left`).
+        for line in AllowancesCommand.statusLines(status.allowances ?? []) { lines.append("  \(line)") }
         if !status.enforcers.isEmpty {
             lines.append("")
             var rows = [["ENFORCER", "STATE", "HOLDS", "DETAILS"]]

@@ -12,7 +12,7 @@ struct UnlockCommand: AsyncParsableCommand {
         abstract: "End a strict block early, with friction (emergency access).",
         discussion: """
             Asks the daemon for a challenge: wait out the countdown (leaving restarts it), then type the random \
-            text shown (without the · separators; pasting is refused). Each early end counts against the weekly \
+            text shown (without the dots between its groups; pasting is refused). Each early end counts against the weekly \
             allowance ([friction] emergency_per_week in the profile or simplylockd.toml; 0 means never). Reads the \
             answer from the terminal, or one line from standard input when that is not a terminal.
             """)

@@ -94,6 +94,23 @@ struct NotificationPolicy {
                     summary: "Screen time: \(event.message)", body: "Time in use counts towards \(allowance) until the day's reset.",
                     category: .allowance, actions: [.open]),
                 key: "allowance:\(allowance)", throttled: false)
+        case Event.Kind.allowanceOpenRefused.rawValue:
+            // `gaming: no launches left today, back at 00:00` / `gaming: cooling down, 42m left`.
+            let allowance = event.detail("allowance") ?? "an allowance"
+            let app = event.detail("name") ?? "the app"
+            let summary: String
+            if event.detail("reason") == "cooling-down" {
+                let wait = event.detail("waitSeconds").flatMap(Double.init) ?? 0
+                summary = "\(allowance): cooling down, \(TextFormat.duration(seconds: wait)) left"
+            } else {
+                let back = event.detail("until").flatMap(Timestamp.parse).map { ", back at \(TextFormat.clock($0, now: now))" } ?? ""
+                summary = "\(allowance): no launches left today\(back)"
+            }
+            return Decision(
+                notification: .init(
+                    summary: summary, body: "\(app) was not started.", urgency: 1, category: .allowance, timeout: 5_000,
+                    actions: [.open]),
+                key: "opens:\(allowance)", throttled: true)
         case Event.Kind.enforcementFailed.rawValue:
             return Decision(
                 notification: .init(summary: "Blocking failed", body: event.message, urgency: 2, category: .failure, actions: [.open]),

@@ -15,6 +15,8 @@ public struct BlockedAttempt: Sendable, Equatable {
         case firewall
         /// The exec guard refused a program.
         case apps
+        /// The browser companion showed its shield (names, and the paths and keywords only it sees).
+        case browser
     }
 
     /// A site or an app.

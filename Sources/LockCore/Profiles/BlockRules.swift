@@ -29,6 +29,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
     public var paths: [PathRule] = []
     /// Exceptions to the path rules and to the names, for the browser companion (sorted, unique).
     public var allowPaths: [PathRule] = []
+    /// Keyword rules, for the browser companion only (sorted, unique).
+    public var keywords: [KeywordRule] = []
 
     /// The rule name `check` reports for a name an allowlist leaves out.
     public static let notAllowed = "(not on the allowlist)"
@@ -59,6 +61,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
         exactNameCount = rules.exactNameCount
         paths = rules.paths
         allowPaths = rules.allowPaths
+        keywords = rules.keywords
         self.lists = mode == .blocklist ? Array(Set(lists)).sorted() : []
     }
 
@@ -67,7 +70,8 @@ public struct BlockRules: Sendable, Equatable, Codable {
 
     public static func == (a: BlockRules, b: BlockRules) -> Bool {
         a.mode == b.mode && a.exactNameCount == b.exactNameCount && a.lists == b.lists && a.addresses == b.addresses && a.apps == b.apps
-            && a.missingApps == b.missingApps && a.paths == b.paths && a.allowPaths == b.allowPaths && a.block == b.block
+            && a.missingApps == b.missingApps && a.paths == b.paths && a.allowPaths == b.allowPaths && a.keywords == b.keywords
+            && a.block == b.block
             && a.allow == b.allow
     }
 
@@ -95,7 +99,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, apps, missingApps, lists, paths, allowPaths }
+    private enum CodingKeys: String, CodingKey { case block, allow, addresses, mode, apps, missingApps, lists, paths, allowPaths, keywords }
 
     // Sessions saved before addresses, modes and apps existed must still load after an upgrade.
     public init(from decoder: any Decoder) throws {
@@ -110,6 +114,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
             lists: try container.decodeIfPresent([BlocklistReference].self, forKey: .lists) ?? [])
         paths = try container.decodeIfPresent([PathRule].self, forKey: .paths) ?? []
         allowPaths = try container.decodeIfPresent([PathRule].self, forKey: .allowPaths) ?? []
+        keywords = try container.decodeIfPresent([KeywordRule].self, forKey: .keywords) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -123,6 +128,7 @@ public struct BlockRules: Sendable, Equatable, Codable {
         if !missingApps.isEmpty { try container.encode(missingApps, forKey: .missingApps) }
         if !paths.isEmpty { try container.encode(paths, forKey: .paths) }
         if !allowPaths.isEmpty { try container.encode(allowPaths, forKey: .allowPaths) }
+        if !keywords.isEmpty { try container.encode(keywords, forKey: .keywords) }
     }
 
     /// The blocked app that stands for the app `id` with these executables (any one path in

@@ -51,6 +51,8 @@ public struct Profile: Sendable, Equatable, Codable {
     public var paths: [PathRule] = []
     /// Exceptions to `paths` and to domains, for the browser companion (`youtube.com/watch`).
     public var allowPaths: [PathRule] = []
+    /// Words that block every address containing them (`shorts`): only the browser companion sees addresses.
+    public var keywords: [KeywordRule] = []
 
     /// Creates a profile; lists are de-duplicated keeping their first order.
     public init(

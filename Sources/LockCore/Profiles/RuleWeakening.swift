@@ -32,6 +32,9 @@ extension BlockRules {
         where PathRule.blockingRule(host: rule.host.value, path: rule.path, block: new.paths, allow: new.allowPaths) == nil {
             found.append("unblocks path \(rule)")
         }
+        for keyword in keywords where !new.keywords.contains(keyword) {
+            found.append("unblocks keyword \(keyword)")
+        }
         // Apps are blocked in both modes.
         let newApps = Set(new.apps.map(\.id))
         for app in apps where !newApps.contains(app.id) {

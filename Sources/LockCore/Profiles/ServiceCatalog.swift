@@ -49,6 +49,7 @@ public struct ServiceCatalog: Sendable, Equatable {
             mode: profile.mode, lists: profile.lists.compactMap(lists))
         rules.paths = Array(Set(profile.paths)).sorted()
         rules.allowPaths = Array(Set(profile.allowPaths)).sorted()
+        rules.keywords = Array(Set(profile.keywords)).sorted()
         return rules
     }
 }

@@ -29,6 +29,10 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     /// are merged), sorted by id. Only the app enforcer acts on these.
     public var apps: [BlockedApp]
 
+    /// Apps whose launches allowances count (`--opens`, `--cooldown`), one entry per id, sorted:
+    /// not blocked, but every launch asks the daemon. An app in `apps` is blocked whatever this says.
+    public var counted: [CountedApp]
+
     /// Every active session's rules, as they are (suffix rules, exceptions, mode, imported
     /// lists by reference): what
     /// mechanisms that match whole subtrees of names (the DNS filter) enforce, and what
@@ -43,7 +47,7 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     public init(
         domains: some Sequence<String> = [], addresses: some Sequence<IPNetwork> = [],
         allowOnly: AllowList? = nil, rules: [BlockRules] = [], apps: some Sequence<BlockedApp> = [BlockedApp](),
-        lan: LANBlock = .empty
+        lan: LANBlock = .empty, counted: some Sequence<CountedApp> = [CountedApp]()
     ) {
         self.domains = domains as? NameList ?? NameList(domains)
         self.addresses = Array(Set(addresses)).sorted()
@@ -51,6 +55,7 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         self.rules = rules
         self.apps = BlockedApp.union(apps)
         self.lan = lan
+        self.counted = CountedApp.union(counted)
     }
 
     /// Nothing blocked: enforcers remove every trace of themselves.
@@ -81,7 +86,7 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case domains, addresses, allowOnly, rules, apps, lan
+        case domains, addresses, allowOnly, rules, apps, lan, counted
     }
 
     // State written before `addresses`, `allowOnly` and `apps` existed has only `domains`; it
@@ -94,7 +99,8 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
             allowOnly: try container.decodeIfPresent(AllowList.self, forKey: .allowOnly),
             rules: try container.decodeIfPresent([BlockRules].self, forKey: .rules) ?? [],
             apps: try container.decodeIfPresent([BlockedApp].self, forKey: .apps) ?? [],
-            lan: try container.decodeIfPresent(LANBlock.self, forKey: .lan) ?? .empty)
+            lan: try container.decodeIfPresent(LANBlock.self, forKey: .lan) ?? .empty,
+            counted: try container.decodeIfPresent([CountedApp].self, forKey: .counted) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -105,5 +111,6 @@ public struct DesiredBlock: Sendable, Equatable, Codable {
         if !apps.isEmpty { try container.encode(apps, forKey: .apps) }
         if !rules.isEmpty { try container.encode(rules, forKey: .rules) }
         if lan != .empty { try container.encode(lan, forKey: .lan) }
+        if !counted.isEmpty { try container.encode(counted, forKey: .counted) }
     }
 }

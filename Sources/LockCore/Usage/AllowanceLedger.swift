@@ -123,7 +123,8 @@ public struct AllowanceLedger: Sendable, Equatable, Codable {
     /// When the allowance's time comes back: the end of the period that limits it.
     public func resetsAt(_ allowance: Allowance) -> Date {
         if let weekly = allowance.weekly, usedThisWeek >= weekly { return week.end }
-        return allowance.daily == nil ? week.end : day.end
+        // Launches (`opens`) come back daily; only a weekly time alone resets with the week.
+        return allowance.daily == nil && allowance.weekly != nil ? week.end : day.end
     }
 }
 

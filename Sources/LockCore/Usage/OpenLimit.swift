@@ -40,3 +40,72 @@ extension AllowanceLedger {
         lastOpen = OpenStamp(boot: now.boot, bootID: now.bootID, wall: now.wall)
     }
 }
+
+/// Why a launch was refused, as the exec guard reports it and the event stream tells it
+/// (`gaming: no launches left today, back at 00:00`, `gaming: cooling down, 42m left`).
+public struct OpenRefusal: Sendable, Equatable, Codable {
+    /// Which limit.
+    public enum Reason: String, Sendable, Codable {
+        /// Today's launches are used up.
+        case noOpensLeft = "no-opens-left"
+        /// Too soon after the last launch.
+        case coolingDown = "cooling-down"
+    }
+
+    /// The allowance that refused it.
+    public var allowance: String
+    /// Its profile.
+    public var profile: String
+    /// Which limit.
+    public var reason: Reason
+    /// When the app may be launched again (the day's reset, or the end of the cooldown).
+    public var until: Date
+    /// For a cooldown, the time left.
+    public var wait: Duration?
+
+    /// Creates a refusal.
+    public init(allowance: String, profile: String, reason: Reason, until: Date, wait: Duration? = nil) {
+        self.allowance = allowance
+        self.profile = profile
+        self.reason = reason
+        self.until = until
+        self.wait = wait
+    }
+
+    /// The refusal `decision` means for `allowance` at `now`, or nil when it allows.
+    public init?(_ decision: OpenDecision, allowance: Allowance, now: Date) {
+        switch decision {
+        case .allowed: return nil
+        case .noOpensLeft(let resetsAt):
+            self.init(allowance: allowance.name, profile: allowance.profile, reason: .noOpensLeft, until: resetsAt)
+        case .coolingDown(let wait):
+            self.init(
+                allowance: allowance.name, profile: allowance.profile, reason: .coolingDown, until: now.addingTimeInterval(wait.seconds),
+                wait: wait)
+        }
+    }
+}
+
+/// The answer to one launch of a counted app.
+public enum LaunchVerdict: Sendable, Equatable {
+    /// It may run; it was counted.
+    case allowed
+    /// It may not.
+    case refused(OpenRefusal)
+}
+
+extension AllowanceLedger {
+    /// Launches left today (nil when the allowance limits none).
+    public func opensLeft(_ allowance: Allowance) -> Int? {
+        allowance.opens.map { max(0, $0 - opensToday) }
+    }
+
+    /// The cooldown still to wait at `now` (nil when none). Call after `advance`.
+    public func cooldownLeft(_ allowance: Allowance, at now: ClockReading, in zone: TimeZone) -> Duration? {
+        guard allowance.cooldown != nil else { return nil }
+        var unlimited = allowance
+        unlimited.opens = nil
+        if case .coolingDown(let wait) = mayOpen(unlimited, at: now, in: zone) { return wait }
+        return nil
+    }
+}

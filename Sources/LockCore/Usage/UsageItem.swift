@@ -71,7 +71,7 @@ public enum UsageMeter: String, Sendable, Hashable, Codable, CaseIterable, Compa
     case appsRunning = "apps-running"
     /// The DNS filter answered queries for a site's names.
     case dns
-    /// The firewall counted bytes to a site's addresses.
+    /// The firewall counted bytes to and from a site's addresses (`SiteActivity`).
     case firewall
     /// The LAN DNS server's query log showed a group's devices asking.
     case lanDNS = "lan-dns"
@@ -86,7 +86,8 @@ public enum UsageMeter: String, Sendable, Hashable, Codable, CaseIterable, Compa
         case .appsActive: "the app's programs ran while the session was not idle"
         case .appsRunning: "the app's programs ran (no logind session to ask about idle)"
         case .dns: "the DNS filter answered queries for the site"
-        case .firewall: "the firewall counted traffic to the site's addresses"
+        case .firewall:
+            "the firewall counted traffic to and from the site's addresses (at least \(SiteActivity.defaultThreshold / 1024) KiB a minute)"
         case .lanDNS: "the LAN DNS server answered the group's devices"
         case .browser: "the site was in the browser's active tab while the user was not idle"
         }

@@ -71,4 +71,25 @@ extension Event {
             type: attempt.kind == .site ? .siteBlocked : .appBlocked, at: attempt.at, message: message, profile: attempt.profile,
             details: details)
     }
+
+    /// An `allowance.open_refused` event: `gaming: no launches of fakegame left today`.
+    init(_ attempt: BlockedAttempt, refusal: OpenRefusal) {
+        var details: [String: String] = [
+            "name": attempt.name, "allowance": refusal.allowance, "reason": refusal.reason.rawValue,
+            "until": Timestamp.format(refusal.until), "source": attempt.source.rawValue,
+        ]
+        if !attempt.detail.isEmpty { details["path"] = attempt.detail }
+        if !attempt.client.isEmpty { details["client"] = attempt.client }
+        let message: String
+        switch refusal.reason {
+        case .noOpensLeft:
+            message = "\(refusal.allowance): no launches of \(attempt.name) left today"
+        case .coolingDown:
+            let wait = refusal.wait ?? .zero
+            details["waitSeconds"] = "\(Int(wait.seconds.rounded(.up)))"
+            message =
+                "\(refusal.allowance): \(attempt.name) is cooling down, \(DurationParser.format(.seconds(wait.seconds.rounded(.up)))) left"
+        }
+        self.init(type: .allowanceOpenRefused, at: attempt.at, message: message, profile: refusal.profile, details: details)
+    }
 }

@@ -2,8 +2,9 @@ import Foundation
 
 /// A request body decoded so that a field the body type does not know is an error, not a
 /// silent no-op: `PATCH /v1/profiles/NAME` with `{"domains": []}` answered 200 and changed
-/// nothing. The fields the type knows are those its `CodingKeys` accept; every body is a flat
-/// object, so the top level is where unknown fields are looked for.
+/// nothing. The fields the type knows are those its `CodingKeys` accept (all of them, where the
+/// type is made of parts that each read the same object, as the schedule requests are); every
+/// body is a flat object, so the top level is where unknown fields are looked for.
 struct StrictBody<Body: Decodable>: Decodable {
     let value: Body
 
@@ -20,9 +21,15 @@ struct StrictBody<Body: Decodable>: Decodable {
         let present = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
         if let unknown = present.sorted().first(where: { !accepts($0) }) {
             // Key types cannot list their keys; the stored properties are the fields, as the
-            // request types keep the synthesised coding keys.
-            let known = Mirror(reflecting: value).children.compactMap(\.label).filter(accepts).sorted()
-            throw UnknownField(name: unknown, known: known)
+            // request types keep the synthesised coding keys (those of a part, for a part).
+            func fields(of value: Any, depth: Int) -> [String] {
+                Mirror(reflecting: value).children.flatMap { child -> [String] in
+                    guard let label = child.label else { return [] }
+                    if accepts(label) { return [label] }
+                    return depth > 0 ? fields(of: child.value, depth: depth - 1) : []
+                }
+            }
+            throw UnknownField(name: unknown, known: fields(of: value as Any, depth: 1).sorted())
         }
     }
 
@@ -46,7 +53,8 @@ struct StrictBody<Body: Decodable>: Decodable {
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
             let container = try base.container(keyedBy: type)
-            state.accepts = { Key(stringValue: $0) != nil }
+            let earlier = state.accepts
+            state.accepts = { Key(stringValue: $0) != nil || earlier?($0) == true }
             return container
         }
 

@@ -190,6 +190,8 @@ extension Event {
                 details: PomodoroEventWire.details(event, run: run))
         case .siteBlocked(let attempt, let left), .appBlocked(let attempt, let left):
             self.init(attempt, timeLeft: left)
+        case .launchRefused(let attempt, let refusal):
+            self.init(attempt, refusal: refusal)
         case .stopping(let at):
             self.init(type: .stopping, at: at, message: "simplylockd is stopping; the stream ends")
         }

@@ -16,6 +16,7 @@ extension SessionInfo {
             blockedNames: session.rules.exactNameCount, apps: session.rules.apps.map(\.id), missingApps: session.rules.missingApps)
         if !session.rules.paths.isEmpty { paths = session.rules.paths.map(\.description) }
         if !session.rules.allowPaths.isEmpty { allowPaths = session.rules.allowPaths.map(\.description) }
+        if !session.rules.keywords.isEmpty { keywords = session.rules.keywords.map(\.word) }
     }
 }
 
@@ -69,6 +70,7 @@ extension ProfileInfo {
             missingApps: includeExpansion ? rules.missingApps : nil)
         paths = profile.paths.map(\.description)
         allowPaths = profile.allowPaths.map(\.description)
+        keywords = profile.keywords.map(\.word)
     }
 }
 

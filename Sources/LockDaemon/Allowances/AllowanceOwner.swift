@@ -23,24 +23,30 @@ public actor AllowanceOwner {
         public var resetsAt: Date
         /// Launches today.
         public var opensToday: Int
+        /// Launches left today (nil when it limits none).
+        public var opensLeft: Int?
+        /// The cooldown still to wait before the next launch (nil when none).
+        public var cooldownLeft: Duration?
         /// Whether its block is in force.
         public var blocking: Bool
         /// Whether something it counts was in use at the last report.
         public var inUse: Bool
     }
 
-    private var files: AllowanceStore
-    private var ledgers: [String: AllowanceLedger] = [:]
+    var files: AllowanceStore
+    var ledgers: [String: AllowanceLedger] = [:]
     private var lastInUse: Set<String> = []
     /// Ledgers changed since they were last saved (nil: removed), saved with the next batch.
-    private var unsaved: [String: AllowanceLedger?] = [:]
+    var unsaved: [String: AllowanceLedger?] = [:]
+    /// What the reconciliation under way is saving (claims to settle, one at a time).
+    private var saving: [String: AllowanceLedger?] = [:]
     private let state: StateStore
-    private let sessions: SessionService
-    private let profiles: ProfileService
+    let sessions: SessionService
+    let profiles: ProfileService
     private let events: EventBus
-    private let clock: @Sendable () -> ClockReading
-    private let zone: @Sendable () -> TimeZone
-    private let logger: Logger
+    let clock: @Sendable () -> ClockReading
+    let zone: @Sendable () -> TimeZone
+    let logger: Logger
 
     /// An owner of the allowances in `directory`.
     public init(
@@ -86,7 +92,8 @@ public actor AllowanceOwner {
             ledger.advance(to: now, in: zone)
             return Status(
                 allowance: allowance, usedToday: ledger.usedToday, usedThisWeek: ledger.usedThisWeek, left: ledger.left(of: allowance),
-                resetsAt: ledger.resetsAt(allowance), opensToday: ledger.opensToday,
+                resetsAt: ledger.resetsAt(allowance), opensToday: ledger.opensToday, opensLeft: ledger.opensLeft(allowance),
+                cooldownLeft: ledger.cooldownLeft(allowance, at: now, in: zone),
                 blocking: ledger.desiredBlock(allowance, at: now, in: zone) != nil, inUse: lastInUse.contains(allowance.name))
         }
     }
@@ -101,6 +108,8 @@ public actor AllowanceOwner {
         guard await profiles.exists(allowance.profile) else { throw .unknownProfile(allowance.profile) }
         do { try files.create(allowance) } catch { throw .store(error) }
         logger.info("allowance added", metadata: ["allowance": "\(allowance.name)", "profile": "\(allowance.profile)"])
+        // Its open limits hold from the answer on.
+        await sessions.reconcile(asking: self)
     }
 
     /// Removes an allowance, its file, its ledger and its block; refused while a strict
@@ -192,11 +201,17 @@ extension AllowanceOwner: SessionOwner {
             }
         }
         let ledgers = unsaved
-        return OwnerClaims(sessions: claimed, records: { _ in ledgers.isEmpty ? [] : [.allowanceLedgers(ledgers)] })
+        saving = ledgers
+        let counted = await countedApps()
+        return OwnerClaims(sessions: claimed, records: { _ in ledgers.isEmpty ? [] : [.allowanceLedgers(ledgers)] }, counted: counted)
     }
 
     public func settle(_ outcome: OwnerOutcome) async {
-        if outcome.saved { unsaved = [:] }
+        // A ledger changed again while this batch was saved (a launch decided meanwhile) stays unsaved.
+        if outcome.saved {
+            for (name, ledger) in saving where unsaved[name] == ledger { unsaved[name] = nil }
+        }
+        saving = [:]
         if let failure = outcome.failure {
             logger.error("cannot put the allowances' blocks in force", metadata: ["error": "\(failure)"])
         }

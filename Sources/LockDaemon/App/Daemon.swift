@@ -71,7 +71,9 @@ struct Daemon {
         let (library, listProblems) = ListService.load(BlocklistStore(directory: paths.listsDirectory), logger: logger)
         // Before the enforcers too: their callbacks hand blocked attempts to it from the start.
         let attemptInbox = AttemptInbox(clock: { SystemClock.now() })
-        let factory = EnforcerFactory(paths: paths, configuration: settings, logger: logger, attempts: attemptInbox, library: library)
+        let launchInbox = LaunchInbox()
+        let factory = EnforcerFactory(
+            paths: paths, configuration: settings, logger: logger, attempts: attemptInbox, launches: launchInbox, library: library)
         let built = factory.build(override: enforcersOverride)
         let caches = factory.flushesResolverCaches(override: enforcersOverride) ? ResolverCacheFlusher.machine(logger: logger) : nil
         for problem in built.problems { logger.error("enforcer problem", metadata: ["problem": "\(problem)"]) }
@@ -90,7 +92,8 @@ struct Daemon {
             timers: .init(sessions: sessionTimer.timer, pomodoro: pomodoroTimer.timer, schedules: scheduleTimer.timer),
             logger: logger, clock: { SystemClock.now() }, zone: { SystemTimeZone.current(root: root) },
             firewallUnavailable: { EnforcerFactory.firewallUnavailable() }, library: library, listProblems: listProblems,
-            caches: caches, launch: .current(enforcersOverride: enforcersOverride, root: root), attemptInbox: attemptInbox)
+            caches: caches, launch: .current(enforcersOverride: enforcersOverride, root: root), attemptInbox: attemptInbox,
+            launchInbox: launchInbox)
         let zoneWatch = FileChangeFeed(path: SystemTimeZone.localtimePath(root: root))
         if let problem = zoneWatch.problem {
             logger.warning("cannot watch for time-zone changes; they are noticed at the next edge", metadata: ["error": "\(problem)"])
@@ -107,7 +110,7 @@ struct Daemon {
             notifier.ready(status: await reporter.serviceStatusText())
         }
         let interval = settings.checkpointInterval
-        let (idleSample, busySample) = AppUsageMeter.intervals()
+        let (idleSample, busySample) = UsageSampler.intervals()
         // Each enforcer a service of its own, first, so that they stop last, in reverse order.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = built.enforcers.map {
             .init(service: EnforcerService(enforcer: $0))
@@ -121,19 +124,8 @@ struct Daemon {
             .init(service: ReloadSignalService(coordinator: core.coordinator, reporter: reporter, notifier: notifier, logger: logger)),
             .init(service: ScheduleService(scheduler: core.scheduler, edges: scheduleTimer, zone: zoneWatch)),
             .init(service: core.attempts),
-            .init(
-                service: AttemptRetentionService(
-                    store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
-                    clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
-            .init(
-                service: UsageRetentionService(
-                    store: store, retention: { await coordinator.currentConfiguration.attemptRetention },
-                    clock: { SystemClock.now() }, interval: .seconds(3600), logger: logger)),
+            .init(service: retention(store: store, coordinator: coordinator, logger: logger)),
             .init(service: MemoryTrimService(events: core.events)),
-            .init(
-                service: AppUsageMeter(
-                    catalog: core.apps, recorder: core.usage, clock: { SystemClock.now() }, idleInterval: idleSample,
-                    busyInterval: busySample, logger: logger)),
             // Ends the event streams itself at shutdown, after it stops taking connections.
             .init(service: server),
             // Last, so that it is the first to hear of shutdown and sends STOPPING=1 at once.
@@ -142,23 +134,21 @@ struct Daemon {
                     notifier: notifier, sessions: core.sessions, reporter: reporter, events: core.events,
                     execGuardAnswers: { [apps = built.apps] in apps?.isAnswering(within: SystemdService.execGuardSilence) ?? true })),
         ]
+        // One sampler for every meter, so an idle daemon wakes once a minute for all of them.
+        var meters: [any UsageSource] = [AppUsageMeter(catalog: core.apps, recorder: core.usage, logger: logger)]
         if let dns = built.dns {
-            // After the enforcers, so that it stops first and lets go of the DNS redirect.
-            services.insert(
-                .init(
-                    service: SiteUsageMeter(
-                        dns: dns, firewall: built.firewall, profiles: core.profiles, allowances: core.allowances, recorder: core.usage,
-                        clock: { SystemClock.now() }, idleInterval: idleSample, busyInterval: busySample, logger: logger)),
-                at: built.enforcers.count)
+            meters.append(
+                SiteUsageMeter(
+                    dns: dns, firewall: built.firewall, profiles: core.profiles, allowances: core.allowances, recorder: core.usage,
+                    namesInterval: idleSample, logger: logger))
         }
-        if let unbound = built.unbound {
-            services.insert(
-                .init(
-                    service: GroupUsageMeter(
-                        unbound: unbound, recorder: core.usage, clock: { SystemClock.now() }, idleInterval: idleSample,
-                        busyInterval: busySample)),
-                at: built.enforcers.count)
-        }
+        if let unbound = built.unbound { meters.append(GroupUsageMeter(unbound: unbound, recorder: core.usage)) }
+        // After the enforcers, so that it stops first and the site meter lets go of the DNS redirect.
+        services.insert(
+            .init(
+                service: UsageSampler(
+                    meters: meters, recorder: core.usage, clock: { SystemClock.now() }, idleInterval: idleSample, busyInterval: busySample)),
+            at: built.enforcers.count)
         if let firewall = built.firewall {
             // Before the server in the list, so it saves the addresses after the server stopped
             // (and before the firewall stops).
@@ -168,5 +158,13 @@ struct Daemon {
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
+    }
+
+    /// Blocked attempts and usage both keep `[insights] retention`: pruned in one hourly loop.
+    private func retention(store: StateStore, coordinator: Coordinator, logger: Logger) -> RetentionService {
+        let retention: @Sendable () async -> Duration = { await coordinator.currentConfiguration.attemptRetention }
+        let attempts = AttemptPruner(store: store, retention: retention, clock: { SystemClock.now() }, logger: logger)
+        let usage = UsagePruner(store: store, retention: retention, clock: { SystemClock.now() }, logger: logger)
+        return RetentionService(interval: .seconds(3600), prunes: [{ await attempts.prune() }, { await usage.prune() }])
     }
 }

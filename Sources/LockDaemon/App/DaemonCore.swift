@@ -81,7 +81,7 @@ public struct DaemonCore: Sendable {
         firewallUnavailable: @escaping @Sendable () -> String? = { nil },
         library: BlocklistLibrary = BlocklistLibrary(), listProblems: [FileProblem] = [],
         caches: ResolverCacheFlusher? = nil, launch: DaemonLaunch = DaemonLaunch(),
-        attemptInbox: AttemptInbox? = nil,
+        attemptInbox: AttemptInbox? = nil, launchInbox: LaunchInbox? = nil,
         randomness: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) async throws -> DaemonCore {
         let settings = configuration.configuration
@@ -138,6 +138,7 @@ public struct DaemonCore: Sendable {
             directory: paths.allowancesDirectory, state: store, sessions: sessions, profiles: profiles, events: events,
             clock: clock, zone: zone, logger: logger)
         await sessions.register([allowances])
+        launchInbox?.bind(to: allowances)
         await allowances.start()
         await usage.listen { inUse, now in await allowances.meter(inUse, at: now) }
         await coordinator.setAllowances(allowances)

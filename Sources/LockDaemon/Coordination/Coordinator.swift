@@ -88,6 +88,7 @@ public actor Coordinator {
             }
             events.publish(.profilesChanged(profile: name, change: .changed, at: clock().wall))
             await scheduler.profilesChanged()
+            await allowances?.profilesChanged()
             return new
         }
     }

@@ -19,6 +19,8 @@ struct EnforcerFactory {
     /// Where each enforcer's blocked attempts go (the DNS filter's blocked answers, the
     /// firewall's refused connections, the app enforcer's denied execs: `attempts.appDenied`).
     let attempts: AttemptInbox
+    /// Where the app enforcer hands launches of counted apps (bound to the allowances later).
+    var launches = LaunchInbox()
     /// The imported lists, shared with the dns enforcer.
     var library = BlocklistLibrary()
 

@@ -94,7 +94,9 @@ extension EnforcerRegistration {
             terminateGrace: settings.terminateGrace, frozenRecord: EnforcerFactory.frozenRecord(factory.paths))
         if let userWritable = settings.userWritable { enforcerSettings.userWritable = userWritable }
         let attempts = factory.attempts
-        return AppEnforcer(settings: enforcerSettings, logger: factory.logger, onDenial: { attempts.appDenied($0) })
+        let launches = factory.launches
+        return AppEnforcer(
+            settings: enforcerSettings, logger: factory.logger, onDenial: { attempts.appDenied($0) }, onLaunch: { launches.hand($0) })
     }
 
     static let bpf = EnforcerRegistration(kind: .bpf, byDefault: nil) { factory, _, _, _ in

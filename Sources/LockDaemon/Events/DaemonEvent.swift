@@ -25,6 +25,8 @@ public enum DaemonEvent: Sendable {
     case siteBlocked(BlockedAttempt, timeLeft: Duration?)
     /// A block stopped an app from starting.
     case appBlocked(BlockedAttempt, timeLeft: Duration?)
+    /// An allowance's open limit refused a launch of one of its apps (`--opens`, `--cooldown`).
+    case launchRefused(BlockedAttempt, OpenRefusal)
     /// The daemon is shutting down; the last event of every stream.
     case stopping(at: Date)
 

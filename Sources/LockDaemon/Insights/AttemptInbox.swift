@@ -11,6 +11,20 @@ enum RawAttempt: Sendable {
     case app(ExecDenial)
     /// The firewall refused connections.
     case firewall(FirewallAttempt)
+    /// The browser companion showed its shield.
+    case browser(BrowserShieldAttempt)
+}
+
+/// The browser companion showed its shield for a URL the daemon found blocked.
+struct BrowserShieldAttempt: Sendable {
+    /// The page's host, normalised.
+    var name: String
+    /// The rule that blocks it (a domain, `video.test/shorts`, `keyword shorts`).
+    var rule: String
+    /// The session whose rule it is.
+    var session: String
+    /// The user whose browser it was.
+    var uid: UInt32
 }
 
 /// Where enforcers hand their blocked attempts to the daemon. Their callbacks run on the

@@ -55,31 +55,57 @@ actor AttemptRecorder: ServiceLifecycle.Service {
                 metadata: ["dropped": "\(dropped - lastDropped)"])
             lastDropped = dropped
         }
-        guard !batch.isEmpty else { return }
+        await handle(batch)
+    }
+
+    /// The browser companion's shield, counted at once (its report's answer says whether it was):
+    /// the same collapsing, attribution, saving and event as every other attempt.
+    func recordBrowserShield(_ shield: BrowserShieldAttempt) async -> Bool {
+        let now = clock()
+        return await handle([AttemptInbox.Stamped(raw: .browser(shield), wall: now.wall, boot: now.boot)]) > 0
+    }
+
+    /// Collapses, attributes, saves and publishes `batch`; returns how many attempts were saved.
+    @discardableResult
+    private func handle(_ batch: [AttemptInbox.Stamped]) async -> Int {
+        guard !batch.isEmpty else { return 0 }
         let active = await sessions.active
         let now = clock()
         var attempts: [(BlockedAttempt, Session?)] = []
+        var refusals: [Int: OpenRefusal] = [:]
         for stamped in batch {
             guard var attempt = Self.attempt(from: stamped) else { continue }
             guard collapser.admit(attempt.collapseKey, at: stamped.boot) else { continue }
+            if case .app(let denial) = stamped.raw, let refusal = denial.refusal {
+                // An open limit, not a session, refused it: the attempt is the allowance's profile's.
+                attempt.profile = refusal.profile
+                refusals[attempts.count] = refusal
+                attempts.append((attempt, nil))
+                continue
+            }
             let session = Self.blocker(of: attempt, among: active, raw: stamped.raw)
             attempt.profile = session?.profile
             attempts.append((attempt, session))
         }
-        guard !attempts.isEmpty else { return }
+        guard !attempts.isEmpty else { return 0 }
         do {
             try store.recordAttempts(attempts.map(\.0))
             recorded += attempts.count
         } catch {
             logger.error("cannot save blocked attempts", metadata: ["error": "\(error)", "attempts": "\(attempts.count)"])
         }
-        for (attempt, session) in attempts {
+        for (index, (attempt, session)) in attempts.enumerated() {
+            if let refusal = refusals[index] {
+                events.publish(.launchRefused(attempt, refusal))
+                continue
+            }
             let left = session.map { $0.remaining(at: now) }
             switch attempt.kind {
             case .site: events.publish(.siteBlocked(attempt, timeLeft: left))
             case .app: events.publish(.appBlocked(attempt, timeLeft: left))
             }
         }
+        return attempts.count
     }
 
     static func attempt(from stamped: AttemptInbox.Stamped) -> BlockedAttempt? {
@@ -94,12 +120,16 @@ actor AttemptRecorder: ServiceLifecycle.Service {
             return BlockedAttempt(
                 kind: .site, name: connection.name, detail: connection.address, source: .firewall,
                 client: connection.realTime ? "" : "counter", at: stamped.wall, count: max(1, connection.count))
+        case .browser(let shield):
+            return BlockedAttempt(
+                kind: .site, name: shield.name, detail: shield.rule, source: .browser, client: "uid \(shield.uid)", at: stamped.wall)
         }
     }
 
     /// The session whose rules stopped the attempt: for a site the one with the rule the DNS
     /// filter reported (else any that blocks the name), the longest-lasting when several do.
     static func blocker(of attempt: BlockedAttempt, among active: [Session], raw: RawAttempt) -> Session? {
+        if case .browser(let shield) = raw, let session = active.first(where: { $0.id == shield.session }) { return session }
         switch attempt.kind {
         case .site:
             let blockers = SessionSet(active).blockers(of: attempt.name)

@@ -46,6 +46,10 @@ public struct ProfileEdit: Sendable, Equatable {
     public var addAllowPaths: [PathRule] = []
     /// Exceptions to the path rules to remove.
     public var removeAllowPaths: [PathRule] = []
+    /// Keyword rules to add.
+    public var addKeywords: [KeywordRule] = []
+    /// Keyword rules to remove; each must be in the profile.
+    public var removeKeywords: [KeywordRule] = []
 
     /// An edit that changes nothing.
     public init() {}
@@ -73,7 +77,11 @@ public struct ProfileEdit: Sendable, Equatable {
         if let missing = removePaths.first(where: { !profile.paths.contains($0) }) {
             throw .notInProfile(field: "remove-path", value: missing.description, profile: profile.name)
         }
+        if let missing = removeKeywords.first(where: { !profile.keywords.contains($0) }) {
+            throw .notInProfile(field: "remove-keyword", value: missing.word, profile: profile.name)
+        }
         var edited = profile
+        edited.keywords = KeywordRule.unique(profile.keywords.filter { !removeKeywords.contains($0) } + addKeywords)
         edited.paths = (profile.paths.filter { !removePaths.contains($0) } + addPaths).uniquedPaths()
         edited.allowPaths = (profile.allowPaths.filter { !removeAllowPaths.contains($0) } + addAllowPaths).uniquedPaths()
         edited.lists = profile.lists.filter { !removeLists.contains($0) } + addLists

@@ -40,12 +40,16 @@ public struct OwnerClaims: Sendable {
     /// The owner's records to save in the same transaction, given which of its origins were
     /// refused (every one of them when the whole batch could not go through).
     public var records: @Sendable (_ refused: Set<SessionOrigin>) -> [StateWrite]
+    /// The apps whose launches it counts (the allowances' open limits), put in force with the
+    /// batch; nil: it counts none.
+    public var counted: [CountedApp]?
 
     /// Creates claims.
     public init(
         sessions: [SessionOrigin: OwnedSession?] = [:], isRequest: Bool = false,
-        records: @escaping @Sendable (_ refused: Set<SessionOrigin>) -> [StateWrite] = { _ in [] }
+        records: @escaping @Sendable (_ refused: Set<SessionOrigin>) -> [StateWrite] = { _ in [] }, counted: [CountedApp]? = nil
     ) {
+        self.counted = counted
         self.sessions = sessions
         self.isRequest = isRequest
         self.records = records

@@ -92,9 +92,12 @@ extension SessionService {
         var writes: [StateWrite] = []
         for answer in answers { writes += answer.claims.records(refused.filter { answer.owner.owns($0) }) }
         let optional = requestIsOptional && !answers.contains { $0.claims.isRequest }
+        let counting = answers.compactMap(\.claims.counted)
         var saved = true
         do throws(SessionError) {
-            try await commit(change, at: now, writes: writes, extendedBy: extendedBy, savingIsOptional: optional)
+            try await commit(
+                change, at: now, writes: writes, extendedBy: extendedBy, savingIsOptional: optional,
+                counted: counting.isEmpty ? nil : CountedApp.union(counting.joined()))
         } catch {
             batch.failure = error
             // Nothing changed; what time did to the owners' own state is saved all the same.

@@ -30,15 +30,18 @@ public actor SessionService {
                 || oldValue.sessions.map(\.strict) != sessions.sessions.map(\.strict)
                 || oldValue.sessions.map(\.target) != sessions.sessions.map(\.target)
             {
-                desired = sessions.desiredBlock(groups: targets.groups)
+                desired = block(of: sessions)
             }
         }
     }
     /// The desired block of the sessions about to be assigned, when the commit path has worked
     /// it out already (for enforcement): a large block is then not worked out twice.
     private var pendingDesired: DesiredBlock?
-    /// `sessions.desiredBlock(groups:)`, kept up to date.
+    /// `block(of: sessions)`, kept up to date.
     private var desired = DesiredBlock.empty
+    /// The apps whose launches the owners count (allowances' open limits), part of every
+    /// desired block.
+    private(set) var countedApps: [CountedApp] = []
     /// Which targets can be enforced: the configured device groups and the LAN enforcers' reach.
     private var targets: TargetPolicy
     let profiles: any ProfileCatalog
@@ -129,7 +132,7 @@ public actor SessionService {
             let groupsChanged = policy.groups != targets.groups
             targets = policy
             guard groupsChanged else { return }
-            desired = sessions.desiredBlock(groups: policy.groups)
+            desired = block(of: sessions)
             await enforceAll(now: clock())
         }
     }
@@ -222,19 +225,22 @@ public actor SessionService {
     /// effect here and the events go out. Enforcing before saving leaves nothing to take back in
     /// the store: when saving a change someone asked for fails, the enforcers are given the
     /// previous block again (the one compensation, and the same for every change).
+    ///
+    /// - Parameter counted: the owners' counted apps now (nil: unchanged); put in force with the change.
     func commit(
         _ change: SessionChange, at now: ClockReading, writes: [StateWrite] = [], extendedBy extra: Duration? = nil,
-        savingIsOptional: Bool = false
+        savingIsOptional: Bool = false, counted: [CountedApp]? = nil
     ) async throws(SessionError) {
-        guard !change.isEmpty || !writes.isEmpty else { return }
+        let countedChange = counted.map { $0 != countedApps } ?? false
+        guard !change.isEmpty || !writes.isEmpty || countedChange else { return }
         if !savingIsOptional {
             // The usual reason saving fails is known before any enforcer moves.
             do { try store.checkWritable() } catch { throw .storage(StorageFailure(error)) }
         }
         let next = change.applied(to: sessions)
         var applied: DesiredBlock?
-        if change.changesRules || needsEnforcement {
-            let block = next.desiredBlock(groups: targets.groups)
+        if change.changesRules || needsEnforcement || countedChange {
+            let block = block(of: next, counted: counted ?? countedApps)
             do { try await enforcement.apply(block, previous: desired) } catch {
                 events.publish(
                     .enforcementFailed(enforcer: (error as? EnforcementFailure)?.enforcer ?? "?", message: "\(error)", at: now.wall))
@@ -257,7 +263,12 @@ public actor SessionService {
                 "cannot save the change; it happens anyway and the saved state catches up at the next start",
                 metadata: ["error": "\(error)"])
         }
-        if change.changesRules { pendingDesired = applied }
+        if let counted { countedApps = counted }
+        if change.changesRules {
+            pendingDesired = applied
+        } else if let applied {
+            desired = applied
+        }
         sessions = next
         timer.arm(at: sessions.nextDeadline)
         for session in change.started { events.publish(.sessionStarted(session, at: now)) }
@@ -273,6 +284,13 @@ public actor SessionService {
         for failure in failures {
             events.publish(.enforcementFailed(enforcer: failure.enforcer, message: failure.underlying, at: now.wall))
         }
+    }
+
+    /// The desired block of `set`, with the counted apps.
+    func block(of set: SessionSet, counted: [CountedApp]? = nil) -> DesiredBlock {
+        var block = set.desiredBlock(groups: targets.groups)
+        block.counted = counted ?? countedApps
+        return block
     }
 
     private func validated(_ length: SessionLength, now: ClockReading) throws(SessionError) -> Duration {

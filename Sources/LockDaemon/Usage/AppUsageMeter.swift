@@ -9,42 +9,26 @@ import ServiceLifecycle
 /// enforcer finds them) while the user's logind session is not idle, or, with no logind
 /// session to consult, while they run.
 ///
-/// Sampling: every `idleInterval` (a minute) while no app runs, so an idle machine is woken
-/// once a minute at most; every `busyInterval` (10 s) while one does, so an app's end is
-/// placed within that. An app's start is exact whatever the interval: it is read from its
+/// Sampled by `UsageSampler`: every minute while no app runs, so an idle machine is woken
+/// once a minute at most; every 10 s while one does, so an app's end is placed within that.
+/// An app's start is exact whatever the interval: it is read from its
 /// processes' start times. Between two samples an app that ran at both counts the whole
 /// stretch, one that stopped counts half of it (the expected value; error at most half a
 /// busy interval).
-public struct AppUsageMeter: ServiceLifecycle.Service {
+actor AppUsageMeter: UsageSource {
     let catalog: AppCatalogService
     let recorder: UsageRecorder
-    let clock: @Sendable () -> ClockReading
     let idle: @Sendable () -> Bool?
-    let idleInterval: Duration
-    let busyInterval: Duration
     let logger: Logger
+    private let hasher = ContentHasher()
+    private var state = State()
 
     /// A meter of `catalog`'s apps reporting to `recorder`.
-    public init(
-        catalog: AppCatalogService, recorder: UsageRecorder, clock: @escaping @Sendable () -> ClockReading,
-        idle: (@Sendable () -> Bool?)? = nil, idleInterval: Duration = .seconds(60), busyInterval: Duration = .seconds(10),
-        logger: Logger
-    ) {
+    init(catalog: AppCatalogService, recorder: UsageRecorder, idle: (@Sendable () -> Bool?)? = nil, logger: Logger) {
         self.catalog = catalog
         self.recorder = recorder
-        self.clock = clock
         self.idle = idle ?? { LogindIdle().isIdle() }
-        self.idleInterval = idleInterval
-        self.busyInterval = busyInterval
         self.logger = logger
-    }
-
-    /// The sampling intervals: a minute idle, 10 s busy; tests shorten them with
-    /// `SIMPLYLOCK_USAGE_SAMPLE=IDLE,BUSY` (seconds, each 0.1–600).
-    public static func intervals(environment: [String: String] = ProcessInfo.processInfo.environment) -> (Duration, Duration) {
-        let given = (environment["SIMPLYLOCK_USAGE_SAMPLE"] ?? "").split(separator: ",").compactMap { Double($0) }
-        guard given.count == 2, given.allSatisfy({ (0.1...600).contains($0) }) else { return (.seconds(60), .seconds(10)) }
-        return (.milliseconds(Int64(given[0] * 1000)), .milliseconds(Int64(given[1] * 1000)))
     }
 
     /// What the meter knows between samples.
@@ -57,22 +41,16 @@ public struct AppUsageMeter: ServiceLifecycle.Service {
         var wasIdle = false
     }
 
-    public func run() async throws {
-        let hasher = ContentHasher()
-        try? await cancelWhenGracefulShutdown {
-            var state = State()
-            while !Task.isCancelled {
-                await sample(&state, hasher: hasher)
-                // Idle sessions are sampled slowly too: nothing they run is counted.
-                try await Task.sleep(for: state.running.isEmpty || state.wasIdle ? idleInterval : busyInterval)
-            }
-        }
-        await recorder.flush()
+    func sample(at now: ClockReading) async -> Bool {
+        await measure(at: now)
+        // Idle sessions are sampled slowly too: nothing they run is counted.
+        return !(state.running.isEmpty || state.wasIdle)
     }
 
+    func finish() async {}
+
     /// One sample: which apps run now, and how long each was in use since the last one.
-    func sample(_ state: inout State, hasher: ContentHasher) async {
-        let now = clock()
+    private func measure(at now: ClockReading) async {
         // The catalog is read again every 10 minutes: an app installed since is metered from then.
         if state.rulesBuilt.map({ $0.nanoseconds > now.boot.nanoseconds || now.boot - $0 > .seconds(600) }) ?? true {
             (state.apps, state.rules) = Self.rules(for: await catalog.current())

@@ -2,48 +2,48 @@ import Foundation
 import LockCore
 import LockEnforcement
 import Logging
-import ServiceLifecycle
 
-/// Meters the time sites are in use from the queries the DNS filter answers for them
-/// (`UsageMeter.dns`): every name of every blocklist profile and of every catalog service is
-/// metered, blocked or not, under the most specific such name (`site:youtube.com`). A site is
-/// in use from a sampling stretch in which a query for it was answered from upstream until a
-/// minute after (`QueryActivity`); blocked answers are not use.
+/// Meters the time sites are in use from what the enforcers see of them: the queries the DNS
+/// filter answers for them (`UsageMeter.dns`), and the bytes the firewall counts to and from
+/// their addresses (`UsageMeter.firewall`), combined by `SiteActivity` so that each stretch of
+/// each site counts once. Every name of every blocklist profile and of every catalog service is
+/// metered, blocked or not, under the most specific such name (`site:youtube.com`). A site is in
+/// use from a sampling stretch in which a query for it was answered from upstream, or in which
+/// its addresses moved at least `SiteActivity.defaultThreshold` bytes a minute, until a minute
+/// after; blocked answers and refused packets are not use.
 ///
-/// The filter sees the machine's DNS while it is redirected there: during blocks, and while an
-/// allowance counts time on this machine, when this meter keeps the redirect (without a
-/// block, the nftables table then holds the redirect alone). At shutdown it lets go of the
-/// redirect, so the machine's DNS never waits for a stopped daemon because of metering.
+/// Both see the machine's traffic while the nftables table exists: during blocks, and while an
+/// allowance counts time on this machine, when this meter keeps the DNS redirect (without a
+/// block, the table then holds the redirect and the byte counters alone). At shutdown it lets go
+/// of the redirect, so the machine's DNS never waits for a stopped daemon because of metering.
 ///
-/// Sampling: every `idleInterval` (a minute) while no site is in use, every `busyInterval`
-/// (10 s) while one is. The names are read again every idle interval.
-public struct SiteUsageMeter: ServiceLifecycle.Service {
+/// Sampled by `UsageSampler`: every minute while no site is in use, every 10 s while one is. The
+/// names are read again every `namesInterval`.
+actor SiteUsageMeter: UsageSource {
     let dns: DNSFilterEnforcer
     let firewall: NFTablesEnforcer?
     let profiles: ProfileService
     let allowances: AllowanceOwner
     let recorder: UsageRecorder
-    let clock: @Sendable () -> ClockReading
-    let idleInterval: Duration
-    let busyInterval: Duration
-    let keepAlive: Duration
+    let namesInterval: Duration
     let logger: Logger
+    private var activity: SiteActivity
+    private var watched = Watched()
+    private var namesRead: BootTime?
 
-    /// A meter of the DNS filter's answers reporting to `recorder`.
-    public init(
+    /// A meter of the DNS filter's answers and the firewall's byte counters reporting to `recorder`.
+    init(
         dns: DNSFilterEnforcer, firewall: NFTablesEnforcer?, profiles: ProfileService, allowances: AllowanceOwner,
-        recorder: UsageRecorder, clock: @escaping @Sendable () -> ClockReading, idleInterval: Duration = .seconds(60),
-        busyInterval: Duration = .seconds(10), keepAlive: Duration = .seconds(60), logger: Logger
+        recorder: UsageRecorder, namesInterval: Duration = .seconds(60), keepAlive: Duration = .seconds(60),
+        threshold: UInt64 = SiteActivity.defaultThreshold, logger: Logger
     ) {
         self.dns = dns
         self.firewall = firewall
         self.profiles = profiles
         self.allowances = allowances
         self.recorder = recorder
-        self.clock = clock
-        self.idleInterval = idleInterval
-        self.busyInterval = busyInterval
-        self.keepAlive = keepAlive
+        self.namesInterval = namesInterval
+        self.activity = SiteActivity(keepAlive: keepAlive, threshold: threshold)
         self.logger = logger
     }
 
@@ -53,27 +53,27 @@ public struct SiteUsageMeter: ServiceLifecycle.Service {
         var redirect = false
     }
 
-    public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            var activity = QueryActivity(keepAlive: keepAlive)
-            var watched = Watched()
-            var namesRead: BootTime?
-            while !Task.isCancelled {
-                let now = clock()
-                if namesRead.map({ $0 > now.boot || now.boot - $0 >= idleInterval }) ?? true {
-                    watched = await watch(watched)
-                    namesRead = now.boot
-                }
-                let inUse = activity.observe(await dns.takeMeterCounts(), at: now)
-                await recorder.report(inUse, kind: .site, meter: .dns, at: now)
-                try await Task.sleep(for: activity.isActive ? busyInterval : idleInterval)
-            }
+    func sample(at now: ClockReading) async -> Bool {
+        if namesRead.map({ $0 > now.boot || now.boot - $0 >= namesInterval }) ?? true {
+            watched = await watch(watched)
+            namesRead = now.boot
         }
-        // Before the enforcers stop: a table left redirecting DNS to a stopped daemon would cut
-        // the machine off (a block's table stays; that is the block's business).
+        let queries = await dns.takeMeterCounts()
+        let bytes = await firewall?.meterBytes() ?? [:]
+        let inUse = activity.observe(queries: queries, bytes: bytes, at: now)
+        let samples = inUse.map {
+            UsageSample(item: UsageItem(.site, $0.key), meter: $0.value.meter, end: now.wall, seconds: $0.value.duration.seconds)
+        }
+        await recorder.report(
+            samples, inUse: Dictionary(uniqueKeysWithValues: inUse.map { (UsageItem(.site, $0.key), $0.value.duration) }), at: now)
+        return activity.isActive
+    }
+
+    /// Before the enforcers stop: a table left redirecting DNS to a stopped daemon would cut the
+    /// machine off (a block's table stays; that is the block's business).
+    func finish() async {
         await dns.meter([], redirect: false)
         await firewall?.redirectChanged()
-        await recorder.flush()
     }
 
     /// Tells the DNS filter the names to meter now, and the firewall whether to keep the
@@ -82,6 +82,8 @@ public struct SiteUsageMeter: ServiceLifecycle.Service {
         let wanted = Watched(names: await Self.meteredNames(profiles), redirect: await allowances.countsOnThisMachine())
         guard wanted != previous else { return previous }
         await dns.meter(wanted.names, redirect: wanted.redirect)
+        // The names first: a redirect committed with them needs no second commit.
+        if wanted.names != previous.names { await firewall?.meter(wanted.names) }
         if wanted.redirect != previous.redirect { await firewall?.redirectChanged() }
         logger.debug("site meter watches names", metadata: ["names": "\(wanted.names.count)", "redirect": "\(wanted.redirect)"])
         return wanted

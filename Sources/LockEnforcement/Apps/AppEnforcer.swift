@@ -52,11 +52,13 @@ public actor AppEnforcer: Enforcer {
     private let settings: Settings
     private let logger: Logger
     private let onDenial: @Sendable (ExecDenial) -> Void
+    private let onLaunch: (@Sendable (LaunchRequest) -> Void)?
     /// Readable without the actor, for the watchdog.
     private let guardian = Mutex<ExecGuard?>(nil)
     private let freezer: CgroupFreezer?
 
     private var apps: [BlockedApp] = []
+    private var counted: [CountedApp] = []
     private var rules: ExecRules = .none
     private var frozen: [String: String] = [:]
     private var lastApplied: Date?
@@ -68,15 +70,20 @@ public actor AppEnforcer: Enforcer {
 
     /// Creates the enforcer; nothing runs until an apply blocks an app.
     ///
-    /// - Parameter onDenial: called on a reporting thread for each refused exec or killed
-    ///   process (the daemon's `app.blocked` events).
+    /// - Parameters:
+    ///   - onDenial: called on a reporting thread for each refused exec or killed process (the
+    ///     daemon's `app.blocked` events).
+    ///   - onLaunch: called on the guard's launch thread for each launch of a counted app; the
+    ///     daemon decides it (`LaunchRequest`). Without it, launches are answered by the rule
+    ///     for undecided launches.
     public init(
         settings: Settings = Settings(), logger: Logger = Logger(label: "simplylock.apps"),
-        onDenial: @escaping @Sendable (ExecDenial) -> Void = { _ in }
+        onDenial: @escaping @Sendable (ExecDenial) -> Void = { _ in }, onLaunch: (@Sendable (LaunchRequest) -> Void)? = nil
     ) {
         self.settings = settings
         self.logger = logger
         self.onDenial = onDenial
+        self.onLaunch = onLaunch
         freezer = (settings.cgroupRoot ?? CgroupFreezer.cgroup2Root()).map(CgroupFreezer.init(root:))
         if let record = settings.frozenRecord, let bytes = try? AtomicFile.read(record),
             let saved = try? JSONDecoder().decode([String: String].self, from: Data(bytes))
@@ -87,6 +94,7 @@ public actor AppEnforcer: Enforcer {
 
     public func apply(_ desired: DesiredBlock) async throws {
         apps = desired.apps
+        counted = desired.counted
         do {
             try enforce()
             lastError = nil
@@ -100,7 +108,7 @@ public actor AppEnforcer: Enforcer {
     /// - Parameter remount: the mount table changed: marks are renewed even when the rules
     ///   look the same (a filesystem mounted again under the same device number lost them).
     private func enforce(remount: Bool = false) throws {
-        guard !apps.isEmpty else {
+        guard !apps.isEmpty || !counted.isEmpty else {
             guardian.withLock { current in
                 current?.stop()
                 current = nil
@@ -110,11 +118,19 @@ public actor AppEnforcer: Enforcer {
             thaw(keeping: [])
             return
         }
-        let (execGuard, started) = try guardian.withLock { current throws -> (ExecGuard, Bool) in
-            if let current { return (current, false) }
-            let started = try ExecGuard(preference: settings.preference, logger: logger, onDenial: onDenial)
-            current = started
-            return (started, true)
+        let (execGuard, started): (ExecGuard, Bool)
+        do {
+            (execGuard, started) = try guardian.withLock { current throws -> (ExecGuard, Bool) in
+                if let current { return (current, false) }
+                let started = try ExecGuard(preference: settings.preference, logger: logger, onDenial: onDenial, onLaunch: onLaunch)
+                current = started
+                return (started, true)
+            }
+        } catch  where apps.isEmpty {
+            // Open limits alone never make a block fail: they are not enforced, and status says why.
+            notes = ["open limits are not enforced: \(error)"]
+            logger.error("cannot count launches", metadata: ["error": "\(error)"])
+            return
         }
         lastMode = execGuard.mode
         fallbackReason = execGuard.fallbackReason
@@ -122,7 +138,7 @@ public actor AppEnforcer: Enforcer {
         // a tmpfs, FUSE filesystem or USB stick mounted during a strict block is watched too.
         let mounts =
             apps.contains(where: \.strict) ? UserWritableMounts.current(extra: settings.userWritable, scope: settings.mountScope) : []
-        let rules = ExecRules.resolve(apps, hasher: execGuard.hasher, userWritable: settings.userWritable + mounts)
+        let rules = ExecRules.resolve(apps, counted: counted, hasher: execGuard.hasher, userWritable: settings.userWritable + mounts)
         // Applying the same block again (the daemon re-applies on every session change) keeps
         // the allow cache: only a real change makes allowed programs ask the guard again.
         if started || remount || !rules.decidesLike(self.rules) {
@@ -131,6 +147,9 @@ public actor AppEnforcer: Enforcer {
             notes = rules.notes
         }
         self.rules = rules
+        if rules.countsLaunches, execGuard.mode != .fanotify {
+            notes.append("open limits are not enforced by the proc connector (launches need fanotify)")
+        }
         for note in notes { logger.warning("app block: \(note)") }
         stopRunning(rules, hasher: execGuard.hasher)
         thaw(keeping: Set(apps.filter { $0.running == .freeze }.map(\.id)))
@@ -236,7 +255,7 @@ public actor AppEnforcer: Enforcer {
     }
 
     private func remount() {
-        guard !apps.isEmpty else { return }
+        guard !apps.isEmpty || !counted.isEmpty else { return }
         do {
             try enforce(remount: true)
         } catch {
@@ -366,6 +385,10 @@ public actor AppEnforcer: Enforcer {
         if let fallbackReason { details["fallback"] = .text(fallbackReason) }
         details["apps"] = .text(apps.map(\.id).joined(separator: ", "))
         details["terminated"] = .count(terminated)
+        if !counted.isEmpty {
+            details["counted"] = .text(counted.map(\.id).joined(separator: ", "))
+            details["launches"] = .text(statistics?.launchSummary ?? "not counted")
+        }
         if !frozen.isEmpty { details["frozen"] = .text(frozen.keys.sorted().joined(separator: ", ")) }
         if !notes.isEmpty { details["notes"] = .text(notes.joined(separator: "; ")) }
         return EnforcerStatus(

@@ -1,4 +1,5 @@
 import Foundation
+import LockCore
 
 /// One program the exec guard stopped: what, whose, and how. The daemon turns these into
 /// `app.blocked` events.
@@ -13,6 +14,8 @@ public struct ExecDenial: Sendable, Equatable, Codable {
         case copy
         /// It had started and was killed at once (proc-connector mode).
         case killed
+        /// A launch of an app an allowance counts, refused by its open limit (`refusal` says which).
+        case openLimit = "open-limit"
     }
 
     /// The process that tried (for `exec`, the process calling exec).
@@ -29,12 +32,15 @@ public struct ExecDenial: Sendable, Equatable, Codable {
     public var reason: Reason
     /// When.
     public var date: Date
+    /// For `openLimit`: the allowance and limit that refused it.
+    public var refusal: OpenRefusal?
 
     /// Creates a record.
     public init(
         pid: Int32, path: String, opener: String? = nil, appID: String, appName: String, reason: Reason,
-        date: Date = Date()
+        date: Date = Date(), refusal: OpenRefusal? = nil
     ) {
+        self.refusal = refusal
         self.pid = pid
         self.path = path
         self.opener = opener

@@ -45,14 +45,14 @@ public final class ExecGuard: Sendable {
     /// - Throws: `SystemError` when no mechanism can be used (the last one's error).
     public init(
         preference: Preference = .automatic, logger: Logger,
-        onDenial: @escaping @Sendable (ExecDenial) -> Void
+        onDenial: @escaping @Sendable (ExecDenial) -> Void, onLaunch: (@Sendable (LaunchRequest) -> Void)? = nil
     ) throws(SystemError) {
         let hasher = ContentHasher()
         let reporter = DenialReporter(logger: logger, onDenial: onDenial)
         var reason: String?
         if preference != .procConnector {
             do {
-                backend = try FanotifyExecGuard(hasher: hasher, reporter: reporter)
+                backend = try FanotifyExecGuard(hasher: hasher, reporter: reporter, onLaunch: onLaunch)
                 mode = .fanotify
                 fallbackReason = nil
                 self.hasher = hasher

@@ -29,6 +29,19 @@ public struct ExecGuardStatistics: Sendable, Equatable {
     /// Events the sentinel answered while the decision thread was silent: allowed, refused.
     public var sentinelAllowed = 0
     public var sentinelRefused = 0
+    /// Launches of counted apps allowed (and counted) and refused by their open limits.
+    public var launchesAllowed = 0
+    public var launchesRefused = 0
+    /// Execs of counted apps while the app ran for the same user (not launches).
+    public var launchesWithin = 0
+    /// Launches answered by the rule (refused if strict, else allowed) because the daemon did
+    /// not decide in time.
+    public var launchesUndecided = 0
     /// False when the sentinel could not be started (a stalled daemon then stalls execs).
     public var hasSentinel = true
+
+    /// `2 allowed, 1 refused, 3 within, 0 undecided`.
+    public var launchSummary: String {
+        "\(launchesAllowed) allowed, \(launchesRefused) refused, \(launchesWithin) within, \(launchesUndecided) undecided"
+    }
 }

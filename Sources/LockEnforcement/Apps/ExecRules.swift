@@ -44,6 +44,10 @@ public final class ExecRules: Sendable {
     public let filesystems: [UInt64: String]
     /// What was left out and why (`/usr/bin/python3: an interpreter is never blocked`).
     public let notes: [String]
+    /// Apps whose launches allowances count (`CountedApp`), in the order `resolve` was given them.
+    public let countedApps: [CountedApp]
+    /// Their programs by identity (index into `countedApps`); a blocked file is never here.
+    public let counted: [FileIdentity: Int]
 
     /// One blocked program matched by similarity.
     public struct SimilarProgram: Sendable, Equatable {
@@ -59,13 +63,22 @@ public final class ExecRules: Sendable {
     /// is refused rather than allowed.
     public var matchesContent: Bool { !digestsBySize.isEmpty }
 
+    /// True when some app's launches are counted.
+    public var countsLaunches: Bool { !counted.isEmpty }
+
+    /// The identities of the programs of counted app `index`.
+    public func countedIdentities(_ index: Int) -> Set<FileIdentity> { Set(counted.filter { $0.value == index }.keys) }
+
     /// Nothing blocked.
     public static let none = ExecRules(rules: [], blocked: [:], digestsBySize: [:], similar: [], filesystems: [:], notes: [])
 
     init(
         rules: [Rule], blocked: [FileIdentity: BlockedFile], digestsBySize: [Int64: [ContentDigest: Int]],
-        similar: [SimilarProgram], filesystems: [UInt64: String], notes: [String]
+        similar: [SimilarProgram], filesystems: [UInt64: String], notes: [String], countedApps: [CountedApp] = [],
+        counted: [FileIdentity: Int] = [:]
     ) {
+        self.countedApps = countedApps
+        self.counted = counted
         self.rules = rules
         self.blocked = blocked
         self.digestsBySize = digestsBySize
@@ -116,7 +129,7 @@ public final class ExecRules: Sendable {
     /// putting it in force would only throw away the allow cache.
     public func decidesLike(_ other: ExecRules) -> Bool {
         rules == other.rules && blocked == other.blocked && digestsBySize == other.digestsBySize && similar == other.similar
-            && filesystems == other.filesystems
+            && filesystems == other.filesystems && countedApps == other.countedApps && counted == other.counted
     }
 
     /// Resolves the apps of a desired state on disk now: each executable path to its identity
@@ -126,7 +139,11 @@ public final class ExecRules: Sendable {
     ///
     /// - Parameter userWritable: paths whose filesystems users can write to (`/home`, `/tmp`,
     ///   …): watched as well when an app is strict, because that is where copies appear.
-    public static func resolve(_ apps: [BlockedApp], hasher: ContentHasher, userWritable: [String]) -> ExecRules {
+    /// - Parameter counted: apps whose launches are counted; their programs are watched too,
+    ///   unless blocked (a blocked program is refused whatever counts it).
+    public static func resolve(
+        _ apps: [BlockedApp], counted countedApps: [CountedApp] = [], hasher: ContentHasher, userWritable: [String]
+    ) -> ExecRules {
         var rules: [Rule] = []
         var blocked: [FileIdentity: BlockedFile] = [:]
         var digests: [Int64: [ContentDigest: Int]] = [:]
@@ -170,6 +187,22 @@ public final class ExecRules: Sendable {
                 }
             }
         }
+        var counted: [FileIdentity: Int] = [:]
+        for (index, app) in countedApps.enumerated() {
+            for path in app.executables {
+                guard path.hasPrefix("/"), let file = ExecutableFile.inspect(path, requireExecutable: false) else {
+                    notes.append("\(app.id): \(path) not found; its launches are not counted")
+                    continue
+                }
+                guard ProgramNames.mayBeBlocked(file.resolved), ProgramNames.mayBeBlocked(path) else {
+                    notes.append("\(app.id): \(path) is an interpreter or launcher and is never counted")
+                    continue
+                }
+                guard blocked[file.identity] == nil, counted[file.identity] == nil else { continue }
+                counted[file.identity] = index
+                filesystems[file.identity.device] = filesystems[file.identity.device] ?? file.resolved
+            }
+        }
         if anyStrict {
             for path in userWritable {
                 var status = stat()
@@ -179,7 +212,8 @@ public final class ExecRules: Sendable {
             }
         }
         return ExecRules(
-            rules: rules, blocked: blocked, digestsBySize: digests, similar: similar, filesystems: filesystems, notes: notes)
+            rules: rules, blocked: blocked, digestsBySize: digests, similar: similar, filesystems: filesystems, notes: notes,
+            countedApps: countedApps, counted: counted)
     }
 
     /// The rule a running or starting program matches by identity, then (strict, for a

@@ -6,7 +6,8 @@ import Synchronization
 /// (see `clinux_sentinel.h`): a process of its own, so a daemon stopped with SIGSTOP, stuck or
 /// starved holds up no exec on the machine longer than `stall` plus a tenth of a second. It
 /// refuses blocked files by device and inode, and during a strict block everything the daemon
-/// would have to read; it allows the rest and remembers nothing.
+/// would have to read, and the programs of apps a strict allowance counts (their launches
+/// cannot be decided without the daemon); it allows the rest and remembers nothing.
 final class ExecSentinel: Sendable {
     /// How long the answer thread may be silent before the sentinel answers in its place.
     static let stall = Duration.seconds(2)
@@ -31,7 +32,11 @@ final class ExecSentinel: Sendable {
     /// What the sentinel decides by from now on.
     func update(_ rules: ExecRules) {
         let sizes = rules.digestsBySize.keys.sorted()
-        let files = rules.blocked.keys.sorted { ($0.device, $0.inode) < ($1.device, $1.inode) }.flatMap { [$0.device, $0.inode] }
+        // A strict allowance's launches cannot be decided without the daemon: refused like blocked files.
+        let strictCounted = rules.counted.filter { rules.countedApps[$0.value].strict }.keys
+        let files = (Array(rules.blocked.keys) + strictCounted).sorted { ($0.device, $0.inode) < ($1.device, $1.inode) }.flatMap {
+            [$0.device, $0.inode]
+        }
         clinux_sentinel_update(
             table, rules.matchesContent ? 1 : 0, rules.minimumSimilarSize ?? -1, sizes, UInt32(sizes.count), files,
             UInt32(files.count / 2))

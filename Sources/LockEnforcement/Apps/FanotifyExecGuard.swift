@@ -64,17 +64,19 @@ final class FanotifyExecGuard: ExecGuardBackend {
     private let marks = Mutex(Marks())
     let pending = Mutex<[PendingHash]>([])
     let hasher: ContentHasher
-    private let reporter: DenialReporter
+    let reporter: DenialReporter
+    /// Decides the launches of counted apps.
+    let launches: LaunchGate
     private let finished = DispatchGroup()
     /// Answers in the daemon's place when the answer thread stalls; nil if it could not start.
     private let sentinel: ExecSentinel?
 
     private let beat = Atomic<UInt64>(0)
     private let events = Atomic<Int>(0)
-    private let denials = Atomic<Int>(0)
+    let denials = Atomic<Int>(0)
     private let errors = Atomic<Int>(0)
     private let overflows = Atomic<Int>(0)
-    private let cached = Atomic<Int>(0)
+    let cached = Atomic<Int>(0)
     private let refusedUnchecked = Atomic<Int>(0)
     private let allowedUnchecked = Atomic<Int>(0)
 
@@ -82,7 +84,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
     ///
     /// - Throws: `SystemError` from `fanotify_init` (EPERM without CAP_SYS_ADMIN or in a
     ///   container, EINVAL or ENOSYS on kernels without permission events).
-    init(hasher: ContentHasher, reporter: DenialReporter) throws(SystemError) {
+    init(hasher: ContentHasher, reporter: DenialReporter, onLaunch: (@Sendable (LaunchRequest) -> Void)?) throws(SystemError) {
         let groupFlags = UInt32(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE | FAN_UNLIMITED_MARKS)
         let eventFlags = UInt32(O_RDONLY | O_CLOEXEC)
         groupFD = clinux_fanotify_init(groupFlags, eventFlags)
@@ -92,10 +94,17 @@ final class FanotifyExecGuard: ExecGuardBackend {
         decision = Mutex(Decision(rules: .none, generation: 0, evictable: true, stopped: false))
         self.hasher = hasher
         self.reporter = reporter
+        let group = groupFD
+        launches = LaunchGate(
+            stopFD: stopFD, onLaunch: onLaunch, respond: { fd, allow in _ = clinux_fanotify_respond(group, fd, allow ? 1 : 0) },
+            refused: { pid, fd, app, refusal in
+                reporter.report(Self.denial(pid: pid, fd: fd, appID: app.id, appName: app.name, reason: .openLimit, refusal: refusal))
+            })
         sentinel = ExecSentinel(group: groupFD)
         beat.store(monotonicNanoseconds(), ordering: .relaxed)
         start(name: "exec-guard", run: answerLoop)
         start(name: "exec-guard-hash", run: hashLoop)
+        start(name: "exec-guard-launch", run: launches.run)
     }
 
     private func start(name: String, run: @escaping @Sendable () -> Void) {
@@ -177,7 +186,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
 
     func statistics() -> ExecGuardStatistics {
         let (filesystems, files) = marks.withLock { ($0.filesystems.values.sorted(), $0.files) }
-        return ExecGuardStatistics(
+        var statistics = ExecGuardStatistics(
             mode: .fanotify, markedFilesystems: filesystems, watchedFiles: files,
             cachedInodes: cached.load(ordering: .relaxed), events: events.load(ordering: .relaxed),
             denials: denials.load(ordering: .relaxed), errors: errors.load(ordering: .relaxed),
@@ -185,6 +194,12 @@ final class FanotifyExecGuard: ExecGuardBackend {
             droppedReports: reporter.droppedCount, refusedUnchecked: refusedUnchecked.load(ordering: .relaxed),
             allowedUnchecked: allowedUnchecked.load(ordering: .relaxed), sentinelAllowed: sentinel?.answered.allowed ?? 0,
             sentinelRefused: sentinel?.answered.refused ?? 0, hasSentinel: sentinel != nil)
+        let launched = launches.statistics
+        statistics.launchesAllowed = launched.allowed
+        statistics.launchesRefused = launched.refused
+        statistics.launchesWithin = launched.within
+        statistics.launchesUndecided = launched.undecided
+        return statistics
     }
 
     func stop() {
@@ -282,6 +297,11 @@ final class FanotifyExecGuard: ExecGuardBackend {
             close(fd)
             return
         }
+        // Counted apps ask every time (never an ignore mark), on the launch gate's thread.
+        if let index = rules.counted[FileIdentity(status)] {
+            launches.submit(fd: fd, pid: event.pid, app: rules.countedApps[index], identities: rules.countedIdentities(index))
+            return
+        }
         if rules.needsContentCheck(status) {
             guard let signature = hasher.cachedSignature(ContentHasher.Key(status)) else {
                 let item = PendingHash(fd: fd, pid: event.pid, status: status, generation: generation, queued: .now)
@@ -347,44 +367,5 @@ final class FanotifyExecGuard: ExecGuardBackend {
 
     func answer(_ group: Int32, _ fd: Int32, allow: Bool) {
         if clinux_fanotify_respond(group, fd, allow ? 1 : 0) != 0 { errors.add(1, ordering: .relaxed) }
-    }
-
-    func deny(pid: Int32, fd: Int32, rule: ExecRules.Rule, reason: ExecDenial.Reason, opener: String? = nil) {
-        denials.add(1, ordering: .relaxed)
-        let path = Self.readLink("/proc/self/fd/\(fd)") ?? "?"
-        reporter.report(
-            ExecDenial(
-                pid: pid, path: path, opener: opener, appID: rule.appID, appName: rule.appName,
-                reason: reason))
-    }
-
-    /// Remembers an allowed file in the kernel (an ignore mark), unless the rules changed
-    /// since the decision: the mark and the rules' generation are checked under one lock, and
-    /// `update` flushes under the same lock.
-    func cacheAllowed(_ fd: Int32, generation: UInt64, surviveModify: Bool) {
-        decision.withLock { decision in
-            guard decision.generation == generation, !decision.stopped else { return }
-            // Without SURV_MODIFY a write to the file clears the mark: needed when content
-            // decides (a file rewritten into a copy of a blocked program).
-            var flags = FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | (surviveModify ? FAN_MARK_IGNORED_SURV_MODIFY : 0)
-            if decision.evictable { flags |= FAN_MARK_EVICTABLE }
-            if clinux_fanotify_mark(groupFD, UInt32(flags), UInt64(FAN_OPEN_EXEC_PERM), fd, nil) == 0 {
-                cached.add(1, ordering: .relaxed)
-            } else if decision.evictable, errno == EINVAL {
-                // Kernels before 5.19 have no evictable marks; pinned inodes are the price.
-                decision.evictable = false
-                flags &= ~FAN_MARK_EVICTABLE
-                if clinux_fanotify_mark(groupFD, UInt32(flags), UInt64(FAN_OPEN_EXEC_PERM), fd, nil) == 0 {
-                    cached.add(1, ordering: .relaxed)
-                }
-            }
-        }
-    }
-
-    static func readLink(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink(path, &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

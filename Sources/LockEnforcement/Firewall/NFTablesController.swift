@@ -50,12 +50,8 @@ actor NFTablesController {
     private var readerProblem: String?
     /// Blocked addresses and their names as last committed, for the NFLOG reader's thread.
     private let liveAttribution = AttributionBox()
-    /// Every counter committed so far, with the name it counts for.
-    private var counterNames: [String: String] = [:]
-    /// Each counter's packets at the last read.
-    private var lastCounts: [String: UInt64] = [:]
-    /// Attempts counted per name since the daemon started.
-    private var attemptTotals: [String: UInt64] = [:]
+    private var attemptCounters = AttemptCounters()
+    private var meter = FirewallMeter()
 
     init(
         table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
@@ -86,7 +82,7 @@ actor NFTablesController {
     func apply(_ desired: DesiredBlock) async throws {
         self.desired = desired
         if desired.blocksNetwork { openLogReader() }
-        let names = NFTablesRuleset.namesToResolve(for: desired, doh: doh)
+        let names = wantedNames()
         book.retain(names: Set(names))
         nameservers = await resolver.nameservers()
         try await commit(force: true)
@@ -114,9 +110,9 @@ actor NFTablesController {
     /// Periodic refresh: resolves every name again and recommits, which also repairs anything
     /// the watch may have missed (a notification lost while it was paused around a commit).
     func refresh() async {
-        guard let desired, desired.blocksNetwork else { return }
+        guard desired != nil, tableWanted else { return }
         nameservers = await resolver.nameservers()
-        await resolve(NFTablesRuleset.namesToResolve(for: desired, doh: doh))
+        await resolve(wantedNames())
         do {
             try await commit(force: true)
         } catch {
@@ -176,6 +172,38 @@ actor NFTablesController {
         do { try await commit(force: false) } catch {
             logger.error("committing the changed DNS redirect failed", metadata: ["error": "\(error)"])
         }
+        requestMeterResolution()
+    }
+
+    /// Counts the bytes of `names`' addresses while the table exists (the site meter's names).
+    func meter(_ names: [String]) async {
+        guard names != meter.names else { return }
+        meter.names = names
+        book.retain(names: Set(wantedNames()))
+        do { try await commit(force: false) } catch { logger.error("committing the metered names failed", metadata: ["error": "\(error)"]) }
+        requestMeterResolution()
+    }
+
+    /// Bytes counted per metered name so far; empty while the table holds no byte counters.
+    func meterBytes() async -> [String: UInt64] {
+        guard lastCommitSucceeded, lastCommitted?.metering != nil else { return [:] }
+        return (try? await committer.read("list counters table inet \(table)")).map(meter.totals) ?? [:]
+    }
+
+    /// Whether the table exists: for a block, or for the site meter's DNS redirect.
+    private var tableWanted: Bool { desired?.blocksNetwork == true || dnsRedirect?()?.metering == true }
+
+    /// Every name whose addresses the table needs now.
+    private func wantedNames() -> [String] {
+        let blocking = desired.map { NFTablesRuleset.namesToResolve(for: $0, doh: doh) } ?? []
+        return tableWanted && !meter.names.isEmpty ? Array(Set(blocking).union(meter.names)).sorted() : blocking
+    }
+
+    /// Leaves the metered names to the watch loop when the table needs their addresses.
+    private func requestMeterResolution() {
+        guard let desired, tableWanted, !meter.names.isEmpty, pendingResolution == nil else { return }
+        pendingResolution = (wantedNames(), desired)
+        requestResolution.yield()
     }
 
     /// True once something (possibly "nothing blocked") has been applied.
@@ -216,7 +244,7 @@ actor NFTablesController {
         if let lastResolutionDuration { details["resolutionSeconds"] = .seconds(lastResolutionDuration.seconds) }
         if let lastRestoreReason { details["lastRestore"] = .text(lastRestoreReason) }
         if attempts != nil {
-            details["attemptsCounted"] = .count(Int(clamping: attemptTotals.values.reduce(0, &+)))
+            details["attemptsCounted"] = .count(Int(clamping: attemptCounters.totals.values.reduce(0, &+)))
             details["attemptEvents"] = .text(
                 reader.map { "NFLOG group \($0.group)" }
                     ?? "counters read periodically" + (readerProblem.map { " (NFLOG: \($0))" } ?? ""))
@@ -241,7 +269,8 @@ actor NFTablesController {
         let counting = attempts == nil ? nil : NFTablesRuleset.AttemptCounting(logGroup: reader?.group)
         return NFTablesRuleset(
             table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
-            doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?(), counting: counting, connectionCheck: connectionCheck?())
+            doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?(), counting: counting, connectionCheck: connectionCheck?(),
+            metered: meter.names)
     }
 
     /// Reads the attempt counters and reports how much each grew since the last read, unless
@@ -249,23 +278,16 @@ actor NFTablesController {
     /// counted per name since the start.
     @discardableResult
     func readCounters() async -> [String: UInt64] {
-        guard attempts != nil, lastCommitted?.counting != nil, lastCommitSucceeded else { return attemptTotals }
+        guard attempts != nil, lastCommitted?.counting != nil, lastCommitSucceeded else { return attemptCounters.totals }
         let output: String
         do { output = try await committer.read("list counters table inet \(table)") } catch {
             logger.debug("cannot read the attempt counters", metadata: ["error": "\(error)"])
-            return attemptTotals
+            return attemptCounters.totals
         }
-        for (counter, packets) in NFTablesRuleset.parseCounters(output) {
-            guard let name = counterNames[counter] else { continue }
-            let last = lastCounts[counter] ?? 0
-            // Smaller than before: the table was recreated and the counter started again.
-            let grown = packets >= last ? packets - last : packets
-            lastCounts[counter] = packets
-            guard grown > 0 else { continue }
-            attemptTotals[name, default: 0] += grown
+        for (name, grown) in attemptCounters.read(output) {
             if reader == nil { attempts?(FirewallAttempt(name: name, address: "", count: Int(clamping: grown), realTime: false)) }
         }
-        return attemptTotals
+        return attemptCounters.totals
     }
 
     /// Binds the NFLOG group once, the first time something is blocked; without it the
@@ -292,7 +314,7 @@ actor NFTablesController {
         let results = withoutSinkholes(await resolver.resolve(names))
         // An apply may have changed the desired state while this run was out; only names still
         // wanted are recorded, so a lifted name cannot come back.
-        let wanted = Set(desired.map { NFTablesRuleset.namesToResolve(for: $0, doh: doh) } ?? [])
+        let wanted = Set(wantedNames())
         book.record(results.filter { wanted.contains($0.key) }, at: bootClock())
         lastResolution = Date()
         lastResolutionDuration = ContinuousClock.now - started
@@ -364,8 +386,8 @@ actor NFTablesController {
             }
             if number > completed {
                 completed = number
-                if ruleset.counting == nil { lastCounts = [:] }
-                counterNames.merge(ruleset.counters) { _, new in new }
+                attemptCounters.committed(ruleset)
+                meter.committed(ruleset)
                 liveAttribution.set(ruleset.attribution)
                 lastCommitted = ruleset
                 lastCommitSucceeded = true

@@ -91,6 +91,14 @@ public final class NFTablesEnforcer: Enforcer {
     /// began or stopped needing the machine's DNS while nothing is blocked).
     public func redirectChanged() async { await controller.redirectChanged() }
 
+    /// Counts the bytes to and from `names`' addresses (resolved like blocked names) in a named
+    /// counter per name while the table exists, for a block or for the site meter's DNS redirect.
+    public func meter(_ names: [String]) async { await controller.meter(names) }
+
+    /// Bytes counted per metered name so far (totals, both directions); empty while the table
+    /// holds no byte counters.
+    public func meterBytes() async -> [String: UInt64] { await controller.meterBytes() }
+
     /// Resolves the names of the last apply now, if the watch loop has not yet, and commits
     /// the addresses (tests, benchmarks).
     public func settle() async { await controller.resolvePending() }

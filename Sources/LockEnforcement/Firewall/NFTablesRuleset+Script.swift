@@ -24,6 +24,7 @@ extension NFTablesRuleset {
         if counting != nil {
             for family in ["4", "6"] { out += "flush map inet \(table) attempts\(family)\n" }
         }
+        out += meterFlushes
         appendContents(&out, sets)
         return out
     }
@@ -63,6 +64,7 @@ extension NFTablesRuleset {
                     "\tmap attempts\(family == .ipv4 ? "4" : "6") {\n\t\ttype \(family == .ipv4 ? "ipv4_addr" : "ipv6_addr") : counter\n\t}\n"
             }
         }
+        out += meterDeclarations
         // Local traffic and forwarded traffic (the machine as a router) go through the same
         // checks; a chain has one hook, hence two base chains. `policy accept` is restated so
         // that a policy changed from outside is put back.
@@ -108,14 +110,15 @@ extension NFTablesRuleset {
             }
             out += "\n}\n"
         }
+        out += meterElements
         let ports = Self.encryptedDNSPorts.map(String.init).joined(separator: ", ")
         out += """
             table inet \(table) {
             \tchain output {
-            \t\tjump enforce
+            \(meterJump)\t\tjump enforce
             \t}
             \tchain forward {
-            \t\tjump enforce
+            \(meterJump)\t\tjump enforce
             \t}
             \tchain enforce {
 
@@ -179,6 +182,7 @@ extension NFTablesRuleset {
                 """
         }
         out += "\t}\n"
+        out += meterChains
         if let dnsRedirect {
             out += "\tchain dnsredirect {\n"
             // The filter's own upstream queries, and DNS to this machine's own addresses (its

@@ -45,6 +45,8 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public let attribution: [IPNetwork: String]
     /// The names with a counter of their own; attempts to every other blocked address share one.
     public let countedNames: Set<String>
+    /// Byte counters per metered name (the site meter's firewall meter); nil when none.
+    public let metering: TrafficMetering?
 
     /// Counting blocked connection attempts: a named counter per blocked name, a map from
     /// each of its addresses to that counter, consulted by a rule before the rejects (the
@@ -91,8 +93,9 @@ public struct NFTablesRuleset: Sendable, Equatable {
         table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
         block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
         dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:],
-        countedNames: Set<String> = [], connectionCheck: ConnectionCheck? = nil
+        countedNames: Set<String> = [], connectionCheck: ConnectionCheck? = nil, metering: TrafficMetering? = nil
     ) {
+        self.metering = mode == .off ? nil : metering
         self.connectionCheck = mode == .off ? nil : connectionCheck
         self.table = table
         self.mode = mode
@@ -114,23 +117,27 @@ public struct NFTablesRuleset: Sendable, Equatable {
     ///   - nameservers: the resolvers the daemon uses.
     ///   - dnsRedirect: the DNS filter to send the machine's DNS to during the block, if any.
     ///   - counting: count connection attempts to blocked addresses per name (blocklists only).
+    ///   - metered: names whose traffic is counted in bytes while the table exists (the site meter).
     public init(
         table: String = defaultTable, desired: DesiredBlock,
         resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork],
-        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, connectionCheck: ConnectionCheck? = nil
+        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, connectionCheck: ConnectionCheck? = nil,
+        metered: [String] = []
     ) {
-        guard desired.blocksNetwork else {
-            if let dnsRedirect, dnsRedirect.metering {
-                self.init(table: table, mode: .meter, resolvers: AddressIntervals(nameservers), dnsRedirect: dnsRedirect)
-            } else {
-                self.init(table: table, mode: .off)
-            }
-            return
-        }
         func lookUp(_ domains: some Sequence<String>) -> [IPNetwork] {
             Self.canonical(domains).flatMap(resolved).filter { address in
                 !Self.neverBlockedWhenResolved.contains { $0.contains(address) }
             }
+        }
+        guard desired.blocksNetwork else {
+            if let dnsRedirect, dnsRedirect.metering {
+                self.init(
+                    table: table, mode: .meter, resolvers: AddressIntervals(nameservers), dnsRedirect: dnsRedirect,
+                    metering: Self.meterAttribution(metered, lookUp: lookUp, blocked: .empty))
+            } else {
+                self.init(table: table, mode: .off)
+            }
+            return
         }
         let block = AddressIntervals(desired.addresses + lookUp(desired.domains))
         var attribution: [IPNetwork: String] = [:]
@@ -156,7 +163,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
             doh: AddressIntervals(doh.addresses + lookUp(doh.names)),
             allow: AddressIntervals((desired.allowOnly?.addresses ?? []) + lookUp(desired.allowOnly?.domains ?? [])),
             dnsRedirect: dnsRedirect, counting: counting, attribution: attribution, countedNames: countedNames,
-            connectionCheck: connectionCheck)
+            connectionCheck: connectionCheck, metering: Self.meterAttribution(metered, lookUp: lookUp, blocked: block))
     }
 
     /// The name of the counter of attempts to `name`'s addresses: a hash, since counter names
@@ -244,19 +251,6 @@ public struct NFTablesRuleset: Sendable, Equatable {
 
     /// Parses the output of `list counters table inet TABLE`: packets per counter name.
     public static func parseCounters(_ output: String) -> [String: UInt64] {
-        var result: [String: UInt64] = [:]
-        var current: String?
-        for line in output.split(separator: "\n") {
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            if words.first == "counter", words.count >= 2 {
-                current = String(words[1])
-            } else if let name = current, let index = words.firstIndex(of: "packets"), index + 1 < words.count,
-                let packets = UInt64(words[index + 1])
-            {
-                result[name] = packets
-                current = nil
-            }
-        }
-        return result
+        parseCounterTotals(output).mapValues(\.packets)
     }
 }

@@ -54,8 +54,43 @@ export function ruleRegex(rule) {
   return '^https?://([^/?#@]*\\.)?' + escapeRegex(parts.host) + '(:[0-9]+)?' + escapeRegex(parts.path) + '([/?#].*)?$';
 }
 
+const WORD = /[a-z0-9]/;
+
 /**
- * declarativeNetRequest rules for the path rules of the active sessions: each block rule
+ * True when `word` (a keyword, lower case) is a whole word of `text`: the characters around it
+ * are not ASCII letters or digits. Mirrors LockCore's KeywordRule.
+ */
+export function keywordMatches(word, text) {
+  const haystack = text.toLowerCase();
+  for (let at = haystack.indexOf(word); at >= 0; at = haystack.indexOf(word, at + 1)) {
+    const before = at === 0 || !WORD.test(haystack[at - 1]);
+    const end = at + word.length;
+    const after = end === haystack.length || !WORD.test(haystack[end]);
+    if (before && after) return true;
+  }
+  return false;
+}
+
+/** The keyword blocking a URL (its host, path and query), or null; an allowed path wins. */
+export function blockingKeyword(url, keywords, allowPaths) {
+  let parsed;
+  try { parsed = new URL(url); } catch { return null; }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
+  const host = parsed.hostname.replace(/\.$/, '').toLowerCase();
+  const text = host + (parsed.pathname || '/') + parsed.search;
+  const word = (keywords || []).find((k) => keywordMatches(k, text));
+  if (!word) return null;
+  if ((allowPaths || []).some((r) => covers(r, host, parsed.pathname || '/'))) return null;
+  return word;
+}
+
+/** The regular expression (RE2, matched without case) of the URLs containing a keyword. */
+export function keywordRegex(word) {
+  return '^https?://(.*[^a-z0-9])?' + escapeRegex(word) + '([^a-z0-9].*)?$';
+}
+
+/**
+ * declarativeNetRequest rules for the path and keyword rules of the active sessions: each block rule
  * redirects to the shield (the blocked address after `?u=`), each exception is an allow rule
  * above it. Rule ids start at `firstId`.
  */
@@ -76,6 +111,13 @@ export function pathRulesToDnr(sessions, shieldUrl, firstId = 1) {
       seen.add('block ' + rule);
       rules.push({ id: id++, priority: 1000 + rule.length * 2, action: { type: 'redirect', redirect: { regexSubstitution: shieldUrl + '?u=\\0' } },
         condition: { regexFilter: ruleRegex(rule), resourceTypes: ['main_frame'], isUrlFilterCaseSensitive: false } });
+    }
+    // Keywords below every path rule and exception: an allowed path wins over a keyword.
+    for (const word of session.keywords || []) {
+      if (seen.has('keyword ' + word)) continue;
+      seen.add('keyword ' + word);
+      rules.push({ id: id++, priority: 500, action: { type: 'redirect', redirect: { regexSubstitution: shieldUrl + '?u=\\0' } },
+        condition: { regexFilter: keywordRegex(word), resourceTypes: ['main_frame'], isUrlFilterCaseSensitive: false } });
     }
   }
   return rules;

@@ -1,7 +1,10 @@
 // The companion's pure rules, run with `node --test browser/extension/test/`.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { attemptsOn, blockingRule, covers, describeOrigin, formatRemaining, parseUrl, pathRulesToDnr, ruleRegex, SiteMeter } from '../lib/rules.js';
+import {
+  attemptsOn, blockingKeyword, blockingRule, covers, describeOrigin, formatRemaining, keywordMatches, keywordRegex, parseUrl,
+  pathRulesToDnr, ruleRegex, SiteMeter,
+} from '../lib/rules.js';
 
 test('a path rule covers its path and below it by whole segments, on the site and its subdomains', () => {
   assert.equal(covers('youtube.com/shorts', 'www.youtube.com', '/shorts/abc'), true);
@@ -91,4 +94,28 @@ test('the manifest: MV3, spanning incognito, the bridge permission, a fixed id',
   }
   assert.ok(manifest.key.length > 300);
   assert.equal(manifest.browser_specific_settings.gecko.id, 'companion@simplylock.org');
+});
+
+test('keywords: whole words of the host, path and query, any case; an allowed path wins', () => {
+  assert.ok(keywordMatches('shorts', 'www.youtube.com/results?search_query=Shorts'));
+  assert.ok(keywordMatches('shorts', 'www.youtube.com/shorts/abc'));
+  assert.ok(keywordMatches('shorts', 'shorts.example.org/'));
+  assert.ok(keywordMatches('shorts', 'x.org/?q=funny+shorts'));
+  assert.ok(!keywordMatches('shorts', 'www.youtube.com/watch?v=1'));
+  assert.ok(!keywordMatches('shorts', 'x.org/shortstop'));
+  assert.ok(!keywordMatches('shorts', 'x.org/myshorts'));
+  assert.equal(blockingKeyword('https://www.youtube.com/results?q=shorts#x', ['shorts'], []), 'shorts');
+  assert.equal(blockingKeyword('https://www.youtube.com/watch?v=1#shorts', ['shorts'], []), null, 'the fragment is not sent');
+  assert.equal(blockingKeyword('https://www.youtube.com/watch?v=shorts', ['shorts'], ['youtube.com/watch']), null);
+  assert.equal(blockingKeyword('ftp://x.org/shorts', ['shorts'], []), null);
+  // The network rule's expression agrees (RE2 and JavaScript read this one the same way).
+  const re = new RegExp(keywordRegex('shorts'), 'i');
+  for (const [url, blocked] of [['https://www.youtube.com/results?q=SHORTS', true], ['http://x.test:8080/shorts', true],
+    ['https://shorts.example.org/', true], ['https://x.org/shortstop', false], ['https://www.youtube.com/watch?v=1', false]]) {
+    assert.equal(re.test(url), blocked, url);
+  }
+  const rules = pathRulesToDnr([{ paths: ['a.test/x'], allowPaths: ['a.test/ok'], keywords: ['shorts'] }], 'chrome-extension://id/shield.html');
+  const keyword = rules.find((r) => r.condition.regexFilter === keywordRegex('shorts'));
+  assert.equal(keyword.action.type, 'redirect');
+  assert.ok(rules.filter((r) => r.action.type === 'allow').every((r) => r.priority > keyword.priority), 'exceptions win over keywords');
 });

@@ -73,6 +73,7 @@ extension TimeAllowanceInfo {
             weeklySeconds: allowance.weekly?.seconds, days: allowance.days.description, warnSeconds: allowance.warn?.seconds,
             strict: allowance.strict, target: allowance.target.names, opens: allowance.opens, cooldownSeconds: allowance.cooldown?.seconds,
             usedTodaySeconds: status.usedToday.seconds, usedThisWeekSeconds: status.usedThisWeek.seconds, leftSeconds: status.left?.seconds,
-            resetsAt: status.resetsAt, opensToday: status.opensToday, blocking: status.blocking, inUse: status.inUse)
+            resetsAt: status.resetsAt, opensToday: status.opensToday, opensLeft: status.opensLeft,
+            cooldownLeftSeconds: status.cooldownLeft.map { $0.seconds.rounded(.up) }, blocking: status.blocking, inUse: status.inUse)
     }
 }

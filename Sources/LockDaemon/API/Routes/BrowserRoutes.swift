@@ -20,6 +20,9 @@ struct BrowserRoutes {
         router.add(Endpoints.browserCompanions) { _ in
             BrowserCompanions(await browser.companions(activeSeconds: BrowserCompanions.activeSeconds))
         }
+        router.add(Endpoints.browserAttempt) { context throws(APIError) in
+            try await Self.attempt(url: context.body.url, uid: context.peer.uid, core: core)
+        }
         router.add(Endpoints.reportUsage) { context throws(APIError) in
             let samples = context.body.samples.map { (host: $0.host, end: $0.end, seconds: $0.seconds) }
             do throws(BrowserCompanionService.ReportError) {
@@ -28,6 +31,19 @@ struct BrowserRoutes {
                 throw APIError(.invalidArgument, error.description)
             }
         }
+    }
+
+    /// Counts the shield as a blocked attempt when the URL is blocked now, attributed to the
+    /// session whose rule blocks it (the first answer of `check`, names before paths).
+    static func attempt(url: String, uid: UInt32, core: DaemonCore) async throws(APIError) -> BrowserAttemptResponse {
+        guard url.utf8.count <= 2048 else { throw APIError(.invalidArgument, "url: longer than 2048 bytes") }
+        let checked = try await check(url: url, core: core)
+        guard let match = checked.matches.first else { return BrowserAttemptResponse(recorded: false) }
+        let host: DomainName
+        do { host = try core.names.lookupName(try split(url: url).host) } catch { throw APIError(.invalidArgument, "url: \(error)") }
+        let recorded = await core.attempts.recordBrowserShield(
+            BrowserShieldAttempt(name: host.value, rule: match.rule, session: match.session, uid: uid))
+        return BrowserAttemptResponse(recorded: recorded, rule: match.rule)
     }
 
     private static func isLabel(_ text: String, maxBytes: Int) -> Bool {
@@ -40,19 +56,21 @@ struct BrowserRoutes {
     /// `check ?url=`: the host's answer as `?name=` gives it, with the sessions' path rules that
     /// cover the URL and the browser companion's own answer (the only enforcer that sees paths).
     static func check(url input: String, core: DaemonCore) async throws(APIError) -> CheckResponse {
-        let (hostText, path) = try split(url: input)
+        let (hostText, path, query) = try split(url: input)
         let name: DomainName
         do { name = try core.names.lookupName(hostText) } catch { throw APIError(.invalidArgument, "url: \(error)") }
         var response = CheckResponse(await core.reporter.check(name))
         let sessions = await core.sessions.active.filter { $0.target.names.contains(BlockTarget.localName) }
-        var pathMatches: [CheckResponse.Match] = []
+        var pageMatches: [CheckResponse.Match] = []
         for session in sessions {
-            guard
-                let rule = PathRule.blockingRule(
-                    host: name.value, path: path, block: session.rules.paths, allow: session.rules.allowPaths)
-            else { continue }
-            pathMatches.append(
-                CheckResponse.Match(profile: session.profile, session: session.id, origin: session.origin.rawValue, rule: rule.description))
+            let rules = session.rules
+            let rule =
+                PathRule.blockingRule(host: name.value, path: path, block: rules.paths, allow: rules.allowPaths)?.description
+                ?? KeywordRule.blockingKeyword(
+                    host: name.value, path: path, query: query, keywords: rules.keywords, allowPaths: rules.allowPaths)?.ruleName
+            guard let rule else { continue }
+            pageMatches.append(
+                CheckResponse.Match(profile: session.profile, session: session.id, origin: session.origin.rawValue, rule: rule))
         }
         let active = await core.browser.companions(activeSeconds: BrowserCompanions.activeSeconds).filter(\.active)
         let connected =
@@ -60,25 +78,28 @@ struct BrowserRoutes {
             ? "no browser companion is connected (lockctl browser install; then open the browser)"
             : "connected in " + Set(active.map(\.hello.browser)).sorted().joined(separator: ", ")
         let answer: CheckResponse.EnforcerAnswer
-        if let rule = pathMatches.first {
-            answer = CheckResponse.EnforcerAnswer(
-                name: "browser", blocks: !active.isEmpty,
-                detail: "path rule \(rule.rule): only the browser companion sees paths, and shows the shield; \(connected)")
+        if let rule = pageMatches.first {
+            let what =
+                rule.rule.hasPrefix("keyword ")
+                ? "\(rule.rule): only the browser companion sees addresses, and shows the shield"
+                : "path rule \(rule.rule): only the browser companion sees paths, and shows the shield"
+            answer = CheckResponse.EnforcerAnswer(name: "browser", blocks: !active.isEmpty, detail: "\(what); \(connected)")
         } else if !response.matches.isEmpty {
             answer = CheckResponse.EnforcerAnswer(
                 name: "browser", blocks: !active.isEmpty, detail: "shows the shield for the blocked name; \(connected)")
         } else {
             answer = CheckResponse.EnforcerAnswer(
-                name: "browser", blocks: false, detail: "no path rule or name rule covers it; \(connected)")
+                name: "browser", blocks: false, detail: "no path, keyword or name rule covers it; \(connected)")
         }
-        response = CheckResponse(name: name.value + path, matches: response.matches + pathMatches, enforcers: response.enforcers + [answer])
+        let shown = name.value + path + (query.isEmpty ? "" : "?" + query)
+        response = CheckResponse(name: shown, matches: response.matches + pageMatches, enforcers: response.enforcers + [answer])
         return response
     }
 
-    /// The host and path of `input` (`https://www.youtube.com/shorts/x?y`): a scheme is
-    /// optional, only http and https are URLs a browser blocks; user, port, query and fragment
-    /// are dropped.
-    static func split(url input: String) throws(APIError) -> (host: String, path: String) {
+    /// The host, path and query (without `?`) of `input` (`https://www.youtube.com/shorts/x?y`):
+    /// a scheme is optional, only http and https are URLs a browser blocks; user, port and
+    /// fragment are dropped.
+    static func split(url input: String) throws(APIError) -> (host: String, path: String, query: String) {
         var rest = Substring(input.trimmingCharacters(in: .whitespaces))
         if let scheme = rest.range(of: "://") {
             let name = rest[..<scheme.lowerBound].lowercased()
@@ -87,14 +108,19 @@ struct BrowserRoutes {
             }
             rest = rest[scheme.upperBound...]
         }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if let colon = authority.lastIndex(of: ":"), !authority.hasPrefix("[") { authority = authority[..<colon] }
         var path = rest[authorityEnd...]
-        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
+        var query = Substring("")
+        if let mark = path.firstIndex(of: "?") {
+            query = path[path.index(after: mark)...]
+            path = path[..<mark]
+        }
         guard !authority.isEmpty else { throw APIError(.invalidArgument, "url: \"\(input)\" has no host") }
-        return (String(authority), path.isEmpty ? "/" : String(path))
+        return (String(authority), path.isEmpty ? "/" : String(path), String(query))
     }
 }
 

@@ -24,6 +24,16 @@ enum InputParsing {
         return result
     }
 
+    static func keywords(_ values: [String], field: String) throws(APIError) -> [KeywordRule] {
+        var result: [KeywordRule] = []
+        for value in values {
+            do { result.append(try KeywordRule(parsing: value, field: field)) } catch {
+                throw APIError(.invalidArgument, "\(field): \(error.reason)")
+            }
+        }
+        return result
+    }
+
     static func networks(_ values: [String], field: String) throws(APIError) -> [IPNetwork] {
         var result: [IPNetwork] = []
         for value in values {

@@ -42,6 +42,7 @@ struct ProfileRoutes {
                 kind: .custom, lists: request.lists ?? [])
             profile.paths = try InputParsing.pathRules(request.paths ?? [], field: "paths", parser: names)
             profile.allowPaths = try InputParsing.pathRules(request.allowPaths ?? [], field: "allow_paths", parser: names)
+            profile.keywords = KeywordRule.unique(try InputParsing.keywords(request.keywords ?? [], field: "keywords"))
             let created = try await context.call { () async throws(ProfileError) in try await coordinator.createProfile(profile) }
             return ProfileInfo(await profiles.expansion(created), includeExpansion: true)
         }
@@ -70,6 +71,8 @@ struct ProfileRoutes {
             edit.removePaths = try InputParsing.pathRules(request.removePaths ?? [], field: "remove-path", parser: names)
             edit.addAllowPaths = try InputParsing.pathRules(request.addAllowPaths ?? [], field: "add-allow-path", parser: names)
             edit.removeAllowPaths = try InputParsing.pathRules(request.removeAllowPaths ?? [], field: "remove-allow-path", parser: names)
+            edit.addKeywords = try InputParsing.keywords(request.addKeywords ?? [], field: "add-keyword")
+            edit.removeKeywords = try InputParsing.keywords(request.removeKeywords ?? [], field: "remove-keyword")
             let name = context.parameter("name")
             let updated = try await context.call { () async throws(ProfileError) in try await coordinator.updateProfile(name, edit) }
             return ProfileInfo(await profiles.expansion(updated), includeExpansion: true)

@@ -16,14 +16,7 @@ struct ScheduleRoutes {
             let request = context.body
             let schedule: Schedule
             do {
-                // Only checked for being numbers here; the schedule says what its values may be.
-                let limit = Duration.seconds(366 * 86_400)
-                let duration = try request.seconds.map { value throws(APIError) in
-                    try InputParsing.seconds(value, field: "seconds", minimum: -limit.seconds, maximum: limit)
-                }
-                let warning = try request.warnSeconds.map { value throws(APIError) in
-                    try InputParsing.seconds(value, field: "warnSeconds", minimum: -limit.seconds, maximum: limit)
-                }
+                let (duration, warning) = try Self.lengths(request.fields)
                 let target = try BlockTarget(parsing: request.target ?? [])
                 schedule = try Schedule(
                     name: request.name, profile: request.profile, days: request.days, from: request.from,
@@ -45,13 +38,7 @@ struct ScheduleRoutes {
         router.add(Endpoints.updateSchedule) { context throws(APIError) in
             let name = context.parameter("name")
             let request = context.body
-            let limit = Duration.seconds(366 * 86_400)
-            let duration = try request.seconds.map { value throws(APIError) in
-                try InputParsing.seconds(value, field: "seconds", minimum: -limit.seconds, maximum: limit)
-            }
-            let warning = try request.warnSeconds.map { value throws(APIError) in
-                try InputParsing.seconds(value, field: "warnSeconds", minimum: -limit.seconds, maximum: limit)
-            }
+            let (duration, warning) = try Self.lengths(request.fields)
             let edit = ScheduleEdit(
                 profile: request.profile, days: request.days, from: request.from, to: request.to, on: request.on,
                 cron: request.cron, duration: duration, timeZoneName: request.tz, strict: request.strict,
@@ -76,5 +63,18 @@ struct ScheduleRoutes {
             }
             return intervals.map(ScheduleInterval.init)
         }
+    }
+
+    /// A request's block length and warning lead, only checked for being numbers here: the
+    /// schedule says what its values may be.
+    private static func lengths(_ fields: ScheduleFields) throws(APIError) -> (duration: Duration?, warning: Duration?) {
+        let limit = Duration.seconds(366 * 86_400)
+        let duration = try fields.seconds.map { value throws(APIError) in
+            try InputParsing.seconds(value, field: "seconds", minimum: -limit.seconds, maximum: limit)
+        }
+        let warning = try fields.warnSeconds.map { value throws(APIError) in
+            try InputParsing.seconds(value, field: "warnSeconds", minimum: -limit.seconds, maximum: limit)
+        }
+        return (duration, warning)
     }
 }

@@ -12,7 +12,12 @@ struct SystemRoutes {
         let coordinator = core.coordinator
         let events = core.events
         let names = core.names
-        router.add(Endpoints.status) { _ in StatusResponse(await reporter.status()) }
+        let allowances = core.allowances
+        router.add(Endpoints.status) { _ in
+            var status = StatusResponse(await reporter.status())
+            status.allowances = await allowances.list().map(TimeAllowanceInfo.init)
+            return status
+        }
         router.add(Endpoints.check) { [core] context throws(APIError) in
             if let url = context.query.text("url") {
                 guard context.query.text("name") == nil, context.query.text("app") == nil, context.query.text("for") == nil else {

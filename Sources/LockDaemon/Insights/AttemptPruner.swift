@@ -2,26 +2,14 @@ import Foundation
 import LockCore
 import LockStore
 import Logging
-import ServiceLifecycle
 
 /// Deletes blocked attempts older than the retention setting (`[insights] retention`, a year
-/// by default): at start-up and every `interval`.
-struct AttemptRetentionService: ServiceLifecycle.Service {
+/// by default); `RetentionService` runs it at start-up and every hour.
+struct AttemptPruner: Sendable {
     let store: StateStore
     let retention: @Sendable () async -> Duration
     let clock: @Sendable () -> ClockReading
-    let interval: Duration
     let logger: Logger
-
-    func run() async throws {
-        await prune()
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: interval)
-                await prune()
-            }
-        }
-    }
 
     /// Deletes what is older than the retention now; returns how many attempts went.
     @discardableResult

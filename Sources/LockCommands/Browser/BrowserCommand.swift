@@ -17,34 +17,40 @@ struct BrowserCommand: AsyncParsableCommand {
                 With --user-data-dir, registers the bridge for that one Chromium profile directory only \
                 (DIR/NativeMessagingHosts/). Otherwise, as root: the bridge for Chromium, Chrome, Brave and \
                 Firefox machine-wide, and the managed policies that install the extension, allow it in private \
-                windows where the browser has such a policy, and keep it from being turned off. Paths are \
-                prefixed by --root.
+                windows where the browser has such a policy, and keep it from being turned off. Chromium \
+                installs only a packed, signed extension by policy: the first install makes its key (root-only, \
+                in the state directory) and packs the extension with it. Chromium has no policy that allows an \
+                extension in private windows, so its policy turns them off unless --keep-private-windows. Paths \
+                are prefixed by --root.
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(help: ArgumentHelp("Register the bridge for this Chromium profile directory only.", valueName: "dir"))
         var userDataDir: String?
         @Option(help: ArgumentHelp("The bridge program (default: simplylock-bridge next to lockctl).", valueName: "path"))
         var bridge: String?
+        @Flag(help: "Leave Chromium's private windows on (the companion does not run there).")
+        var keepPrivateWindows = false
 
         func run() async throws {
             let bridge = try bridge ?? BrowserSetup.bridgePath()
             guard bridge.hasPrefix("/") else { throw CommandFailure(code: ExitCodes.usage, "--bridge: \(bridge) is not an absolute path") }
-            var written: [String] = []
+            var outcome = MachineInstall.Outcome(written: [], chromiumID: BrowserSetup.chromiumID)
             if let userDataDir {
                 let path = userDataDir + "/NativeMessagingHosts/\(BrowserSetup.hostName).json"
                 try BrowserSetup.write(path, BrowserSetup.chromiumHost(bridge: bridge))
-                written.append(path)
+                outcome.written.append(path)
             } else {
                 guard getuid() == 0 || global.root != "/" else {
                     throw CommandFailure(
                         code: ExitCodes.refused, "machine-wide installation needs root",
                         hint: "sudo lockctl browser install, or --user-data-dir DIR for one Chromium profile")
                 }
-                written = try BrowserSetup.installMachineWide(
-                    root: global.root, bridge: bridge, extensionDirectory: BrowserSetup.extensionPath())
+                outcome = try MachineInstall.run(
+                    root: global.root, bridge: bridge, extensionDirectory: BrowserSetup.extensionPath(),
+                    privateWindows: keepPrivateWindows)
             }
-            if try global.printJSON(["written": written]) { return }
-            for path in written { print("wrote \(path)") }
+            if try global.printJSON(outcome) { return }
+            for path in outcome.written { print("wrote \(path)") }
         }
     }
 
@@ -77,7 +83,8 @@ struct BrowserCommand: AsyncParsableCommand {
 enum BrowserSetup {
     /// The native messaging host's name, as the extension asks for it.
     static let hostName = "org.simplylock.bridge"
-    /// The extension's id in Chromium browsers (fixed by the key in its manifest).
+    /// The unpacked extension's id in Chromium browsers (fixed by the public key in its manifest);
+    /// the packed one a machine-wide install makes has its own, from the key made there.
     static let chromiumID = "fjebkfhmlddjelldhcdbcdoigenpninp"
     /// The extension's id in Firefox.
     static let firefoxID = "companion@simplylock.org"
@@ -109,10 +116,11 @@ enum BrowserSetup {
         throw CommandFailure(code: ExitCodes.failure, "the browser extension is not installed next to lockctl", hint: "run make")
     }
 
-    static func chromiumHost(bridge: String) -> [String: Any] {
+    /// The bridge's manifest for Chromium browsers: the extensions `ids` may start it.
+    static func chromiumHost(bridge: String, ids: [String] = [chromiumID]) -> [String: Any] {
         [
             "name": hostName, "description": "SimplyLock browser companion bridge", "path": bridge, "type": "stdio",
-            "allowed_origins": ["chrome-extension://\(chromiumID)/"],
+            "allowed_origins": ids.map { "chrome-extension://\($0)/" },
         ]
     }
 
@@ -129,49 +137,6 @@ enum BrowserSetup {
         ("chrome", "etc/opt/chrome/native-messaging-hosts", "etc/opt/chrome/policies/managed"),
         ("brave", "etc/opt/chrome/native-messaging-hosts", "etc/brave/policies/managed"),
     ]
-
-    static func installMachineWide(root: String, bridge: String, extensionDirectory: String) throws -> [String] {
-        var written: [String] = []
-        func under(_ path: String) -> String { Paths.join(root, path) }
-        // The extension is forced in and kept on; an unpacked folder cannot be force-installed,
-        // so the policy points at the packed extension make builds next to it.
-        let chromiumPolicy: [String: Any] = [
-            "ExtensionSettings": [
-                chromiumID: [
-                    "installation_mode": "force_installed",
-                    "update_url": "file://" + (extensionDirectory as NSString).deletingLastPathComponent + "/updates.xml",
-                ]
-            ]
-        ]
-        for entry in chromiumFamily {
-            let host = under(entry.hosts) + "/\(hostName).json"
-            if !written.contains(host) {
-                try write(host, chromiumHost(bridge: bridge))
-                written.append(host)
-            }
-            let policy = under(entry.policies) + "/simplylock.json"
-            try write(policy, chromiumPolicy)
-            written.append(policy)
-        }
-        let firefoxHostPath = under("usr/lib/mozilla/native-messaging-hosts") + "/\(hostName).json"
-        try write(firefoxHostPath, firefoxHost(bridge: bridge))
-        written.append(firefoxHostPath)
-        // Firefox reads one policies.json: the companion's entries are merged into what is there.
-        let policiesPath = under("etc/firefox/policies") + "/policies.json"
-        var document =
-            (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: policiesPath)))) as? [String: Any] ?? [:]
-        var policies = document["policies"] as? [String: Any] ?? [:]
-        var settings = policies["ExtensionSettings"] as? [String: Any] ?? [:]
-        settings[firefoxID] = [
-            "installation_mode": "force_installed", "private_browsing": true,
-            "install_url": "file://" + (extensionDirectory as NSString).deletingLastPathComponent + "/simplylock-companion.xpi",
-        ]
-        policies["ExtensionSettings"] = settings
-        document["policies"] = policies
-        try write(policiesPath, document)
-        written.append(policiesPath)
-        return written
-    }
 
     static func write(_ path: String, _ object: [String: Any]) throws {
         do {
@@ -199,6 +164,20 @@ enum BrowserSetup {
         }
     }
 
+    /// Whether private windows are covered where the companion runs: it runs there, or this
+    /// browser's policy (written by `browser install`) turns them off.
+    static func privateWindowsNote(root: String, browser: String, incognito: Bool?) -> (covered: Bool, note: String) {
+        guard incognito == false else { return (true, "") }
+        if let entry = chromiumFamily.first(where: { $0.browser == browser }),
+            let data = FileManager.default.contents(atPath: Paths.join(root, entry.policies) + "/simplylock.json"),
+            let policy = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            policy["IncognitoModeAvailability"] as? Int == 1
+        {
+            return (true, "; private windows are off by policy")
+        }
+        return (false, "; not allowed in private windows: allow it there (extension details)")
+    }
+
     struct Row: Encodable {
         var browser: String
         var state: String
@@ -217,10 +196,10 @@ enum BrowserSetup {
         for (browser, paths) in programs where paths.contains(where: { FileManager.default.fileExists(atPath: Paths.join(root, $0)) }) {
             let seen = companions.companions.filter { $0.browser == browser }
             if let active = seen.first(where: \.active) {
-                let privateWindows = active.incognito == false ? "; not allowed in private windows: allow it there (extension details)" : ""
+                let (covered, privateWindows) = privateWindowsNote(root: root, browser: browser, incognito: active.incognito)
                 rows.append(
                     Row(
-                        browser: browser, state: active.incognito == false ? "partly active" : "active",
+                        browser: browser, state: covered ? "active" : "partly active",
                         detail: "companion \(active.extensionVersion) connected (uid \(active.uid))\(privateWindows)"))
             } else if let last = seen.first {
                 rows.append(
@@ -237,7 +216,7 @@ enum BrowserSetup {
         // Companions of browsers not found where this looks (another root, a browser in the home
         // directory) are listed too.
         for companion in companions.companions where !rows.contains(where: { $0.browser == companion.browser }) {
-            let privateWindows = companion.incognito == false ? "; not allowed in private windows" : ""
+            let privateWindows = privateWindowsNote(root: root, browser: companion.browser, incognito: companion.incognito).note
             rows.append(
                 Row(
                     browser: companion.browser, state: companion.active ? "active" : "inactive",

@@ -2,32 +2,20 @@ import Foundation
 import LockCore
 import LockStore
 import Logging
-import ServiceLifecycle
 
-/// Usage retention, at start-up and every `interval`: single minutes (with the meter that
+/// Usage retention (`RetentionService` runs it at start-up and every hour): single minutes (with the meter that
 /// counted each, what `lockctl usage --explain` lists) are kept `minuteRetention` (35 days);
 /// their seconds stay in the quarter-hour sums, which reports read and which are kept as long
 /// as blocked attempts (`[insights] retention`, a year by default). Older reports are exact to
 /// the quarter hour, so whole local days (every zone's offset is a multiple of one) lose nothing.
-struct UsageRetentionService: ServiceLifecycle.Service {
+struct UsagePruner: Sendable {
     /// How long single minutes are kept.
     static let minuteRetention: Duration = .seconds(35 * 86_400)
 
     let store: StateStore
     let retention: @Sendable () async -> Duration
     let clock: @Sendable () -> ClockReading
-    let interval: Duration
     let logger: Logger
-
-    func run() async throws {
-        await prune()
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: interval)
-                await prune()
-            }
-        }
-    }
 
     /// Deletes what is older than the retention now.
     func prune() async {
