@@ -23,7 +23,7 @@ extension NFTablesRulesetTests {
                 \tchain enforce {
                 \t}
                 \tchain dnsredirect {
-                \t\ttype nat hook output priority -100; policy accept;
+                \t\ttype nat hook output priority -199; policy accept;
                 \t}
                 }
 

@@ -245,6 +245,20 @@ expect "... m.blocked.test is still 0.0.0.0 (the redirect reads the socket's mar
 expect "... over TCP too" sh -c '[ "$(dig +tcp +short x2.m.blocked.test)" = 0.0.0.0 ]'
 expect "... and check still says the dns enforcer blocks it, truly" dns_check m.blocked.test
 nft delete table inet borrow
+# A root process's own NAT chain sending port 53 straight to the peer, at dstnat (-100) and at
+# -150: the filter's redirect runs first (-199), so its rewrite never happens.
+for priority in -100 -150; do
+    nft -f - <<EOF2
+table inet detour {
+	chain out {
+		type nat hook output priority $priority; policy accept;
+		meta l4proto { tcp, udp } th dport 53 dnat ip to 198.18.0.2:53
+	}
+}
+EOF2
+    expect "another table's DNAT of port 53 at priority $priority: m.blocked.test is still 0.0.0.0" resolves_to "p${priority#-}.m.blocked.test" 0.0.0.0
+    nft delete table inet detour
+done
 # A root process's socket with SO_MARK 0x534c: its queries skip the redirect; the daemon must
 # stop claiming the dns block, and doctor must name the process.
 python3 "$here/marked_query.py" 0x534c 198.18.0.2 y.m.blocked.test "$work/borrow.out" &

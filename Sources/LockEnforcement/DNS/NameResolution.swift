@@ -23,4 +23,14 @@ public struct NameResolution: Sendable, Equatable {
     public var isSinkholed: Bool {
         !addresses.isEmpty && addresses.allSatisfy { address in NFTablesRuleset.neverBlockedWhenResolved.contains { $0.contains(address) } }
     }
+
+    /// This result without its sinkhole answers: never where a name is, so never counted as its
+    /// address; a name left with nothing else failed (and is asked again soon).
+    public var withoutSinkholes: NameResolution {
+        let real = addresses.filter { address in !NFTablesRuleset.neverBlockedWhenResolved.contains { $0.contains(address) } }
+        guard real.count != addresses.count else { return self }
+        guard real.isEmpty else { return NameResolution(addresses: real, error: error) }
+        let answered = addresses.map(\.description).joined(separator: ", ")
+        return NameResolution(addresses: [], error: error ?? "the DNS server answered only \(answered), a blocking answer, not its address")
+    }
 }

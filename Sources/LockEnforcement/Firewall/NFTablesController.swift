@@ -311,7 +311,14 @@ actor NFTablesController {
 
     private func resolve(_ names: [String]) async {
         let started = ContinuousClock.now
-        let results = withoutSinkholes(await resolver.resolve(names))
+        let answered = await resolver.resolve(names)
+        let results = answered.mapValues(\.withoutSinkholes)
+        let sinkholed = answered.filter(\.value.isSinkholed).keys.sorted()
+        if !sinkholed.isEmpty {
+            logger.warning(
+                "the DNS server answered only 0.0.0.0/loopback for some names: it reads the hosts file or is filtered itself",
+                metadata: ["names": "\(sinkholed.prefix(5))"])
+        }
         // An apply may have changed the desired state while this run was out; only names still
         // wanted are recorded, so a lifted name cannot come back.
         let wanted = Set(wantedNames())
@@ -328,34 +335,6 @@ actor NFTablesController {
                     "failed": "\(failed.count)", "of": "\(names.count)", "examples": "\(sample)",
                 ])
         }
-    }
-
-    /// Takes sinkhole answers (0.0.0.0, ::, loopback: what a blocking resolver, the hosts file
-    /// or our own DNS filter answers) out of `results`: never where a name is, so never counted
-    /// as its address; a name left with nothing else failed, and is asked again soon.
-    private func withoutSinkholes(_ results: [String: NameResolution]) -> [String: NameResolution] {
-        var cleaned = results
-        var sinkholed: [String] = []
-        for (name, result) in results {
-            let real = result.addresses.filter { address in !NFTablesRuleset.neverBlockedWhenResolved.contains { $0.contains(address) } }
-            guard real.count != result.addresses.count else { continue }
-            if real.isEmpty {
-                sinkholed.append(name)
-                let answered = result.addresses.map(\.description).joined(separator: ", ")
-                cleaned[name] = NameResolution(
-                    addresses: [], error: result.error ?? "the DNS server answered only \(answered), a blocking answer, not its address")
-            } else {
-                cleaned[name] = NameResolution(addresses: real, error: result.error)
-            }
-        }
-        if !sinkholed.isEmpty {
-            logger.warning(
-                """
-                the DNS server answered only 0.0.0.0/loopback for some names: it probably reads the \
-                hosts file or is filtered itself; configure upstream resolvers for the daemon
-                """, metadata: ["names": "\(sinkholed.sorted().prefix(5))"])
-        }
-        return cleaned
     }
 
     private func commit(force: Bool) async throws {

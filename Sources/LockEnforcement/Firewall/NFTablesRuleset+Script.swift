@@ -80,9 +80,11 @@ extension NFTablesRuleset {
 
             """
         // A NAT hook makes the kernel track every connection, so the chain exists only when a
-        // redirect is wanted. Priority -100 is `dstnat`, a name nft 1.0.6 refuses for inet output.
+        // redirect is wanted. The first NAT chain to rewrite a new flow decides where it goes:
+        // -199, the earliest a NAT chain may run (after conntrack, -200), so that another
+        // table's DNAT of port 53 at `dstnat` (-100) or before cannot take DNS past the filter.
         if dnsRedirect != nil {
-            out += "\tchain dnsredirect {\n\t\ttype nat hook output priority -100; policy accept;\n\t}\n"
+            out += "\tchain dnsredirect {\n\t\ttype nat hook output priority -199; policy accept;\n\t}\n"
         }
         out += "}\n"
         return out
