@@ -90,6 +90,10 @@ shutil.copy(noop, f"{apps}/noop")
 for i in range(EXECS):
     shutil.copy(noop, f"{apps}/noop{i}")
 shutil.copy(game, f"{apps}/game")
+# An app whose launches an allowance counts (--opens): its programs are a copy of the game and a
+# copy of the no-op (Exec and TryExec), each its own inode.
+shutil.copy(game, f"{apps}/cgame")
+shutil.copy(noop, f"{apps}/cnoop")
 STRICT_EXECS = 500
 for i in range(STRICT_EXECS):
     shutil.copy(bignoop, f"{apps}/big{i}")
@@ -99,6 +103,8 @@ os.chown(f"{apps}/big", 65534, 65534)
 os.makedirs(f"{apps}/share/applications")
 with open(f"{apps}/share/applications/benchgame.desktop", "w") as f:
     f.write(f"[Desktop Entry]\nType=Application\nName=Bench Game\nExec={apps}/game %U\nCategories=Game;\n")
+with open(f"{apps}/share/applications/benchcount.desktop", "w") as f:
+    f.write(f"[Desktop Entry]\nType=Application\nName=Counted\nExec={apps}/cgame\nTryExec={apps}/cnoop\nCategories=Game;\n")
 
 control, output = f"{work}/control", f"{work}/output"
 os.mkfifo(control)
@@ -115,12 +121,13 @@ def lines():
         return []
 
 
-def command(apps_to_block=None, report=False, strict=False):
+def command(apps_to_block=None, report=False, strict=False, counted=()):
     """Sends a command; returns (seconds until answered, report)."""
     global sequence
     sequence += 1
     body = ({"seq": sequence, "report": True} if report else
-            {"seq": sequence, "apps": [{"id": a, "strict": strict} for a in apps_to_block]})
+            {"seq": sequence, "apps": [{"id": a, "strict": strict} for a in apps_to_block],
+             "counted": [{"id": a} for a in counted]})
     start = time.perf_counter()
     with open(control, "w") as f:
         f.write(json.dumps(body) + "\n")
@@ -182,6 +189,42 @@ try:
         extra = "" if base is None else (f"  ({p50 - base[0]:+.1f} µs p50, ×{p50 / base[0]:.2f}; "
                                          f"{p99 - base[1]:+.1f} µs p99 vs. no watcher)")
         print(f"  {label:<40} p50 {p50:7.1f} µs   p99 {p99:7.1f} µs{extra}")
+
+    # Open limits: every exec of a counted app's program asks the guard (never cached); with no
+    # instance running for the user it is a launch and waits for a decision (here allowed at once
+    # through a task, as the daemon's comes: the guard's path, without the daemon's SQLite commit);
+    # with one running (`cgame sleep`) it is allowed after the /proc scan alone.
+    COUNTED_EXECS = 1_000
+    counted_per_round = COUNTED_EXECS // ROUNDS
+    counted_results = {key: [] for key in ("none", "uncounted", "launch", "within")}
+    for r in range(ROUNDS):
+        command([])
+        counted_results["none"].append(measure(f"{apps}/cnoop", counted_per_round))
+        command(["benchgame"])
+        measure(f"{apps}/cnoop", 1)
+        counted_results["uncounted"].append(measure(f"{apps}/cnoop", counted_per_round))
+        command(["benchgame"], counted=["benchcount"])
+        counted_results["launch"].append(measure(f"{apps}/cnoop", counted_per_round))
+        running = subprocess.Popen([f"{apps}/cgame", "sleep"])
+        time.sleep(0.05)
+        counted_results["within"].append(measure(f"{apps}/cnoop", counted_per_round))
+        running.terminate()
+        running.wait()
+    _, report = command(report=True)
+    processes = len([p for p in os.listdir("/proc") if p.isdigit()])
+    print(f"open limits, fork+exec+wait of a counted app's static no-op, {COUNTED_EXECS} execs per configuration "
+          f"({ROUNDS} interleaved rounds; {processes} processes in /proc):")
+    results.update({f"counted-{k}": v for k, v in counted_results.items()})
+    counted_base, uncounted = summary("counted-none"), summary("counted-uncounted")
+    for key, label, base in (("counted-none", "no watcher", None),
+                             ("counted-uncounted", "watched, not counted (warm cache)", counted_base),
+                             ("counted-launch", "counted, each exec a launch", counted_base),
+                             ("counted-within", "counted, app running (not a launch)", counted_base)):
+        p50, p99 = summary(key)
+        extra = "" if base is None else (f"  ({p50 - base[0]:+.1f} µs p50, ×{p50 / base[0]:.2f}; "
+                                         f"{p99 - base[1]:+.1f} µs p99 vs. no watcher)")
+        print(f"  {label:<40} p50 {p50:7.1f} µs   p99 {p99:7.1f} µs{extra}")
+    print(f"  (launches: {report['details'].get('launches')})")
 
     # Strict blocks: every unseen user-owned file of at least half the game's size is read
     # (SHA-256 and content-defined chunks) and compared before its exec is answered.

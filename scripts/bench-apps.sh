@@ -7,6 +7,8 @@
 #   - the same during a strict block, for files an ordinary user owns that are large enough to be
 #     a copy of the blocked game: cold (each read and compared before its exec is answered) and
 #     warm, against no watcher
+#   - open limits: exec latency of a counted app (each exec a launch; an exec while it runs) against
+#     an uncounted app and no watcher
 #   - time from applying a block to its running instances being gone
 #   - the guard's CPU time while `make -j2` builds a generated C project under a block that puts
 #     a mark on the filesystem the compiler lives on

@@ -109,7 +109,7 @@ public enum Endpoints {
     /// reports only add time, clipped per user to the time that passed).
     public static let reportUsage = Endpoint<UsageSamplesRequest, UsageSamplesResponse>(.POST, "/v1/usage/samples", anyone: true)
     /// The browser companion showed its shield: a blocked attempt (anyone may: counted only for
-    /// URLs blocked now, once per site and user within 10 s).
+    /// URLs blocked now, once per site and user within 10 s, at most 30 a minute per user).
     public static let browserAttempt = Endpoint<BrowserAttemptReport, BrowserAttemptResponse>(
         .POST, "/v1/browser/attempts", anyone: true)
 

@@ -30,6 +30,12 @@ enum Browser {
         let arguments = [opener, "file://" + path]
         var argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        // The opener and the browser it starts must not inherit the server's sockets: NIO opens
+        // them without close-on-exec, and a browser holding the listening socket keeps the port.
+        // (Close-on-exec on every descriptor changes nothing for this process, which never execs.)
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(entry), fd > 2 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
         guard posix_spawn(&pid, opener, nil, nil, &argv, environ) == 0 else {
             unlink(path)
             return nil

@@ -14,7 +14,8 @@ import Logging
 ///
 /// Each line read from the control FIFO is a JSON command:
 /// `{"seq": 1, "apps": [{"id": "game", "strict": false, "running": "terminate"}]}` applies a
-/// block of those apps (looked up in the app catalog of the data dirs); `{"seq": 2}` with no
+/// block of those apps (looked up in the app catalog of the data dirs), with `"counted": [{"id":
+/// "other"}]` also counting another app's launches (each allowed at once); `{"seq": 2}` with no
 /// apps lifts it; `{"seq": 3, "report": true}` only reports. Answers are appended to the
 /// output file, one line each: `ready`, `cpu SEQ NANOSECONDS` (the probe's CPU time so far, all
 /// threads, for the benchmark) then `applied SEQ REPORT-JSON`, or `error SEQ MESSAGE`; and
@@ -29,6 +30,9 @@ struct ExecGuardProbe {
         }
         var seq: Int
         var apps: [App]?
+        /// Apps whose launches are counted; the probe allows every launch at once (through a
+        /// task, as the daemon's decision goes), so only the guard's path is measured.
+        var counted: [App]?
         var report: Bool?
     }
 
@@ -83,6 +87,11 @@ struct ExecGuardProbe {
             onDenial: { denial in
                 let json = (try? JSONEncoder().encode(denial)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                 out.append("denied \(json)")
+            },
+            onLaunch: { request in
+                Task {
+                    if request.claim() { request.decide(.allowed) }
+                }
             })
         let watch = Task { await enforcer.watch() }
         out.append("ready")
@@ -101,7 +110,15 @@ struct ExecGuardProbe {
                                 strict: app.strict ?? false,
                                 running: app.running ?? .terminate))
                     }
-                    try await enforcer.apply(DesiredBlock(apps: blocked))
+                    var counted: [CountedApp] = []
+                    for app in command.counted ?? [] {
+                        let found = try catalog.lookup(app.id).blocked()
+                        counted.append(
+                            CountedApp(
+                                id: found.id, name: found.name, executables: found.executables, allowances: ["bench"],
+                                strict: app.strict ?? false))
+                    }
+                    try await enforcer.apply(DesiredBlock(apps: blocked, counted: counted))
                 }
                 var cpu = timespec()
                 clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)

@@ -58,6 +58,10 @@ struct BrowserCompanionTests {
         let missingKeyword = try daemon.lockctl("profiles", "remove-keyword", "focus", "nothing")
         #expect(missingKeyword.status != 0 && missingKeyword.stderr.contains("nothing"), "\(missingKeyword)")
         #expect(try daemon.lockctl("profiles", "remove-keyword", "focus", "reels").status == 0)
+        let created = try daemon.lockctl("profiles", "create", "words", "--keyword", "Shorts", "--keyword", "reels", "--json")
+        #expect(created.status == 0 && created.stdout.contains(#""shorts""#) && created.stdout.contains(#""reels""#), "\(created)")
+        let badCreate = try daemon.lockctl("profiles", "create", "badwords", "--keyword", "x")
+        #expect(badCreate.status == 2 && badCreate.stderr.contains("--keyword"), "\(badCreate)")
         // Path rules are edited as every other rule; a bad one or one not in the profile is refused.
         #expect(try daemon.lockctl("profiles", "add-path", "focus", "https://www.reddit.com/r/all").status == 0)
         #expect(try daemon.lockctl("profiles", "show", "focus").stdout.contains("reddit.com/r/all"))
@@ -105,6 +109,29 @@ struct BrowserCompanionTests {
         let keywordText = try daemon.lockctl("check", "https://tube.test/results?q=shorts")
         #expect(keywordText.stdout.contains("keyword shorts"), "\(keywordText)")
         print(keywordText.stdout)
+        // Attempts: any user may report a shield, counted only for URLs blocked now, once per site
+        // within 10 s, and at most 30 a minute per user (each is a write).
+        func attempt(_ url: String) throws -> String {
+            try ProcessRunner.run(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "curl", "-sS", "--unix-socket", root.socketPath, "-X", "POST",
+                    "-H", "Content-Type: application/json", "-d", #"{"url":"\#(url)"}"#, "http://localhost/v1/browser/attempts",
+                ]
+            ).stdout
+        }
+        #expect(try attempt("https://fine.test/x").contains(#""recorded":false"#))
+        #expect(try attempt("https://tube.test/results?q=shorts").contains(#""recorded":true"#))
+        #expect(try attempt("https://tube.test/results?q=shorts").contains(#""recorded":false"#), "the same site again within 10 s")
+        // The daemon counts per boot-clock minute (/proc/uptime reads the same clock).
+        func bootMinute() throws -> Int {
+            Int(Double(try String(contentsOfFile: "/proc/uptime", encoding: .utf8).split(separator: " ")[0]) ?? 0) / 60
+        }
+        var recorded = 1
+        let firstMinute = try bootMinute()
+        for index in 0..<40 where try attempt("https://s\(index).blocked.test/").contains(#""recorded":true"#) { recorded += 1 }
+        let turned = try bootMinute() != firstMinute
+        #expect(turned ? recorded <= 41 : recorded == 30, "\(recorded) recorded for 41 blocked sites (the minute turned: \(turned))")
         // A bad path rule is refused with its field, and nothing changes.
         try root.write("etc/simplylock/profiles.d/bad.toml", "name = \"bad\"\npaths = [\"video.test\"]\n")
         let reload = try daemon.lockctl("reload")
@@ -198,12 +225,11 @@ struct BrowserCompanionTests {
         let bridge = Binaries.directory + "/simplylock-bridge"
         let install = try daemon.lockctl("browser", "install", "--bridge", bridge, "--json")
         try #require(install.status == 0, "\(install)")
-        let outcome = try #require(try JSONSerialization.jsonObject(with: Data(install.stdout.utf8)) as? [String: Any])
-        let id = try #require(outcome["chromiumID"] as? String)
+        let id = try install.decode(InstallOutcome.self).chromiumID
         // The id is the signing key's, made here: not the unpacked extension's, and the same on a second install.
         #expect(id.count == 32 && id != "fjebkfhmlddjelldhcdbcdoigenpninp", "\(id)")
         let again = try daemon.lockctl("browser", "install", "--bridge", bridge, "--json")
-        #expect(again.stdout.contains(id), "a second install keeps the key and the id: \(again)")
+        #expect(try again.decode(InstallOutcome.self).chromiumID == id, "a second install keeps the key and the id: \(again)")
         var key = stat()
         try #require(stat(root.path + "/var/lib/simplylock/browser-companion.pem", &key) == 0)
         #expect(key.st_mode & 0o777 == 0o600 && key.st_uid == 0, "the signing key is root's alone")
@@ -234,6 +260,72 @@ struct BrowserCompanionTests {
         #expect(run.status == 0, "\(run)\n\(daemon.log().suffix(2000))")
         let status = try daemon.lockctl("browser", "status")
         #expect(status.stdout.contains("private windows are off by policy"), "\(status)")
+    }
+
+    @Test(
+        "machine-wide: Firefox ESR installs the companion from the policy browser install --firefox-unsigned writes, in private windows too",
+        .enabled(if: firefoxMissing == nil, "\(firefoxMissing ?? "")"), .timeLimit(.minutes(2)))
+    func firefoxPolicyInstall() throws {
+        let root = try Self.root()
+        let daemon = try DaemonProcess(root: root)
+        let bridge = Binaries.directory + "/simplylock-bridge"
+        // Before any companion connects, status says what the policies there do for each browser found.
+        try root.write("usr/bin/chromium", "")
+        try root.write("usr/bin/firefox-esr", "")
+        try #require(try daemon.lockctl("browser", "install", "--bridge", bridge).status == 0)
+        let before = try daemon.lockctl("browser", "status")
+        #expect(before.stdout.contains("the policy installs it: restart the browser"), "\(before)")
+        #expect(
+            before.stdout.contains("Firefox installs only signed add-ons: sudo lockctl browser install --firefox-unsigned"), "\(before)")
+        let install = try daemon.lockctl("browser", "install", "--bridge", bridge, "--firefox-unsigned")
+        try #require(install.status == 0, "\(install)")
+        #expect(try daemon.lockctl("browser", "status").stdout.contains("the policy installs it (ESR and developer editions only)"))
+        // Debian's Firefox ESR reads /etc/firefox/policies/policies.json (strace: access() there, then
+        // its distribution folder). The machine has no /etc/firefox: a private mount namespace gets an
+        // overlay of /etc whose changes land in the scratch root, and the machine's /etc is untouched.
+        for folder in ["etc-upper/firefox/policies", "etc-work", "firefox-profile", "home/.mozilla/native-messaging-hosts"] {
+            try FileManager.default.createDirectory(atPath: root.path + "/" + folder, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(
+            atPath: root.path + "/etc/firefox/policies/policies.json", toPath: root.path + "/etc-upper/firefox/policies/policies.json")
+        // The bridge for this run only (HOME's), as the machine-wide one is under the scratch root.
+        try FileManager.default.copyItem(
+            atPath: root.path + "/usr/lib/mozilla/native-messaging-hosts/org.simplylock.bridge.json",
+            toPath: root.path + "/home/.mozilla/native-messaging-hosts/org.simplylock.bridge.json")
+        let profile = root.path + "/firefox-profile"
+        let machineHadPolicies = access("/etc/firefox/policies/policies.json", F_OK) == 0
+        let script = [
+            "mount --make-rprivate /",
+            "mount -t overlay overlay -o lowerdir=/etc,upperdir=\(root.path)/etc-upper,workdir=\(root.path)/etc-work /etc",
+            "HOME=\(root.path)/home SIMPLYLOCK_SOCKET=\(root.socketPath) exec timeout 60 /usr/bin/firefox-esr --headless --no-remote "
+                + "--profile \(profile) about:blank > \(root.path)/firefox.log 2>&1",
+        ].joined(separator: " && ")
+        let firefox = try ChildProcess("/usr/bin/unshare", ["-m", "sh", "-c", script], environment: ProcessInfo.processInfo.environment)
+        var answer = ""
+        for _ in 0..<160 where !answer.contains(#""browser":"firefox""#) {
+            usleep(250_000)
+            answer = try ProcessRunner.run(
+                "/usr/bin/curl", ["-sS", "--unix-socket", root.socketPath, "http://localhost/v1/browser/companions"]
+            )
+            .stdout
+        }
+        // Firefox saves its add-on list a moment after a change (and may not at SIGTERM): wait for it.
+        for _ in 0..<120 {
+            let saved = (try? String(contentsOfFile: profile + "/extensions.json", encoding: .utf8)) ?? ""
+            if saved.contains("companion@simplylock.org") { break }
+            usleep(250_000)
+        }
+        firefox.send(SIGTERM)
+        _ = firefox.wait(timeout: 60)
+        #expect((access("/etc/firefox/policies/policies.json", F_OK) == 0) == machineHadPolicies, "the machine's /etc is untouched")
+        #expect(answer.contains(#""browser":"firefox""#) && answer.contains(#""active":true"#), "\(answer)")
+        let state = try String(contentsOfFile: profile + "/extensions.json", encoding: .utf8)
+        let addons = (try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])?["addons"] as? [[String: Any]] ?? []
+        let companion = try #require(
+            addons.first { $0["id"] as? String == "companion@simplylock.org" }, "not installed: \(state.prefix(500))")
+        #expect(companion["active"] as? Bool == true)
+        #expect(companion["incognito"] as? String == "spanning")
+        #expect(companion["signedState"] as? Int == 0, "the unsigned companion, accepted by the policy's pref")
     }
 
     @Test(
@@ -325,11 +417,25 @@ struct BrowserCompanionTests {
         let crx = try Data(contentsOf: URL(fileURLWithPath: root.path + "/var/lib/simplylock-browser/simplylock-companion.crx"))
         #expect(crx.prefix(4) == Data("Cr24".utf8) && crx[4] == 3, "a CRX3")
         #expect(updates.contains("codebase='file://\(root.path)/var/lib/simplylock-browser/simplylock-companion.crx'"), "\(updates)")
+        // Firefox installs only signed add-ons: without --firefox-unsigned its policy does not claim the
+        // companion (and says so); with it, ESR's signature check is turned off, locked.
         let firefox = try String(contentsOfFile: root.path + "/etc/firefox/policies/policies.json", encoding: .utf8)
         #expect(firefox.contains("DisableTelemetry"), "the administrator's own policies are kept: \(firefox)")
-        #expect(firefox.contains("companion@simplylock.org") && firefox.contains(#""private_browsing" : true"#), "\(firefox)")
+        #expect(!firefox.contains("companion@simplylock.org"), "\(firefox)")
+        #expect(result.stdout.contains("firefox: not installed by policy"), "\(result.stdout)")
+        let unsigned = try ProcessRunner.run(
+            Binaries.lockctl,
+            ["--root", root.path, "browser", "install", "--bridge", "/usr/libexec/simplylock/simplylock-bridge", "--firefox-unsigned"])
+        try #require(unsigned.status == 0, "\(unsigned)")
+        let esr = try String(contentsOfFile: root.path + "/etc/firefox/policies/policies.json", encoding: .utf8)
+        #expect(esr.contains("DisableTelemetry") && esr.contains("companion@simplylock.org") && esr.contains(#""private_browsing" : true"#))
+        #expect(esr.contains("xpinstall.signatures.required") && esr.contains(#""Status" : "locked""#), "\(esr)")
         // Every path written is under the root.
-        #expect(result.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("wrote \(root.path)/") }, "\(result.stdout)")
+        for output in [result.stdout, unsigned.stdout] {
+            #expect(
+                output.split(separator: "\n").filter { !$0.hasPrefix("firefox: ") }.allSatisfy { $0.hasPrefix("wrote \(root.path)/") },
+                "\(output)")
+        }
         // As an ordinary user without --root, nothing machine-wide is attempted.
         let refused = try ProcessRunner.run(
             "/usr/bin/setpriv",
@@ -344,6 +450,12 @@ private struct CompanionFindings: Decodable {
     var meteredSeconds: Double
 
     enum CodingKeys: String, CodingKey { case meteredSeconds = "metered_seconds" }
+}
+
+/// What `lockctl browser install --json` says it did (a shape of lockctl's own): the part the
+/// test reads, the id Chromium gives the packed companion.
+private struct InstallOutcome: Decodable {
+    var chromiumID: String
 }
 
 /// Firefox's record of a profile's add-ons (`extensions.json`), the part the test reads.

@@ -25,7 +25,7 @@ struct OutsideToolTests {
         let result = try ProcessRunner.run(
             Self.scripts + "/schemathesis.sh",
             [root.socketPath, TestTools.repository + "/docs/openapi.yaml", venv, "25"], timeout: 900)
-        let summary = result.stdout.split(separator: "\n").suffix(25).joined(separator: "\n")
+        let summary = result.stdout.split(separator: "\n").suffix(70).joined(separator: "\n")
         #expect(result.status == 0, "\(summary)\n\(result.stderr.suffix(2000))")
         #expect(result.stdout.contains("No issues found") || !result.stdout.contains("Failures:"), "\(summary)")
         #expect(try daemon.lockctl("status").status == 0, "the daemon does not answer after schemathesis")

@@ -124,6 +124,48 @@ check "the refusal is an allowance.open_refused event (cooling-down)" "eventuall
 sleep 3.2
 launch
 check "a relaunch after the cooldown runs (exit $code: $out)" "ran"
+
+# The answer path is bounded: with the daemon stopped (SIGSTOP), its sentinel answers a launch
+# within about 2 s: refused when a strict allowance counts the app, allowed (uncounted) otherwise.
+lockctl allowances remove pause >/dev/null || echo "not ok cannot remove the cooldown"
+lockctl allowances add firm --profile game --opens 5 --strict >/dev/null || echo "not ok cannot add the strict allowance"
+timed_launch() { local start=$(date +%s%N); launch; took=$(( ($(date +%s%N) - start) / 1000000 )); }
+# SIGSTOP takes effect when each thread is next scheduled: wait until every one is stopped, or an
+# exec in between would be taken by the daemon before it stops (and wait for SIGCONT).
+stop_all() {
+    kill -STOP "$daemon"
+    for _ in $(seq 100); do
+        ! grep -qv '^[0-9]* ([^)]*) [tT]' /proc/"$daemon"/task/*/stat 2>/dev/null && return 0
+        sleep 0.02
+    done
+}
+stop_all
+timed_launch
+kill -CONT "$daemon"
+check "daemon stopped: a strict allowance's launch is refused within the bound (exit $code, ${took} ms)" \
+    "refused && [ $took -lt 4000 ]"
+lockctl allowances remove firm >/dev/null || echo "not ok cannot remove the strict allowance"
+lockctl allowances add lax --profile game --opens 5 >/dev/null || echo "not ok cannot add the lax allowance"
+stop_all
+timed_launch
+kill -CONT "$daemon"
+check "daemon stopped: a launch under a non-strict allowance runs within the bound (exit $code, ${took} ms)" \
+    "ran && [ $took -lt 4000 ]"
+check "and is not counted" "allowance lax \"a['opensToday'] == 0\""
+launch
+check "the daemon back, launches are counted again (exit $code)" "ran && allowance lax \"a['opensToday'] == 1\""
+
+# A strict allowance that refuses launches cannot be removed to get one more.
+lockctl allowances remove lax >/dev/null || echo "not ok cannot remove the lax allowance"
+lockctl allowances add last --profile game --opens 1 --strict >/dev/null || echo "not ok cannot add the last allowance"
+launch
+launch
+check "strict, --opens 1: the second launch is refused (exit $code)" "refused"
+out=$(lockctl allowances remove last 2>&1); removed=$?
+check "and the allowance cannot be removed while it refuses (exit $removed: $out)" \
+    "[ $removed -ne 0 ] && echo \"\$out\" | grep -q 'strict and refuses launches'"
+launch
+check "so launches stay refused (exit $code)" "refused"
 stop_daemon
 launch
 check "a stopped daemon lets launches through (exit $code)" "ran"

@@ -20,8 +20,9 @@ struct BrowserCommand: AsyncParsableCommand {
                 windows where the browser has such a policy, and keep it from being turned off. Chromium \
                 installs only a packed, signed extension by policy: the first install makes its key (root-only, \
                 in the state directory) and packs the extension with it. Chromium has no policy that allows an \
-                extension in private windows, so its policy turns them off unless --keep-private-windows. Paths \
-                are prefixed by --root.
+                extension in private windows, so its policy turns them off unless --keep-private-windows. \
+                Firefox installs only signed add-ons: its policy installs the companion only with --firefox-unsigned \
+                (ESR and developer editions). Paths are prefixed by --root.
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(help: ArgumentHelp("Register the bridge for this Chromium profile directory only.", valueName: "dir"))
@@ -30,6 +31,11 @@ struct BrowserCommand: AsyncParsableCommand {
         var bridge: String?
         @Flag(help: "Leave Chromium's private windows on (the companion does not run there).")
         var keepPrivateWindows = false
+        @Flag(
+            help: ArgumentHelp(
+                "Also install it in Firefox ESR by policy, turning Firefox's add-on signature check off (locked).",
+                discussion: "Release Firefox installs only add-ons Mozilla signed, and the companion is not signed."))
+        var firefoxUnsigned = false
 
         func run() async throws {
             let bridge = try bridge ?? BrowserSetup.bridgePath()
@@ -47,10 +53,11 @@ struct BrowserCommand: AsyncParsableCommand {
                 }
                 outcome = try MachineInstall.run(
                     root: global.root, bridge: bridge, extensionDirectory: BrowserSetup.extensionPath(),
-                    privateWindows: keepPrivateWindows)
+                    privateWindows: keepPrivateWindows, firefoxUnsigned: firefoxUnsigned)
             }
             if try global.printJSON(outcome) { return }
             for path in outcome.written { print("wrote \(path)") }
+            if let firefox = outcome.firefox { print("firefox: \(firefox)") }
         }
     }
 
@@ -164,6 +171,29 @@ enum BrowserSetup {
         }
     }
 
+    /// What to do where no companion has connected: whether the policy that installs it is
+    /// there for this browser (then a restart picks it up), and if not, how to get it.
+    static func installHint(root: String, browser: String) -> String {
+        func object(_ path: String) -> [String: Any]? {
+            FileManager.default.contents(atPath: Paths.join(root, path)).flatMap {
+                try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+            }
+        }
+        if browser == "firefox" {
+            let settings =
+                (object("etc/firefox/policies/policies.json")?["policies"] as? [String: Any])?["ExtensionSettings"] as? [String: Any]
+            return settings?[firefoxID] != nil
+                ? "the policy installs it (ESR and developer editions only): restart Firefox"
+                : "Firefox installs only signed add-ons: sudo lockctl browser install --firefox-unsigned (ESR), or add the .xpi by hand"
+        }
+        if let entry = chromiumFamily.first(where: { $0.browser == browser }),
+            object(entry.policies + "/simplylock.json")?["ExtensionSettings"] != nil
+        {
+            return "the policy installs it: restart the browser"
+        }
+        return "sudo lockctl browser install, then restart the browser"
+    }
+
     /// Whether private windows are covered where the companion runs: it runs there, or this
     /// browser's policy (written by `browser install`) turns them off.
     static func privateWindowsNote(root: String, browser: String, incognito: Bool?) -> (covered: Bool, note: String) {
@@ -210,7 +240,7 @@ enum BrowserSetup {
                 rows.append(
                     Row(
                         browser: browser, state: "not seen",
-                        detail: "no companion has connected: sudo lockctl browser install, then restart the browser"))
+                        detail: "no companion has connected: " + installHint(root: root, browser: browser)))
             }
         }
         // Companions of browsers not found where this looks (another root, a browser in the home

@@ -14,6 +14,8 @@ enum MachineInstall {
     struct Outcome: Encodable {
         var written: [String]
         var chromiumID: String
+        /// What the Firefox policy does, in words (nil: not a machine-wide install).
+        var firefox: String?
     }
 
     /// Where the packed extension and its update manifest are: readable by every user, since
@@ -21,7 +23,9 @@ enum MachineInstall {
     static func packDirectory(root: String) -> String { Paths.join(root, "var/lib/simplylock-browser") }
     static func keyPath(root: String) -> String { Paths(root: root).stateDirectory + "/browser-companion.pem" }
 
-    static func run(root: String, bridge: String, extensionDirectory: String, privateWindows: Bool) throws -> Outcome {
+    static func run(root: String, bridge: String, extensionDirectory: String, privateWindows: Bool, firefoxUnsigned: Bool) throws
+        -> Outcome
+    {
         func under(_ path: String) -> String { Paths.join(root, path) }
         let archivePath = (extensionDirectory as NSString).deletingLastPathComponent + "/simplylock-companion.xpi"
         guard let archive = FileManager.default.contents(atPath: archivePath) else {
@@ -60,19 +64,45 @@ enum MachineInstall {
         let firefoxHostPath = under("usr/lib/mozilla/native-messaging-hosts") + "/\(BrowserSetup.hostName).json"
         try BrowserSetup.write(firefoxHostPath, BrowserSetup.firefoxHost(bridge: bridge))
         written.append(firefoxHostPath)
+        // Debian's Firefox ESR reads this path too (its own /etc/firefox-esr is for preferences).
         let policiesPath = under("etc/firefox/policies") + "/policies.json"
-        try BrowserSetup.write(policiesPath, firefoxPolicies(existing: policiesPath, xpi: fileURL(archivePath)))
-        written.append(policiesPath)
-        return Outcome(written: written, chromiumID: id)
+        let firefox: String
+        if firefoxUnsigned {
+            try BrowserSetup.write(policiesPath, firefoxPolicies(existing: policiesPath, xpi: fileURL(archivePath), install: true))
+            written.append(policiesPath)
+            firefox = "installed by policy where Firefox accepts unsigned add-ons (ESR, developer editions); not in release Firefox"
+        } else {
+            if FileManager.default.fileExists(atPath: policiesPath) {
+                try BrowserSetup.write(policiesPath, firefoxPolicies(existing: policiesPath, xpi: "", install: false))
+                written.append(policiesPath)
+            }
+            firefox =
+                "not installed by policy: Firefox installs only signed add-ons (ESR: --firefox-unsigned turns its check off); "
+                + "add it by hand from the .xpi where Firefox allows"
+        }
+        return Outcome(written: written, chromiumID: id, firefox: firefox)
     }
 
-    /// Firefox reads one policies.json: the companion's entries are merged into what is there.
-    static func firefoxPolicies(existing path: String, xpi: String) -> [String: Any] {
+    /// Firefox reads one policies.json: the companion's entries are merged into what is there (or
+    /// taken out of it), the administrator's own kept.
+    ///
+    /// Release Firefox installs only add-ons Mozilla signed; ESR and developer editions accept an
+    /// unsigned one with `xpinstall.signatures.required` off, which their `Preferences` policy may
+    /// set (locked). That turns the check off for every add-on, so it is asked for, not assumed.
+    static func firefoxPolicies(existing path: String, xpi: String, install: Bool) -> [String: Any] {
         var document = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))) as? [String: Any] ?? [:]
         var policies = document["policies"] as? [String: Any] ?? [:]
         var settings = policies["ExtensionSettings"] as? [String: Any] ?? [:]
-        settings[BrowserSetup.firefoxID] = ["installation_mode": "force_installed", "private_browsing": true, "install_url": xpi]
-        policies["ExtensionSettings"] = settings
+        var preferences = policies["Preferences"] as? [String: Any] ?? [:]
+        let signatures = "xpinstall.signatures.required"
+        if install {
+            settings[BrowserSetup.firefoxID] = ["installation_mode": "force_installed", "private_browsing": true, "install_url": xpi]
+            preferences[signatures] = ["Value": false, "Status": "locked"]
+        } else {
+            settings[BrowserSetup.firefoxID] = nil
+        }
+        policies["ExtensionSettings"] = settings.isEmpty ? nil : settings
+        policies["Preferences"] = preferences.isEmpty ? nil : preferences
         document["policies"] = policies
         return document
     }

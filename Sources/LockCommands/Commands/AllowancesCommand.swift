@@ -23,9 +23,15 @@ struct AllowancesCommand: AsyncParsableCommand {
                 Time counts while the profile's apps are in use (see `lockctl usage`); when --daily or --weekly is \
                 used up, a block of the profile (origin allowance:NAME) runs until the time resets at local midnight, \
                 or on Monday for --weekly.
+                --opens and --cooldown limit launches of the profile's apps: a launch is an exec of one of an app's \
+                programs by a user for whom no process of that app runs (helpers, child execs and second windows are \
+                not launches). The kernel refuses a launch past the day's --opens, or within --cooldown of the last one; \
+                launches come back at local midnight. A launch the daemon cannot decide within 2 s is refused with \
+                --strict and allowed otherwise.
                 Examples:
                   lockctl allowances add video-time --profile video --daily 30m --days mon-fri --warn 5m
                   lockctl allowances add kids-games --profile gaming --daily 1h --weekly 5h --for kids --strict
+                  lockctl allowances add gaming --profile gaming --opens 3 --cooldown 1h
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -38,8 +44,8 @@ struct AllowancesCommand: AsyncParsableCommand {
         @Flag(help: "The block it starts cannot be stopped early.") var strict = false
         @Option(name: .customLong("for"), help: "Whose time: device groups from [lan], lan, local (the default); repeatable.")
         var target: [String] = []
-        @Option(help: "Launches of its apps allowed per day.") var opens: Int?
-        @Option(help: "Least time between two launches (1h).") var cooldown: String?
+        @Option(help: "Launches of its apps allowed per day (an exec while the app runs is not a launch).") var opens: Int?
+        @Option(help: "Least time between two launches of its apps (1h).") var cooldown: String?
 
         func run() async throws {
             func seconds(_ text: String?, _ option: String) throws -> Double? {
@@ -57,7 +63,7 @@ struct AllowancesCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "List time allowances: used, left, when the time resets.")
+            commandName: "list", abstract: "List time allowances: time used and left, launches used, when they reset.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -67,7 +73,9 @@ struct AllowancesCommand: AsyncParsableCommand {
             var rows = [["NAME", "PROFILE", "LIMIT", "USED", "LEFT", "OPENS", "RESETS", "STATE"]]
             for allowance in list.allowances {
                 rows.append([
-                    allowance.name, allowance.profile, summary(allowance), TextFormat.duration(seconds: allowance.usedTodaySeconds),
+                    allowance.name, allowance.profile, summary(allowance),
+                    allowance.dailySeconds == nil && allowance.weeklySeconds == nil
+                        ? "-" : TextFormat.duration(seconds: allowance.usedTodaySeconds),
                     allowance.leftSeconds.map { TextFormat.duration(seconds: $0) } ?? "-", opens(allowance) ?? "-",
                     TextFormat.clock(allowance.resetsAt), allowance.blocking ? "blocking" : allowance.inUse ? "in use" : "-",
                 ])
@@ -78,7 +86,8 @@ struct AllowancesCommand: AsyncParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "remove", abstract: "Remove a time allowance; its block ends (refused while a strict one blocks).")
+            commandName: "remove",
+            abstract: "Remove a time allowance; its block ends (refused while a strict one blocks or refuses launches).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Allowance name.") var name: String
 

@@ -149,7 +149,7 @@ enum KeywordRules: ProfileRuleKind {
         abstract: "Block every web address containing a word (shorts); only the browser companion enforces it.",
         discussion: """
             A keyword is 2-64 ASCII letters, digits, '-', '_' or '.'. It matches an address's host, path and query in any \
-            case, as a whole word: shorts blocks youtube.com/shorts/x and …/results?q=shorts, not /shortstop. Exceptions \
+            case, as a whole word: shorts blocks youtube.com/shorts/x and youtube.com/results?q=shorts, not /shortstop. Exceptions \
             (add-allow-path) win over keywords.
             """)
     static let remove = CommandConfiguration(commandName: "remove-keyword", abstract: "Remove keyword rules from a custom profile.")

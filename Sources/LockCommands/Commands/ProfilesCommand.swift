@@ -159,6 +159,8 @@ struct ProfilesCommand: AsyncParsableCommand {
         var paths: [String] = []
         @Option(name: .customLong("allow-path"), help: "A path that stays reachable (browser companion only). Repeatable.")
         var allowPaths: [String] = []
+        @Option(name: .customLong("keyword"), help: "A word whose addresses are blocked (shorts); browser companion only. Repeatable.")
+        var keywords: [String] = []
 
         func run() async throws {
             var request = CreateProfileRequest(
@@ -170,6 +172,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                 strict: strict, lists: lists.isEmpty ? nil : lists)
             request.paths = paths.isEmpty ? nil : paths
             request.allowPaths = allowPaths.isEmpty ? nil : allowPaths
+            request.keywords = keywords.isEmpty ? nil : keywords
             let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.createProfile(request) }
             if try global.printJSON(profile) { return }
             print("profile \(profile.name) created: \(summary(profile))")
@@ -232,7 +235,7 @@ extension ProfilesCommand {
         "removeServices": "<services>", "addAllow": "<domains>", "removeAllow": "<domains>", "addApps": "<apps>",
         "removeApps": "<apps>", "addAppCategories": "<categories>", "removeAppCategories": "<categories>", "paths": "--path",
         "allow_paths": "--allow-path", "add-path": "<paths>", "remove-path": "<paths>", "add-allow-path": "<paths>",
-        "remove-allow-path": "<paths>",
+        "remove-allow-path": "<paths>", "keywords": "--keyword", "add-keyword": "<keywords>", "remove-keyword": "<keywords>",
     ])
 }
 

@@ -113,12 +113,15 @@ public actor AllowanceOwner {
     }
 
     /// Removes an allowance, its file, its ledger and its block; refused while a strict
-    /// allowance's block is in force (a strict block only ends by its period or emergency access).
+    /// allowance's block is in force (a strict block only ends by its period or emergency access),
+    /// or while it refuses launches (no launch left, cooling down).
     public func remove(_ name: String) async throws(AllowanceError) {
         guard let allowance = files.allowances[name] else { throw .store(.notFound(name)) }
         let now = clock()
-        if allowance.strict, let ledger = ledgers[name], ledger.desiredBlock(allowance, at: now, in: zone()) != nil {
-            throw .strictBlockActive(name)
+        if allowance.strict, var ledger = ledgers[name] {
+            if ledger.desiredBlock(allowance, at: now, in: zone()) != nil { throw .strictBlockActive(name) }
+            ledger.advance(to: now, in: zone())
+            if ledger.mayOpen(allowance, at: now, in: zone()) != .allowed { throw .strictLimitActive(name) }
         }
         do { try files.delete(name) } catch { throw .store(error) }
         ledgers[name] = nil
@@ -226,5 +229,6 @@ public enum AllowanceError: Error, Sendable {
     case invalid(FieldError)
     case unknownProfile(String)
     case strictBlockActive(String)
+    case strictLimitActive(String)
     case store(AllowanceStore.Failure)
 }

@@ -60,10 +60,22 @@ actor AttemptRecorder: ServiceLifecycle.Service {
 
     /// The browser companion's shield, counted at once (its report's answer says whether it was):
     /// the same collapsing, attribution, saving and event as every other attempt.
+    /// Each report is saved at once, so each user gets at most `browserReportsPerMinute` saved a
+    /// minute: a browser shows a few shields a minute, and any local user may report (a script
+    /// naming fresh subdomains of a blocked site would otherwise cost a write each).
     func recordBrowserShield(_ shield: BrowserShieldAttempt) async -> Bool {
         let now = clock()
-        return await handle([AttemptInbox.Stamped(raw: .browser(shield), wall: now.wall, boot: now.boot)]) > 0
+        let minute = now.boot.nanoseconds / 60_000_000_000
+        if browserReports.minute != minute { browserReports = (minute, [:]) }
+        guard browserReports.counts[shield.uid, default: 0] < Self.browserReportsPerMinute else { return false }
+        let saved = await handle([AttemptInbox.Stamped(raw: .browser(shield), wall: now.wall, boot: now.boot)]) > 0
+        if saved { browserReports.counts[shield.uid, default: 0] += 1 }
+        return saved
     }
+
+    static let browserReportsPerMinute = 30
+    /// Browser attempts saved per user in the current boot-clock minute.
+    private var browserReports: (minute: Int64, counts: [UInt32: Int]) = (0, [:])
 
     /// Collapses, attributes, saves and publishes `batch`; returns how many attempts were saved.
     @discardableResult

@@ -47,9 +47,9 @@ final class LaunchGate: Sendable {
     /// Launches waiting beyond this many are answered by the rule at once.
     static let capacity = 64
     /// How long a launch may wait for the daemon before the rule answers it.
-    static let deadline = Duration.seconds(1)
+    static let deadline = Duration.seconds(2)
     /// How long a launch the daemon claimed (and is saving) may wait in all.
-    static let claimedDeadline = Duration.seconds(3)
+    static let claimedDeadline = Duration.seconds(5)
 
     struct Arrival: Sendable {
         var fd: Int32
@@ -210,7 +210,11 @@ final class LaunchGate: Sendable {
             close(arrival.fd)
             return
         }
-        guard LaunchRule.isLaunch(by: uid, runningFor: LaunchScan.users(running: arrival.identities, proc: proc)) else {
+        // The app execing a helper (or itself) is the common case, and needs no scan of /proc.
+        let within =
+            LaunchScan.runs(arrival.pid, arrival.identities, proc: proc)
+            || !LaunchRule.isLaunch(by: uid, runningFor: LaunchScan.users(running: arrival.identities, proc: proc))
+        guard !within else {
             respond(arrival.fd, true)
             close(arrival.fd)
             counts.withLock { $0.within += 1 }

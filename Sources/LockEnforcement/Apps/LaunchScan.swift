@@ -10,16 +10,36 @@ enum LaunchScan {
     static func users(running identities: Set<FileIdentity>, proc: String = "/proc") -> Set<UInt32> {
         guard !identities.isEmpty, let directory = opendir(proc) else { return [] }
         defer { closedir(directory) }
+        let procFD = dirfd(directory)
         var users: Set<UInt32> = []
+        // `PID/exe` relative to /proc, built in one buffer: a launch waits for this scan, and
+        // a string per process made it cost about a millisecond (debug build, 150 processes).
+        var path = [CChar](repeating: 0, count: 32)
+        let suffix = Array("/exe".utf8CString)
+        var status = stat()
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let pid = Int32(name), pid > 0 else { continue }
-            var status = stat()
+            let length = withUnsafeBytes(of: entry.pointee.d_name) { name -> Int in
+                var count = 0
+                while count < 20, name[count] >= UInt8(ascii: "0"), name[count] <= UInt8(ascii: "9") {
+                    path[count] = CChar(bitPattern: name[count])
+                    count += 1
+                }
+                return name[count] == 0 ? count : 0
+            }
+            guard length > 0 else { continue }
+            for (index, byte) in suffix.enumerated() { path[length + index] = byte }
             // Kernel threads and zombies have no executable.
-            guard stat("\(proc)/\(pid)/exe", &status) == 0, identities.contains(FileIdentity(status)) else { continue }
-            if let uid = uid(of: pid, proc: proc) { users.insert(uid) }
+            guard fstatat(procFD, path, &status, 0) == 0, identities.contains(FileIdentity(status)) else { continue }
+            path[length] = 0
+            if let pid = Int32(String(cString: path)), let uid = uid(of: pid, proc: proc) { users.insert(uid) }
         }
         return users
+    }
+
+    /// Whether process `pid` runs one of `identities` itself (the app execing a helper or itself).
+    static func runs(_ pid: Int32, _ identities: Set<FileIdentity>, proc: String = "/proc") -> Bool {
+        var status = stat()
+        return stat("\(proc)/\(pid)/exe", &status) == 0 && identities.contains(FileIdentity(status))
     }
 
     /// The real uid of `pid` (`Uid:` in its status), or nil.

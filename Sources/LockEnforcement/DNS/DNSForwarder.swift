@@ -205,10 +205,27 @@ public final class DNSForwarder: Sendable {
 
     // MARK: - Binding
 
-    private var markOption: (ChannelOptions.Types.SocketOption, SocketOptionValue)? {
-        settings.mark.map {
-            (.init(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(Self.soMark)), SocketOptionValue(Int32(bitPattern: $0)))
+    /// An upstream socket made here rather than by NIO, which opens sockets without close-on-exec:
+    /// a marked socket inherited by a child process would carry the exemption out of the daemon
+    /// (and be reported as borrowed).
+    private static func upstreamSocket(ipv6: Bool, mark: UInt32?) throws -> Int32 {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        do {
+            if let mark {
+                var value = Int32(bitPattern: mark)
+                guard setsockopt(fd, SOL_SOCKET, Self.soMark, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                    throw IOError(errnoCode: errno, reason: "setsockopt(SO_MARK)")
+                }
+            }
+            let any = try NIOCore.SocketAddress(ipAddress: ipv6 ? "::" : "0.0.0.0", port: 0)
+            let bound = any.withSockAddr { bind(fd, $0, socklen_t($1)) }
+            guard bound == 0 else { throw IOError(errnoCode: errno, reason: "bind") }
+        } catch {
+            close(fd)
+            throw error
         }
+        return fd
     }
 
     /// Sets the receive buffer once the socket exists: SO_RCVBUFFORCE where permitted, else
@@ -225,7 +242,7 @@ public final class DNSForwarder: Sendable {
         var channels: [any Channel] = []
         for (family, any) in [(0, "0.0.0.0"), (1, "::")] {
             for socket in 0..<settings.upstreamSockets {
-                var bootstrap = DatagramBootstrap(group: loop)
+                let bootstrap = DatagramBootstrap(group: loop)
                     .channelOption(.datagramVectorReadMessageCount, value: 16)
                     .channelOption(
                         .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16 * DNSForwardingEngine.upstreamPayloadLimit)
@@ -236,9 +253,8 @@ public final class DNSForwarder: Sendable {
                                 DNSUpstreamDatagramHandler(engine: engine.value, family: family, socket: socket))
                         }
                     }
-                if let (option, value) = markOption { bootstrap = bootstrap.channelOption(option, value: value) }
                 do {
-                    let channel = try await bootstrap.bind(host: any, port: 0).get()
+                    let channel = try await bootstrap.withBoundSocket(Self.upstreamSocket(ipv6: family == 1, mark: settings.mark)).get()
                     channels.append(channel)
                     try await loop.submit { engine.value.upstreamChannels[family].append(channel) }.get()
                 } catch let error as IOError where family == 1 && [EAFNOSUPPORT, EADDRNOTAVAIL].contains(error.errnoCode) {

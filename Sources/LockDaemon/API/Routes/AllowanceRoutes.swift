@@ -56,6 +56,8 @@ extension AllowanceError: APIMappable {
         switch self {
         case .invalid(let error): APIError(.invalidArgument, error.description)
         case .unknownProfile(let name): APIError(.notFound, "no profile named \"\(name)\" (see `lockctl profiles list`)")
+        case .strictLimitActive(let name):
+            APIError(.refused, "\(name) is strict and refuses launches now; it can be removed once its launches come back")
         case .strictBlockActive(let name):
             APIError(.refused, "\(name) is strict and its block is in force; it can be removed once its time resets")
         case .store(.notFound(let name)): APIError(.notFound, "no allowance named \"\(name)\" (see `lockctl allowances list`)")
