@@ -24,11 +24,19 @@ extension AllowanceOwner {
     /// launch left today or is cooling down; otherwise counted in every allowance that applies
     /// today, saved in the same transaction as the rest of the batch, and allowed.
     public func decideLaunch(_ request: LaunchRequest) async {
+        guard let verdict = await verdict(for: request.app, claim: request.claim) else { return }
+        request.decide(verdict)
+    }
+
+    /// The decision on a launch of `app` now, recorded when allowed. `claim` is asked once the
+    /// decision is made and before anything is recorded: false (the exec guard answered by its
+    /// rule meanwhile) records nothing and returns nil.
+    func verdict(for app: CountedApp, claim: () -> Bool) async -> LaunchVerdict? {
         let now = clock()
         let zone = zone()
         var refusal: OpenRefusal?
         var counting: [Allowance] = []
-        for name in request.app.allowances {
+        for name in app.allowances {
             guard let allowance = files.allowances[name], allowance.opens != nil || allowance.cooldown != nil else { continue }
             var ledger = ledgers[name] ?? AllowanceLedger(now: now, in: zone)
             ledger.advance(to: now, in: zone)
@@ -41,13 +49,12 @@ extension AllowanceOwner {
             }
         }
         // Too late: the guard answered by its rule, and a launch it refused must not be counted.
-        guard request.claim() else { return }
+        guard claim() else { return nil }
         if let refusal {
             logger.info(
                 "launch refused by an open limit",
-                metadata: ["app": "\(request.app.id)", "allowance": "\(refusal.allowance)", "reason": "\(refusal.reason.rawValue)"])
-            request.decide(.refused(refusal))
-            return
+                metadata: ["app": "\(app.id)", "allowance": "\(refusal.allowance)", "reason": "\(refusal.reason.rawValue)"])
+            return .refused(refusal)
         }
         for allowance in counting {
             var ledger = ledgers[allowance.name] ?? AllowanceLedger(now: now, in: zone)
@@ -58,9 +65,9 @@ extension AllowanceOwner {
         if !counting.isEmpty {
             let outcome = await sessions.reconcile(asking: self)
             if !outcome.saved {
-                logger.error("a launch was counted but could not be saved yet", metadata: ["app": "\(request.app.id)"])
+                logger.error("a launch was counted but could not be saved yet", metadata: ["app": "\(app.id)"])
             }
         }
-        request.decide(.allowed)
+        return .allowed
     }
 }
