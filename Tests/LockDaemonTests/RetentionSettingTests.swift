@@ -24,6 +24,5 @@ struct RetentionSettingTests {
         let reload = try await daemon.api.reload()
         #expect(reload.problems.isEmpty, "\(reload.problems)")
         #expect(await setting.keep == .seconds(30 * 86_400))
-
     }
 }
