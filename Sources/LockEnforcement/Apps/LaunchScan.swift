@@ -44,15 +44,7 @@ enum LaunchScan {
 
     /// The real uid of `pid` (`Uid:` in its status), or nil.
     static func uid(of pid: Int32, proc: String = "/proc") -> UInt32? {
-        let fd = open("\(proc)/\(pid)/status", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }) else { return nil }
-        return line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { UInt32($0) }
+        ProcFile.status(pid, "Uid", proc: proc).flatMap { UInt32($0) }
     }
 
     /// Whether an exec of counted app `identities` by process `pid` is a launch.

@@ -21,17 +21,7 @@ public enum RunningApps {
 
     /// Field 22 of `/proc/PID/stat`: when the process started, in clock ticks since boot.
     static func startTicks(pid: Int32, proc: String) -> UInt64? {
-        let fd = open("\(proc)/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        // `pid (comm) state …`: comm may hold spaces and parentheses, so count after the last ')'.
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // Field 3 (state) is fields[0], so field 22 is fields[19].
-        return fields.count > 19 ? UInt64(fields[19]) : nil
+        guard let fields = ProcFile.statFields(pid, proc: proc), fields.count > 19 else { return nil }
+        return UInt64(fields[19])
     }
 }

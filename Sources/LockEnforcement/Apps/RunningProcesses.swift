@@ -55,28 +55,14 @@ struct RunningProcesses {
 
     /// `/proc/PID/cmdline` split at NULs (at most 64 KiB read).
     static func arguments(pid: Int32, proc: String = "/proc") -> [String] {
-        let fd = open("\(proc)/\(pid)/cmdline", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return [] }
-        return buffer[0..<count].split(separator: 0, omittingEmptySubsequences: false).dropLast(buffer[count - 1] == 0 ? 1 : 0)
+        guard let bytes = ProcFile.bytes(pid, "cmdline", proc: proc, limit: 65_536), let last = bytes.last else { return [] }
+        return bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast(last == 0 ? 1 : 0)
             .map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The parent of `pid` (`PPid:` in its status), or nil.
     static func parent(of pid: Int32, proc: String = "/proc") -> Int32? {
-        let fd = open("\(proc)/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        // `pid (comm) state ppid …`; comm may contain spaces and parentheses: split after the last ')'.
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? Int32(fields[1]) : nil
+        guard let fields = ProcFile.statFields(pid, proc: proc), fields.count > 1 else { return nil }
+        return Int32(fields[1])
     }
 }

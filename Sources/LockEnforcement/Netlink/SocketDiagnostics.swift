@@ -1,6 +1,7 @@
 import CNFTables
 import Glibc
 import LockCore
+import LockPlatform
 
 /// One TCP or UDP socket as the kernel describes it through NETLINK_SOCK_DIAG (inet_diag).
 struct DiagnosedSocket: Sendable, Equatable {
@@ -154,11 +155,8 @@ enum SocketHolders {
 
     /// The command name of `pid` (`/proc/PID/comm`), or "?".
     static func command(of pid: Int32, proc: String = "/proc") -> String {
-        guard let file = fopen("\(proc)/\(pid)/comm", "r") else { return "?" }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 64)
-        guard fgets(&line, Int32(line.count), file) != nil else { return "?" }
-        return String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let bytes = ProcFile.bytes(pid, "comm", proc: proc, limit: 64) else { return "?" }
+        return String(decoding: bytes.prefix { $0 != 10 }, as: UTF8.self)
     }
 
     /// Which of `wanted` process `pid` holds.
