@@ -219,9 +219,9 @@ struct InsightsServiceTests {
             BlockedAttempt(kind: .site, name: "new.example", source: .dns, at: now.addingTimeInterval(-2 * day)),
         ])
         let service = AttemptPruner(
-            store: store, retention: { .seconds(365 * 86_400) }, clock: { clock.now() },
+            store: store, clock: { clock.now() },
             logger: Logger(label: "test"))
-        #expect(await service.prune() == 1)
+        #expect(service.prune(keeping: .seconds(365 * 86_400)) == 1)
         #expect(try store.recentAttempts(limit: 10).map(\.name) == ["new.example"])
         let year = DateInterval(start: now.addingTimeInterval(-500 * day), end: now)
         #expect(try store.topAttempts(.site, in: year, limit: 10).map(\.name) == ["new.example"])

@@ -107,7 +107,7 @@ import Testing
     @Test func theDNSFilterCoversSubtreesOnlyWhileTheMachinesDNSReachesIt() async throws {
         let upstream = DNSResolver.Servers.configured(ResolverConfiguration(servers: [try .init(parsing: "192.0.2.53")]))
         let settings = DNSForwarder.Settings(
-            listenAddresses: ["127.0.0.1"], port: 0, mark: DNSForwarderTests.isRoot ? DNSForwarder.defaultMark : nil)
+            listenAddresses: ["127.0.0.1"], port: 0, mark: DNSForwarderTests.isRoot ? DNSForwarderTests.mark : nil)
         let redirected = DNSFilterEnforcer(
             settings: settings, servers: upstream, systemdUpstreamPath: "/nonexistent",
             lists: Self.resolve, redirected: true, logger: Self.logger)

@@ -12,7 +12,7 @@ import Glibc
 @Suite struct DNSFilterEnforcerTests {
     static let settings = DNSForwarder.Settings(
         listenAddresses: ["127.0.0.1"], port: 0,
-        mark: DNSForwarderTests.isRoot ? DNSForwarder.defaultMark : nil)
+        mark: DNSForwarderTests.isRoot ? DNSForwarderTests.mark : nil)
 
     func makeEnforcer(_ servers: DNSResolver.Servers) -> DNSFilterEnforcer {
         DNSFilterEnforcer(

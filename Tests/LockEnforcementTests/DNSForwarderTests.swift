@@ -14,6 +14,10 @@ import Glibc
 @Suite struct DNSForwarderTests {
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     static let isRoot = getuid() == 0
+    /// The upstream sockets' mark: this test process's own, not the daemon's, whose sockets in
+    /// other processes on the machine (other test runs) the filter would rightly report as
+    /// borrowing its exemption.
+    static let mark = UInt32(0x4000_0000) | UInt32(getpid())
 
     /// The upstream: `*.allowed.test` (and `nN.allowed.test` with 10.0.x.y for N), truncation,
     /// silence and SERVFAIL on request; anything under `blocked.test` must never arrive.
@@ -38,7 +42,7 @@ import Glibc
     static func settings(timeout: Duration = .seconds(2), attempts: Int = 2, cacheSize: Int = 0) -> DNSForwarder.Settings {
         DNSForwarder.Settings(
             listenAddresses: ["127.0.0.1"], port: 0, timeout: timeout, attempts: attempts,
-            mark: isRoot ? DNSForwarder.defaultMark : nil, cacheSize: cacheSize)
+            mark: isRoot ? mark : nil, cacheSize: cacheSize)
     }
 
     /// Runs `body` with a started forwarder in front of `servers`, and stops it after.

@@ -111,6 +111,7 @@ struct Daemon {
         }
         let interval = settings.checkpointInterval
         let (idleSample, busySample) = UsageSampler.intervals()
+        let retentionService = await retention(store: store, coordinator: coordinator, logger: logger)
         // Each enforcer a service of its own, first, so that they stop last, in reverse order.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = built.enforcers.map {
             .init(service: EnforcerService(enforcer: $0))
@@ -124,7 +125,7 @@ struct Daemon {
             .init(service: ReloadSignalService(coordinator: core.coordinator, reporter: reporter, notifier: notifier, logger: logger)),
             .init(service: ScheduleService(scheduler: core.scheduler, edges: scheduleTimer, zone: zoneWatch)),
             .init(service: core.attempts),
-            .init(service: retention(store: store, coordinator: coordinator, logger: logger)),
+            .init(service: retentionService),
             .init(service: MemoryTrimService(events: core.events)),
             // Ends the event streams itself at shutdown, after it stops taking connections.
             .init(service: server),
@@ -161,10 +162,12 @@ struct Daemon {
     }
 
     /// Blocked attempts and usage both keep `[insights] retention`: pruned in one hourly loop.
-    private func retention(store: StateStore, coordinator: Coordinator, logger: Logger) -> RetentionService {
-        let retention: @Sendable () async -> Duration = { await coordinator.currentConfiguration.attemptRetention }
-        let attempts = AttemptPruner(store: store, retention: retention, clock: { SystemClock.now() }, logger: logger)
-        let usage = UsagePruner(store: store, retention: retention, clock: { SystemClock.now() }, logger: logger)
-        return RetentionService(interval: .seconds(3600), prunes: [{ await attempts.prune() }, { await usage.prune() }])
+    private func retention(store: StateStore, coordinator: Coordinator, logger: Logger) async -> RetentionService {
+        let setting = RetentionSetting(await coordinator.currentConfiguration.attemptRetention)
+        await coordinator.setRetention(setting)
+        let attempts = AttemptPruner(store: store, clock: { SystemClock.now() }, logger: logger)
+        let usage = UsagePruner(store: store, clock: { SystemClock.now() }, logger: logger)
+        return RetentionService(
+            interval: .seconds(3600), setting: setting, prunes: [{ attempts.prune(keeping: $0) }, { usage.prune(keeping: $0) }])
     }
 }

@@ -23,6 +23,7 @@ public actor Coordinator {
     private var configuration: DaemonConfiguration
     private var configurationProblems: [FileProblem]
     private var allowances: AllowanceOwner?
+    private var retention: RetentionSetting?
 
     /// Creates the coordinator over services built with `configuration`.
     public init(
@@ -180,6 +181,9 @@ public actor Coordinator {
     /// Reloads the allowances' files too from now on.
     public func setAllowances(_ owner: AllowanceOwner) { allowances = owner }
 
+    /// Hands `[insights] retention` to the retention loop from now on.
+    func setRetention(_ setting: RetentionSetting) { retention = setting }
+
     /// Reads the configuration, profiles and schedules again (`lockctl reload`, SIGHUP). A bad
     /// file keeps its last good version; every problem is returned. The configuration is read
     /// once, here, and each service is handed its part (no service reads it back).
@@ -200,6 +204,7 @@ public actor Coordinator {
                     groups: configuration.lan.groups, reach: running.reach, configFile: paths.configFile, heldBack: running.heldBack))
             await pomodoro.setDefaults(configuration.pomodoro)
             await emergency.setFriction(configuration.friction)
+            await retention?.set(configuration.attemptRetention)
             problems += await scheduler.reloadFiles(defaultWarning: configuration.scheduleWarning).map(\.description)
             problems += await allowances?.reload().map(\.description) ?? []
             problems += await sessions.refreshAllRules().map { "cannot apply the changed profile \($0); retried at each checkpoint" }

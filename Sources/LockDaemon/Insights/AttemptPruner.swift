@@ -7,14 +7,13 @@ import Logging
 /// by default); `RetentionService` runs it at start-up and every hour.
 struct AttemptPruner: Sendable {
     let store: StateStore
-    let retention: @Sendable () async -> Duration
     let clock: @Sendable () -> ClockReading
     let logger: Logger
 
-    /// Deletes what is older than the retention now; returns how many attempts went.
+    /// Deletes what is older than `retention` now; returns how many attempts went.
     @discardableResult
-    func prune() async -> Int {
-        let cutoff = clock().wall.addingTimeInterval(-(await retention()).seconds)
+    func prune(keeping retention: Duration) -> Int {
+        let cutoff = clock().wall.addingTimeInterval(-retention.seconds)
         do {
             let removed = try store.pruneAttempts(before: cutoff)
             if removed > 0 { logger.info("old blocked attempts deleted", metadata: ["attempts": "\(removed)", "before": "\(cutoff)"]) }

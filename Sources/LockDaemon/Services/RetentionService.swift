@@ -4,15 +4,32 @@ import ServiceLifecycle
 /// and every `interval`: one loop, so the daemon wakes once an hour for all of them.
 struct RetentionService: ServiceLifecycle.Service {
     let interval: Duration
-    let prunes: [@Sendable () async -> Void]
+    /// `[insights] retention`, handed over by the Coordinator at each reload.
+    let setting: RetentionSetting
+    let prunes: [@Sendable (Duration) async -> Void]
 
     func run() async throws {
-        for prune in prunes { await prune() }
+        await pruneAll()
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: interval)
-                for prune in prunes { await prune() }
+                await pruneAll()
             }
         }
     }
+
+    private func pruneAll() async {
+        let keep = await setting.keep
+        for prune in prunes { await prune(keep) }
+    }
+}
+
+/// How long blocked attempts and usage sums are kept. The Coordinator sets it from the
+/// configuration it reads (start-up, reload); the retention loop only reads it.
+actor RetentionSetting {
+    private(set) var keep: Duration
+
+    init(_ keep: Duration) { self.keep = keep }
+
+    func set(_ keep: Duration) { self.keep = keep }
 }

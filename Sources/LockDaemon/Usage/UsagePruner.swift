@@ -13,14 +13,12 @@ struct UsagePruner: Sendable {
     static let minuteRetention: Duration = .seconds(35 * 86_400)
 
     let store: StateStore
-    let retention: @Sendable () async -> Duration
     let clock: @Sendable () -> ClockReading
     let logger: Logger
 
-    /// Deletes what is older than the retention now.
-    func prune() async {
+    /// Deletes what is older than the retention now; `sums` is `[insights] retention`.
+    func prune(keeping sums: Duration) {
         let now = clock().wall
-        let sums = await retention()
         // Minutes never outlive their sums.
         let minutes = min(Self.minuteRetention, sums)
         do {
