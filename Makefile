@@ -5,8 +5,9 @@
 #                                 simplylock group and config directories, reload systemd
 #   make install DESTDIR=/tmp/stage PREFIX=/usr
 #                                 staged install for packaging (no post-install actions)
-#   sudo make uninstall           remove exactly the files install put there; refused while blocks are
-#                                 saved (FORCE=1 ends them and lifts the hosts section and firewall first)
+#   sudo make uninstall           remove exactly the files install put there (and lockctl browser
+#                                 install wrote); refused while blocks are saved (FORCE=1 ends them
+#                                 and lifts the hosts section and firewall first)
 #   make check-units              systemd-analyze verify + security on the units
 #
 # `make install` never builds: run `make` first as a normal user, so that root does not
@@ -100,7 +101,7 @@ GENERATED = $(BPF_OBJECT) $(GENDIR)/completions/lockctl.bash $(GENDIR)/completio
             $(GENDIR)/man/man5/simplylockd.toml.5 $(EXTENSION_PACK)
 
 .PHONY: all build generated completions man install check-built install-bin install-units \
-        install-config install-data install-completions install-man postinstall uninstall uninstall-blocks \
+        install-config install-data install-completions install-man postinstall uninstall uninstall-blocks uninstall-browser \
         check-units clean
 
 all: build
@@ -267,7 +268,7 @@ postinstall:
 ROOT ?= $(if $(DESTDIR),$(DESTDIR),/)
 FORCE ?=
 RELEASE_FLAGS ?=
-uninstall: uninstall-blocks
+uninstall: uninstall-blocks uninstall-browser
 	rm -f $(DESTDIR)$(SBINDIR)/simplylockd $(DESTDIR)$(BINDIR)/lockctl $(DESTDIR)$(BINDIR)/simplylock-ui $(DESTDIR)$(LIBEXECDIR)/simplylock/simplylock-bridge
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/simplylock 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PKGDATADIR)/browser/extension/,$(patsubst browser/extension/%,%,$(EXTENSION_FILES)))
@@ -297,6 +298,16 @@ uninstall: uninstall-blocks
 	rm -f $(DESTDIR)$(MANDIR)/man1/lockctl.1 $(DESTDIR)$(MANDIR)/man8/simplylockd.8 \
 	    $(DESTDIR)$(MANDIR)/man5/simplylockd.toml.5
 	@if [ "$(POSTINSTALL)" = yes ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+
+# What `lockctl browser install` wrote (native host manifests, managed policies, the packed
+# extension; the admin's own Firefox policies kept), while lockctl is still there. The signing
+# key stays in the state directory. Machine-wide only as root or under a staged ROOT.
+uninstall-browser:
+	@lockctl=$(DESTDIR)$(BINDIR)/lockctl; \
+	if [ -x "$$lockctl" ] && { [ "$$(id -u)" = 0 ] || [ "$(ROOT)" != / ]; }; then \
+	    echo "$$lockctl --root $(ROOT) browser uninstall"; \
+	    "$$lockctl" --root $(ROOT) browser uninstall; \
+	fi
 
 uninstall-blocks:
 	@daemon=$(DESTDIR)$(SBINDIR)/simplylockd; hosts=$(ROOT)/etc/hosts; \

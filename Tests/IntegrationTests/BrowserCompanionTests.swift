@@ -389,59 +389,6 @@ struct BrowserCompanionTests {
         let run = try ProcessRunner.run(node, ["--test", Self.repository + "/browser/extension/test/"], timeout: 60)
         #expect(run.status == 0 && run.stdout.contains("# fail 0"), "\(run)")
     }
-
-    @Test("browser install under --root: native hosts and managed policies, Firefox's policies merged, nothing outside the root")
-    func machineWideInstallUnderRoot() throws {
-        let root = try TestRoot()
-        try root.write("etc/firefox/policies/policies.json", #"{"policies": {"DisableTelemetry": true}}"#)
-        let result = try ProcessRunner.run(
-            Binaries.lockctl, ["--root", root.path, "browser", "install", "--bridge", "/usr/libexec/simplylock/simplylock-bridge"])
-        try #require(result.status == 0, "\(result)")
-        for path in [
-            "etc/chromium/native-messaging-hosts/org.simplylock.bridge.json",
-            "etc/opt/chrome/native-messaging-hosts/org.simplylock.bridge.json",
-            "usr/lib/mozilla/native-messaging-hosts/org.simplylock.bridge.json", "etc/chromium/policies/managed/simplylock.json",
-            "etc/opt/chrome/policies/managed/simplylock.json", "etc/brave/policies/managed/simplylock.json",
-        ] {
-            #expect(FileManager.default.fileExists(atPath: root.path + "/" + path), "\(path) was not written")
-            #expect(result.stdout.contains(root.path + "/" + path))
-        }
-        // The policy names a packed extension that exists: a CRX3 signed with the key made here,
-        // whose update manifest gives the id the policy forces in.
-        let chromium = try String(contentsOfFile: root.path + "/etc/chromium/policies/managed/simplylock.json", encoding: .utf8)
-        let updates = try String(contentsOfFile: root.path + "/var/lib/simplylock-browser/updates.xml", encoding: .utf8)
-        let id = try #require(updates.firstMatch(of: /appid='([a-p]{32})'/)?.1).description
-        #expect(
-            chromium.contains(id) && chromium.contains("force_installed")
-                && chromium.contains("file://\(root.path)/var/lib/simplylock-browser/updates.xml"), "\(chromium)")
-        let crx = try Data(contentsOf: URL(fileURLWithPath: root.path + "/var/lib/simplylock-browser/simplylock-companion.crx"))
-        #expect(crx.prefix(4) == Data("Cr24".utf8) && crx[4] == 3, "a CRX3")
-        #expect(updates.contains("codebase='file://\(root.path)/var/lib/simplylock-browser/simplylock-companion.crx'"), "\(updates)")
-        // Firefox installs only signed add-ons: without --firefox-unsigned its policy does not claim the
-        // companion (and says so); with it, ESR's signature check is turned off, locked.
-        let firefox = try String(contentsOfFile: root.path + "/etc/firefox/policies/policies.json", encoding: .utf8)
-        #expect(firefox.contains("DisableTelemetry"), "the administrator's own policies are kept: \(firefox)")
-        #expect(!firefox.contains("companion@simplylock.org"), "\(firefox)")
-        #expect(result.stdout.contains("firefox: not installed by policy"), "\(result.stdout)")
-        let unsigned = try ProcessRunner.run(
-            Binaries.lockctl,
-            ["--root", root.path, "browser", "install", "--bridge", "/usr/libexec/simplylock/simplylock-bridge", "--firefox-unsigned"])
-        try #require(unsigned.status == 0, "\(unsigned)")
-        let esr = try String(contentsOfFile: root.path + "/etc/firefox/policies/policies.json", encoding: .utf8)
-        #expect(esr.contains("DisableTelemetry") && esr.contains("companion@simplylock.org") && esr.contains(#""private_browsing" : true"#))
-        #expect(esr.contains("xpinstall.signatures.required") && esr.contains(#""Status" : "locked""#), "\(esr)")
-        // Every path written is under the root.
-        for output in [result.stdout, unsigned.stdout] {
-            #expect(
-                output.split(separator: "\n").filter { !$0.hasPrefix("firefox: ") }.allSatisfy { $0.hasPrefix("wrote \(root.path)/") },
-                "\(output)")
-        }
-        // As an ordinary user without --root, nothing machine-wide is attempted.
-        let refused = try ProcessRunner.run(
-            "/usr/bin/setpriv",
-            ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.lockctl, "browser", "install", "--bridge", "/x"])
-        #expect(refused.status != 0 && refused.stderr.contains("needs root"), "\(refused)")
-    }
 }
 
 /// The last line `browser_companion.py` prints: what it found.

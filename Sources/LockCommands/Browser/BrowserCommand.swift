@@ -8,7 +8,7 @@ import LockProtocol
 struct BrowserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "browser", abstract: "Set up the browser companion (the shield, path rules, the site meter).",
-        subcommands: [Install.self, ExtensionPath.self, Status.self])
+        subcommands: [Install.self, Uninstall.self, ExtensionPath.self, Status.self])
 
     struct Install: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -58,6 +58,45 @@ struct BrowserCommand: AsyncParsableCommand {
             if try global.printJSON(outcome) { return }
             for path in outcome.written { print("wrote \(path)") }
             if let firefox = outcome.firefox { print("firefox: \(firefox)") }
+        }
+    }
+
+    struct Uninstall: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove what browser install wrote (the bridge's manifests, the policies, the packed extension).",
+            discussion: """
+                Removes the native host manifests, the managed policies and the packed extension browser install \
+                wrote. From Firefox's policies.json only the companion's entries are taken out: the file is put back \
+                as it was before the first install if nothing else changed, and deleted only if nothing else is left \
+                in it. The signing key is kept unless --forget-key: the companion's id in Chromium browsers is \
+                derived from it, so a new key makes a new extension. With --user-data-dir, removes only that \
+                profile's manifest. Paths are prefixed by --root; nothing to remove is not an error.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Option(help: ArgumentHelp("Remove the bridge's manifest from this Chromium profile directory only.", valueName: "dir"))
+        var userDataDir: String?
+        @Flag(help: "Also remove the signing key (a later install gives the companion a new id).")
+        var forgetKey = false
+
+        func run() async throws {
+            var outcome = MachineUninstall.Outcome(removed: [], kept: [])
+            if let userDataDir {
+                let path = userDataDir + "/NativeMessagingHosts/\(BrowserSetup.hostName).json"
+                if try MachineUninstall.remove(path) { outcome.removed.append(path) }
+            } else {
+                guard getuid() == 0 || global.root != "/" else {
+                    throw CommandFailure(
+                        code: ExitCodes.refused, "machine-wide uninstallation needs root",
+                        hint: "sudo lockctl browser uninstall, or --user-data-dir DIR for one Chromium profile")
+                }
+                outcome = try MachineUninstall.run(root: global.root, forgetKey: forgetKey)
+            }
+            if try global.printJSON(outcome) { return }
+            for path in outcome.removed { print("removed \(path)") }
+            if outcome.removed.isEmpty { print("nothing to remove") }
+            for path in outcome.kept {
+                print("kept \(path): the companion's id in Chromium browsers is derived from it (--forget-key removes it)")
+            }
         }
     }
 

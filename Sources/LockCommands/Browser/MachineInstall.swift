@@ -22,6 +22,14 @@ enum MachineInstall {
     /// each user's browser reads them (the state directory is not).
     static func packDirectory(root: String) -> String { Paths.join(root, "var/lib/simplylock-browser") }
     static func keyPath(root: String) -> String { Paths(root: root).stateDirectory + "/browser-companion.pem" }
+    /// Firefox's policies.json as the administrator had it before the first install changed it,
+    /// so that uninstall can put it back byte for byte.
+    static func firefoxOriginalPath(root: String) -> String { Paths(root: root).stateDirectory + "/firefox-policies.json.orig" }
+    /// Debian's Firefox ESR reads this path too (its own /etc/firefox-esr is for preferences).
+    static let firefoxPoliciesPath = "etc/firefox/policies/policies.json"
+    static let firefoxHostDirectory = "usr/lib/mozilla/native-messaging-hosts"
+    static let signaturePreference = "xpinstall.signatures.required"
+    static var signatureOff: [String: Any] { ["Value": false, "Status": "locked"] }
 
     static func run(root: String, bridge: String, extensionDirectory: String, privateWindows: Bool, firefoxUnsigned: Bool) throws
         -> Outcome
@@ -61,20 +69,19 @@ enum MachineInstall {
             try BrowserSetup.write(policy, chromiumPolicy)
             written.append(policy)
         }
-        let firefoxHostPath = under("usr/lib/mozilla/native-messaging-hosts") + "/\(BrowserSetup.hostName).json"
+        let firefoxHostPath = under(firefoxHostDirectory) + "/\(BrowserSetup.hostName).json"
         try BrowserSetup.write(firefoxHostPath, BrowserSetup.firefoxHost(bridge: bridge))
         written.append(firefoxHostPath)
-        // Debian's Firefox ESR reads this path too (its own /etc/firefox-esr is for preferences).
-        let policiesPath = under("etc/firefox/policies") + "/policies.json"
+        let policiesPath = under(firefoxPoliciesPath)
         let firefox: String
         if firefoxUnsigned {
-            try BrowserSetup.write(policiesPath, firefoxPolicies(existing: policiesPath, xpi: fileURL(archivePath), install: true))
-            written.append(policiesPath)
+            written += try writeFirefoxPolicies(
+                policiesPath, firefoxPolicies(existing: policiesPath, xpi: fileURL(archivePath), install: true), root: root)
             firefox = "installed by policy where Firefox accepts unsigned add-ons (ESR, developer editions); not in release Firefox"
         } else {
             if FileManager.default.fileExists(atPath: policiesPath) {
-                try BrowserSetup.write(policiesPath, firefoxPolicies(existing: policiesPath, xpi: "", install: false))
-                written.append(policiesPath)
+                written += try writeFirefoxPolicies(
+                    policiesPath, firefoxPolicies(existing: policiesPath, xpi: "", install: false), root: root)
             }
             firefox =
                 "not installed by policy: Firefox installs only signed add-ons (ESR: --firefox-unsigned turns its check off); "
@@ -94,10 +101,10 @@ enum MachineInstall {
         var policies = document["policies"] as? [String: Any] ?? [:]
         var settings = policies["ExtensionSettings"] as? [String: Any] ?? [:]
         var preferences = policies["Preferences"] as? [String: Any] ?? [:]
-        let signatures = "xpinstall.signatures.required"
+        let signatures = signaturePreference
         if install {
             settings[BrowserSetup.firefoxID] = ["installation_mode": "force_installed", "private_browsing": true, "install_url": xpi]
-            preferences[signatures] = ["Value": false, "Status": "locked"]
+            preferences[signatures] = signatureOff
         } else {
             settings[BrowserSetup.firefoxID] = nil
         }
@@ -105,6 +112,26 @@ enum MachineInstall {
         policies["Preferences"] = preferences.isEmpty ? nil : preferences
         document["policies"] = policies
         return document
+    }
+
+    /// Writes Firefox's policies only where they change (the administrator's file is otherwise left
+    /// as it is), saving the file as it was before the first change. Returns the paths written.
+    static func writeFirefoxPolicies(_ path: String, _ document: [String: Any], root: String) throws -> [String] {
+        let existing = FileManager.default.contents(atPath: path)
+        if let existing, let current = (try? JSONSerialization.jsonObject(with: existing)) as? [String: Any],
+            MachineUninstall.canonical(current) == MachineUninstall.canonical(document)
+        {
+            return []
+        }
+        var written: [String] = []
+        let original = firefoxOriginalPath(root: root)
+        if let existing, !FileManager.default.fileExists(atPath: original) {
+            try makeDirectory((original as NSString).deletingLastPathComponent, mode: 0o750)
+            try writeData(original, existing, mode: 0o600)
+            written.append(original)
+        }
+        try BrowserSetup.write(path, document)
+        return written + [path]
     }
 
     /// The key made at the first install, or the one made then (so the id stays the same and
