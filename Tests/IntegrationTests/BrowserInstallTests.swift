@@ -98,6 +98,7 @@ extension BrowserCompanionTests {
         // The administrator adds a policy after the install: it stays, the companion's entries go.
         try root.write("etc/firefox/policies/policies.json", #"{"policies": {"DisableTelemetry": true}}"#)
         try #require(try ProcessRunner.run(Binaries.lockctl, install).status == 0)
+        // The administrator edits Firefox's document as it stands (its shape is Firefox's, not ours).
         var document = try #require(
             JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: policies))) as? [String: Any])
         var own = try #require(document["policies"] as? [String: Any])
