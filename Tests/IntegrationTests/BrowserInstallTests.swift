@@ -45,6 +45,17 @@ extension BrowserCompanionTests {
         let esr = try String(contentsOfFile: root.path + "/etc/firefox/policies/policies.json", encoding: .utf8)
         #expect(esr.contains("DisableTelemetry") && esr.contains("companion@simplylock.org") && esr.contains(#""private_browsing" : true"#))
         #expect(esr.contains("xpinstall.signatures.required") && esr.contains(#""Status" : "locked""#), "\(esr)")
+        // Installing again without the flag turns Firefox's signature check back on with the
+        // companion's entry gone: the administrator's file is back byte for byte.
+        let signedAgain = try ProcessRunner.run(
+            Binaries.lockctl, ["--root", root.path, "browser", "install", "--bridge", "/usr/libexec/simplylock/simplylock-bridge"])
+        try #require(signedAgain.status == 0, "\(signedAgain)")
+        let withdrawn = try String(contentsOfFile: root.path + "/etc/firefox/policies/policies.json", encoding: .utf8)
+        #expect(withdrawn == adminPolicies, "\(withdrawn)")
+        let unsignedAgain = try ProcessRunner.run(
+            Binaries.lockctl,
+            ["--root", root.path, "browser", "install", "--bridge", "/usr/libexec/simplylock/simplylock-bridge", "--firefox-unsigned"])
+        try #require(unsignedAgain.status == 0, "\(unsignedAgain)")
         // Every path written is under the root.
         for output in [result.stdout, unsigned.stdout] {
             #expect(

@@ -76,13 +76,10 @@ enum MachineInstall {
         let firefox: String
         if firefoxUnsigned {
             written += try writeFirefoxPolicies(
-                policiesPath, firefoxPolicies(existing: policiesPath, xpi: fileURL(archivePath), install: true), root: root)
+                policiesPath, firefoxPolicies(existing: policiesPath, xpi: fileURL(archivePath)), root: root)
             firefox = "installed by policy where Firefox accepts unsigned add-ons (ESR, developer editions); not in release Firefox"
         } else {
-            if FileManager.default.fileExists(atPath: policiesPath) {
-                written += try writeFirefoxPolicies(
-                    policiesPath, firefoxPolicies(existing: policiesPath, xpi: "", install: false), root: root)
-            }
+            written += try withdrawFirefoxCompanion(policiesPath, root: root)
             firefox =
                 "not installed by policy: Firefox installs only signed add-ons (ESR: --firefox-unsigned turns its check off); "
                 + "add it by hand from the .xpi where Firefox allows"
@@ -90,28 +87,40 @@ enum MachineInstall {
         return Outcome(written: written, chromiumID: id, firefox: firefox)
     }
 
-    /// Firefox reads one policies.json: the companion's entries are merged into what is there (or
-    /// taken out of it), the administrator's own kept.
+    /// Firefox reads one policies.json: the companion's entries are merged into what is there, the
+    /// administrator's own kept (`withdrawFirefoxCompanion` takes them out).
     ///
     /// Release Firefox installs only add-ons Mozilla signed; ESR and developer editions accept an
     /// unsigned one with `xpinstall.signatures.required` off, which their `Preferences` policy may
     /// set (locked). That turns the check off for every add-on, so it is asked for, not assumed.
-    static func firefoxPolicies(existing path: String, xpi: String, install: Bool) -> [String: Any] {
+    static func firefoxPolicies(existing path: String, xpi: String) -> [String: Any] {
         var document = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))) as? [String: Any] ?? [:]
         var policies = document["policies"] as? [String: Any] ?? [:]
         var settings = policies["ExtensionSettings"] as? [String: Any] ?? [:]
         var preferences = policies["Preferences"] as? [String: Any] ?? [:]
         let signatures = signaturePreference
-        if install {
-            settings[BrowserSetup.firefoxID] = ["installation_mode": "force_installed", "private_browsing": true, "install_url": xpi]
-            preferences[signatures] = signatureOff
-        } else {
-            settings[BrowserSetup.firefoxID] = nil
-        }
+        settings[BrowserSetup.firefoxID] = ["installation_mode": "force_installed", "private_browsing": true, "install_url": xpi]
+        preferences[signatures] = signatureOff
         policies["ExtensionSettings"] = settings.isEmpty ? nil : settings
         policies["Preferences"] = preferences.isEmpty ? nil : preferences
         document["policies"] = policies
         return document
+    }
+
+    /// Takes the companion's entries out of Firefox's policies, as uninstall does: its add-on and
+    /// the signature check an earlier `--firefox-unsigned` turned off, which must not stay off
+    /// for every add-on once the companion is no longer installed there. The administrator's file
+    /// comes back byte for byte where that is what is left; a file that is not JSON is left alone.
+    static func withdrawFirefoxCompanion(_ path: String, root: String) throws -> [String] {
+        let original = FileManager.default.contents(atPath: firefoxOriginalPath(root: root))
+        guard let plan = try? MachineUninstall.firefoxPlan(path, original: original) else { return [] }
+        switch plan {
+        case .untouched: return []
+        case .delete: return try MachineUninstall.remove(path) ? [path] : []
+        case .restore(let data): try writeData(path, data, mode: 0o644)
+        case .rewrite(let document): try BrowserSetup.write(path, document)
+        }
+        return [path]
     }
 
     /// Writes Firefox's policies only where they change (the administrator's file is otherwise left
