@@ -1,22 +1,42 @@
 import LockEnforcement
+import ServiceLifecycle
 import Synchronization
 
 /// Where the app enforcer hands launches of counted apps (`AppEnforcer(onLaunch:)`): built with
 /// the enforcers, before the allowances exist, and bound to them once they do. Handing over
-/// never waits; a launch that arrives unbound is answered by the guard's rule when its time is up.
-public final class LaunchInbox: Sendable {
-    private let handler = Mutex<(@Sendable (LaunchRequest) -> Void)?>(nil)
+/// never waits (the kernel's answer thread calls it); the inbox is a Service that decides each
+/// launch in a task of its own group, so shutdown ends them with it. A launch that arrives
+/// unbound, or beyond what the guard lets wait, is answered by the guard's rule when its time is up.
+public final class LaunchInbox: Sendable, ServiceLifecycle.Service {
+    private let owner = Mutex<AllowanceOwner?>(nil)
+    private let arrivals: AsyncStream<LaunchRequest>
+    private let continuation: AsyncStream<LaunchRequest>.Continuation
 
     /// An inbox bound to nothing yet.
-    public init() {}
+    public init() {
+        // The guard lets at most 64 launches wait; more here would only be answered late.
+        (arrivals, continuation) = AsyncStream.makeStream(of: LaunchRequest.self, bufferingPolicy: .bufferingOldest(64))
+    }
 
     /// The enforcer's callback.
     public func hand(_ request: LaunchRequest) {
-        handler.withLock { $0 }?(request)
+        guard owner.withLock({ $0 }) != nil else { return }
+        continuation.yield(request)
     }
 
     /// Sends every launch to `owner` from now on.
     public func bind(to owner: AllowanceOwner) {
-        handler.withLock { $0 = { request in Task { await owner.decideLaunch(request) } } }
+        self.owner.withLock { $0 = owner }
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                for await request in self.arrivals {
+                    guard let owner = self.owner.withLock({ $0 }) else { continue }
+                    group.addTask { await owner.decideLaunch(request) }
+                }
+            }
+        }
     }
 }

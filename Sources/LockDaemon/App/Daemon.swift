@@ -125,6 +125,7 @@ struct Daemon {
             .init(service: ReloadSignalService(coordinator: core.coordinator, reporter: reporter, notifier: notifier, logger: logger)),
             .init(service: ScheduleService(scheduler: core.scheduler, edges: scheduleTimer, zone: zoneWatch)),
             .init(service: core.attempts),
+            .init(service: launchInbox),
             .init(service: retentionService),
             .init(service: MemoryTrimService(events: core.events)),
             // Ends the event streams itself at shutdown, after it stops taking connections.
