@@ -38,8 +38,11 @@ struct LoaderCopyTests {
         let running = try harness.start([
             "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", loaderCopy, game, "sleep",
         ])
+        // setpriv's own command line names the game too: wait for the exec of the loader copy.
+        // (The copy is in the harness's mount namespace: compare the path /proc/PID/exe names.)
         try waitUntil("the game runs through the loader copy") {
-            FileIdentity(path: "/proc/\(running.pid)/exe") != nil && RunningProcesses.arguments(pid: running.pid).contains(game)
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(running.pid)/exe")) == loaderCopy
+                && RunningProcesses.arguments(pid: running.pid).contains(game)
         }
         let report = try harness.block([game])
         #expect(report.details["terminated"] == "1", "\(report.details)")
