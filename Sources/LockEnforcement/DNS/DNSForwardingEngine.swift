@@ -45,6 +45,8 @@ final class DNSForwardingEngine {
     private let conntrack: ConntrackLookup?
     /// Why `conntrack` is nil.
     let conntrackFailure: String?
+    /// Counts the marked sends, so the table's counters can tell the daemon's from borrowers'.
+    private let ledger: ExemptionLedger?
 
     init(
         eventLoop: any EventLoop, settings: DNSForwarder.Settings, shared: DNSForwarder.Shared,
@@ -56,6 +58,7 @@ final class DNSForwardingEngine {
         self.onBlocked = onBlocked
         self.logger = logger
         self.cache = DNSAnswerCache(capacity: settings.cacheSize, maxTTL: settings.cacheMaxTTL)
+        self.ledger = ExemptionLedger.of(mark: settings.mark)
         var failure: String?
         self.conntrack = ConntrackLookup(failure: &failure)
         self.conntrackFailure = failure
@@ -195,6 +198,7 @@ final class DNSForwardingEngine {
         } while pending[key] != nil
         var out = entry.packet
         out.setInteger(UInt16(truncatingIfNeeded: key), at: out.readerIndex)
+        ledger?.sendingDatagram(to: entry.server.address.port ?? 0)
         channels[socket].write(AddressedEnvelope(remoteAddress: entry.server.address, data: out), promise: nil)
         markUnflushed(channels[socket])
         serial += 1
@@ -297,6 +301,7 @@ final class DNSForwardingEngine {
                 .socket(SocketOptionLevel(SOL_SOCKET), SocketOptionName(DNSForwarder.soMark)),
                 value: SocketOptionValue(Int32(bitPattern: mark)))
         }
+        ledger?.connecting(to: entry.server.address.port ?? 0)
         let connection = bootstrap.connect(to: entry.server.address)
         connection.whenSuccess { channel in channel.writeAndFlush(framed, promise: nil) }
         connection.whenFailure { promise.fail($0) }
