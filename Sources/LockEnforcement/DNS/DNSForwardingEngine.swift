@@ -38,6 +38,8 @@ final class DNSForwardingEngine {
     private var tcpInFlight = 0
     private var random = RandomPool()
     private var cache: DNSAnswerCache
+    /// The upstream generation the cache's answers came from (`Shared.upstreamGeneration`).
+    private var cacheGeneration: UInt64 = 0
     var statistics = DNSForwarderStatistics()
     /// Answered queries per metered name since the site meter last took them.
     private var meterCounts: [String: Int] = [:]
@@ -130,7 +132,15 @@ final class DNSForwardingEngine {
         if settings.cacheSize > 0 {
             let key = DNSAnswerCache.key(packet, query, server: original.map(Self.serverKey) ?? [])
             let question = UnsafeRawBufferPointer(rebasing: packet[12..<query.questionEnd])
-            if let cached = cache.answer(key, id: query.id, question: question, now: NIODeadline.now().uptimeNanoseconds),
+            let generation = shared.upstreamGeneration.load(ordering: .relaxed) &+ shared.stubUpstreams.generation
+            if generation != cacheGeneration {
+                // Other servers now (resolv.conf changed, or the stub learnt a new upstream: the
+                // machine moved networks, where the same address may answer otherwise).
+                cache.removeAll()
+                cacheGeneration = generation
+            }
+            if let cached = cache.answer(
+                key, id: query.id, flags: query.flags, question: question, now: NIODeadline.now().uptimeNanoseconds),
                 client.overTCP || cached.count <= query.udpLimit
             {
                 statistics.fromCache += 1
