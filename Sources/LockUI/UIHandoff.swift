@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LockServing
 import Logging
 import NIOCore
 import NIOPosix
@@ -65,7 +66,7 @@ final class UIHandoff: Service {
     }
 
     private func answer(_ caller: Caller) async {
-        guard await Self.peerUID(caller.channel) == getuid() else {
+        guard await PeerCredentials.read(from: caller.channel).uid == getuid() else {
             logger.warning("a caller of another user on the UI's socket was refused")
             try? await caller.channel.close()
             return
@@ -97,25 +98,6 @@ final class UIHandoff: Service {
     /// Runs the opener off the event loops: it waits for `xdg-open`.
     private static func openInBrowser(_ url: String) async -> String? {
         (try? await NIOThreadPool.singleton.runIfActive { Browser.open(url) }) ?? nil
-    }
-
-    private static func peerUID(_ channel: any Channel) async -> UInt32? {
-        guard let provider = channel as? any SocketOptionProvider,
-            let credentials: Credentials = try? await fetchCredentials(provider).get()
-        else { return nil }
-        return credentials.uid
-    }
-
-    // Mirrors `struct ucred`, which Swift's Glibc module does not export.
-    private struct Credentials: Sendable {
-        var pid: Int32 = 0
-        var uid: UInt32 = UInt32.max
-        var gid: UInt32 = UInt32.max
-    }
-
-    // Kept private and non-inlinable: NIO requires that for `unsafeGetSocketOption`.
-    private static func fetchCredentials(_ provider: any SocketOptionProvider) -> EventLoopFuture<Credentials> {
-        provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
     }
 }
 
