@@ -54,10 +54,10 @@ import Testing
         mkdir(scratch.root + "/bin", 0o755)
         let interpreter = try scratch.copy(game, as: "bin/python3")
         let runners = ProgramRunners(directories: [scratch.root + "/bin"])
-        #expect(runners.identities == [try #require(FileIdentity(path: interpreter))])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: interpreter)[.size] as? Int)
+        #expect(runners.sizes == [Int64(size)])
         let renamed = try scratch.copy(game, as: "snake")
         #expect(runners.recognises(renamed))
-        #expect(runners.identities.contains(try #require(FileIdentity(path: renamed))))
         // Other bytes of the same size are another program; so is an edited copy (another size
         // is never read).
         var changed = try Data(contentsOf: URL(fileURLWithPath: game))

@@ -5,8 +5,8 @@
 #     in a tmpfs of this namespace, recognised by content;
 #   - a copy of a strictly blocked game run from a tmpfs mounted in a user namespace of its own
 #     (`unshare -Urm`), which fanotify cannot see until the daemon finds that namespace;
-#   - a stopped daemon (SIGSTOP): its sentinel refuses the game to interpreters but lets `cat`
-#     read it.
+#   - a stopped daemon (SIGSTOP): its sentinel refuses the game to interpreters and the loader
+#     but lets `cat` read it.
 # Only tmpfs filesystems this script mounts are ever marked (`user_writable` and the mount scope
 # are under ROOT), and the games are built here, of their own bytes. Prints "ok …" / "not ok …".
 # Usage: appwall-daemon.sh ROOT BINDIR DATADIR
@@ -98,6 +98,32 @@ user "$apps/snake" -c 'print(42)'
 check "it still runs other code (exit $code: $out)" "[ $code -eq 0 ] && [ \"\$out\" = 42 ]"
 user cat "$apps/game.py"
 check "cat still reads the blocked script (exit $code)" "[ $code -eq 0 ]"
+
+# 3. The daemon stopped (SIGSTOP): its sentinel answers within about 2 s, refusing the game to
+# interpreters and the loader (by name, header or size) but letting cat read the script.
+# SIGSTOP takes effect as each thread is next scheduled: wait until every one is stopped.
+stop_all() {
+    kill -STOP "$daemon"
+    for _ in $(seq 100); do
+        ! grep -qv '^[0-9]* ([^)]*) [tT]' /proc/"$daemon"/task/*/stat 2>/dev/null && return 0
+        sleep 0.02
+    done
+}
+timed() { local start=$(date +%s%N); user "$@"; took=$(( ($(date +%s%N) - start) / 1000000 )); }
+stop_all
+timed cat "$apps/game.py"
+check "daemon stopped: cat reads the blocked script within the bound (exit $code, ${took} ms)" \
+    "[ $code -eq 0 ] && echo \"\$out\" | grep -q '$token' && [ $took -lt 4000 ]"
+for attempt in "/usr/bin/python3 $apps/game.py" "$apps/snake $apps/game.py" "$apps/shellish $apps/game.sh" "$apps/runner $apps/fakegame" "$apps/fakegame"; do
+    timed $attempt
+    check "daemon stopped: $attempt is refused within the bound (exit $code, ${took} ms)" "refused && [ $took -lt 4000 ]"
+done
+user "$apps/runner" /bin/true
+check "daemon stopped: the loader copy runs an unblocked program (exit $code: $out)" "[ $code -eq 0 ]"
+kill -CONT "$daemon"
+check "status counts what the sentinel refused" \
+    "lockctl status --json | json \"int([e for e in d['enforcers'] if e['name'] == 'apps'][0]['details'].get('sentinelRefused', 0)) >= 5\""
+
 lockctl stop games >/dev/null
 user "$apps/runner" "$apps/fakegame"
 check "after the block the loader copy runs the game again (exit $code: $out)" "[ $code -eq 0 ] && echo \"\$out\" | grep -q '$token'"

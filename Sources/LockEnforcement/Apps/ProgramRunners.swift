@@ -53,14 +53,11 @@ public final class ProgramRunners: Sendable {
     /// Programs examined by reading them (cache misses), for status and benchmarks.
     public var examined: Int { reads.load(ordering: .relaxed) }
 
-    /// The identities of the machine's interpreters (by name on the search path) and of every
-    /// program recognised as a loader or interpreter so far: the sentinel refuses blocked
-    /// files to these while the daemon cannot answer.
-    public var identities: Set<FileIdentity> {
+    /// The sizes of the machine's interpreters (the sentinel, which cannot compare content,
+    /// treats a program of one of these sizes as an interpreter).
+    public var sizes: Set<Int64> {
         findIfNeeded()
-        return state.withLock { known in
-            known.identities.union(known.verdicts.filter(\.value).keys.map(\.identity))
-        }
+        return state.withLock { Set($0.bySize.keys) }
     }
 
     /// Finds the machine's interpreters again (a `readdir` and `stat`s of the search path) and
