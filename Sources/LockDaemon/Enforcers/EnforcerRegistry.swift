@@ -98,6 +98,9 @@ extension EnforcerRegistration {
             preference: ExecGuard.Preference(rawValue: settings.mechanism.rawValue) ?? .automatic,
             terminateGrace: settings.terminateGrace, frozenRecord: EnforcerFactory.frozenRecord(factory.paths))
         if let userWritable = settings.userWritable { enforcerSettings.userWritable = userWritable }
+        // Under a scratch root (a demo, a test), user-writable mounts are looked for under it only:
+        // a filesystem mark is machine-wide, whatever the root.
+        if factory.paths.root != "/" { enforcerSettings.mountScope = [factory.paths.root] }
         let attempts = factory.attempts
         let launches = factory.launches
         return AppEnforcer(
