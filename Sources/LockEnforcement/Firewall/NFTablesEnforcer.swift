@@ -161,12 +161,17 @@ public final class NFTablesEnforcer: Enforcer {
                 while (try? await Task.sleep(for: settings.counterInterval)) != nil { await controller.readCounters() }
             }
             group.addTask {
+                // Looked at every retry interval, not slept through: names that begin failing
+                // after a long sleep began (a block started later) are asked again in time.
+                let tick = min(settings.failureRetryInterval, settings.reresolveInterval)
+                var last = ContinuousClock.now
                 while !Task.isCancelled {
-                    let pause =
-                        await controller.hasResolutionFailures
-                        ? min(settings.failureRetryInterval, settings.reresolveInterval) : settings.reresolveInterval
-                    do { try await Task.sleep(for: pause) } catch { break }
+                    do { try await Task.sleep(for: tick) } catch { break }
+                    guard await controller.hasResolutionFailures || ContinuousClock.now - last >= settings.reresolveInterval else {
+                        continue
+                    }
                     await controller.refresh()
+                    last = ContinuousClock.now
                 }
             }
             await group.waitForAll()
