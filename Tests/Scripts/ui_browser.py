@@ -17,14 +17,14 @@ import tempfile
 import time
 
 from axe_selenium_python import Axe
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
+
+import browserlib
 
 URL, ROOT, LOCKCTL, ARTEFACTS = sys.argv[1:5]
 TABS = ["home", "profiles", "insights", "timer", "settings"]
@@ -65,13 +65,10 @@ def hosts():
 
 
 def start_browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800",
-                     "--no-first-run", "--disable-extensions", "--lang=en-GB", f"--user-data-dir={tempfile.mkdtemp(prefix='ui-chromium-')}"]:
-        options.add_argument(argument)
+    options = browserlib.chromium_options(tempfile.mkdtemp(prefix="ui-chromium-"), "--disable-dev-shm-usage", "--disable-extensions",
+                                          "--lang=en-GB", window="1280,800")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return browserlib.start_chromium(options)
 
 
 def wait(driver, condition, what, timeout=10):
