@@ -10,6 +10,7 @@
 #include <sys/random.h>
 #include "clinux_chunker.h"
 #include "clinux_sentinel.h"
+#include "clinux_elf.h"
 
 // mkostemp needs _GNU_SOURCE, which cannot be set for the Glibc module itself.
 int clinux_mkostemp(char *template_path, int flags);

@@ -378,6 +378,7 @@ public actor AppEnforcer: Enforcer {
             if statistics.sentinelAllowed > 0 { details["sentinelAllowed"] = .count(statistics.sentinelAllowed) }
             if statistics.sentinelRefused > 0 { details["sentinelRefused"] = .count(statistics.sentinelRefused) }
             if statistics.mode == .fanotify, !statistics.hasSentinel { details["sentinel"] = .text("not running") }
+            if statistics.sentinelFiltered > 0 { details["sentinelFiltered"] = .count(statistics.sentinelFiltered) }
         } else {
             details["mode"] = .text("idle")
         }

@@ -193,7 +193,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
             hashes: hasher.computations, overflows: overflows.load(ordering: .relaxed),
             droppedReports: reporter.droppedCount, refusedUnchecked: refusedUnchecked.load(ordering: .relaxed),
             allowedUnchecked: allowedUnchecked.load(ordering: .relaxed), sentinelAllowed: sentinel?.answered.allowed ?? 0,
-            sentinelRefused: sentinel?.answered.refused ?? 0, hasSentinel: sentinel != nil)
+            sentinelRefused: sentinel?.answered.refused ?? 0, sentinelFiltered: sentinel?.filtered ?? 0, hasSentinel: sentinel != nil)
         let launched = launches.statistics
         statistics.launchesAllowed = launched.allowed
         statistics.launchesRefused = launched.refused
