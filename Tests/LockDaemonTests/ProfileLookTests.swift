@@ -1,9 +1,5 @@
 import Foundation
-import LockCore
-import LockEnforcement
 import LockProtocol
-import LockStore
-import TestSupport
 import Testing
 
 @testable import LockDaemon
@@ -13,18 +9,12 @@ import Testing
 /// refused by name and changes nothing, and taking a category away from a strict block is refused.
 @Suite("Profile icon, colour and categories, in-process")
 struct ProfileLookTests {
-    let scratch: Scratch
-    let clock = ManualClock()
-    let store: StateStore
+    let daemon: InProcessDaemon
 
-    init() throws {
-        scratch = try Scratch()
-        try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
-        store = try StateStore(path: scratch.paths.stateDatabase)
-    }
+    init() throws { daemon = try InProcessDaemon() }
 
     func send(_ router: Router, _ method: String, _ uri: String, _ body: String = "") async -> RouterReply {
-        await router.reply(method, uri, body: body, peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        await daemon.send(router, method, uri, body)
     }
 
     func profile(_ router: Router) async throws -> ProfileInfo {
@@ -32,7 +22,7 @@ struct ProfileLookTests {
     }
 
     @Test func iconColourAndCategoriesAreChangedAndCleared() async throws {
-        let router = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [FakeEnforcer()]).core.router()
+        let router = try await daemon.router()
         let created = await send(
             router, "POST", "/v1/profiles", ##"{"name": "mine", "icon": "lock", "color": "#FF3B30", "categories": ["news"]}"##)
         #expect(created.status == 201, "\(created)")
@@ -56,7 +46,7 @@ struct ProfileLookTests {
         (##"{"addCategories": ["nope"]}"##, "unknown category"), (##"{"removeCategories": ["video"]}"##, "remove-category"),
     ])
     func badValuesAreRefusedByName(body: String, named: String) async throws {
-        let router = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [FakeEnforcer()]).core.router()
+        let router = try await daemon.router()
         #expect(
             await send(router, "POST", "/v1/profiles", ##"{"name": "mine", "color": "#FF3B30", "categories": ["news"]}"##).status == 201)
         let answer = await send(router, "PATCH", "/v1/profiles/mine", body)
@@ -66,7 +56,7 @@ struct ProfileLookTests {
     }
 
     @Test func aStrictBlockKeepsItsCategories() async throws {
-        let router = try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [FakeEnforcer()]).core.router()
+        let router = try await daemon.router()
         #expect(await send(router, "POST", "/v1/profiles", ##"{"name": "mine", "categories": ["news"]}"##).status == 201)
         #expect(await send(router, "POST", "/v1/sessions", ##"{"profile": "mine", "seconds": 600, "strict": true}"##).status == 201)
         let answer = await send(router, "PATCH", "/v1/profiles/mine", ##"{"removeCategories": ["news"]}"##)
