@@ -1,3 +1,4 @@
+import CNFTNL
 import CNFTables
 import Glibc
 
