@@ -4,7 +4,8 @@
 #   - root-made copies of the dynamic loader, dash and python3 under names that say nothing,
 #     in a tmpfs of this namespace, recognised by content;
 #   - a copy of a strictly blocked game run from a tmpfs mounted in a user namespace of its own
-#     (`unshare -Urm`), which fanotify cannot see until the daemon finds that namespace;
+#     (`unshare -Urm`), which fanotify cannot see until the daemon finds that namespace (the
+#     time it ran is printed as a "#" line);
 #   - a stopped daemon (SIGSTOP): its sentinel refuses the game to interpreters and the loader
 #     but lets `cat` read it.
 # Only tmpfs filesystems this script mounts are ever marked (`user_writable` and the mount scope
@@ -127,4 +128,24 @@ check "status counts what the sentinel refused" \
 lockctl stop games >/dev/null
 user "$apps/runner" "$apps/fakegame"
 check "after the block the loader copy runs the game again (exit $code: $out)" "[ $code -eq 0 ] && echo \"\$out\" | grep -q '$token'"
+
+# 2. A strict block, and a copy of the game run from a tmpfs of a new user and mount namespace
+# (`unshare -Urm`): no mount table the daemon reads has it, so the exec itself is not refused,
+# but the daemon's sweep finds the namespace, stops the copy within about a second, and marks the
+# filesystem so that later execs from it are refused. (Last: a strict block cannot be stopped.)
+lockctl start games 10m --strict >/dev/null || echo "not ok cannot start the strict block"
+user sh -c "cp $apps/fakegame $home/copy && $home/copy"
+check "strict: a copy in the user-writable tmpfs is refused (exit $code: $out)" "refused"
+mkdir -p "$home/ns1" "$home/ns2" && chown 65534:65534 "$home/ns1" "$home/ns2"
+start=$(date +%s%N)
+user unshare -Urm sh -c "mount -t tmpfs tmpfs $home/ns1 && cp $apps/fakegame $home/ns1/g && exec $home/ns1/g sleep"
+ran_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "# a copy started in a new user and mount namespace ran ${ran_ms} ms before it was stopped (exit $code)"
+check "strict: a copy started in a new user+mount namespace is stopped within 3 s (exit $code, ${ran_ms} ms)" \
+    "[ $code -eq 143 ] || [ $code -eq 137 ] && [ $ran_ms -lt 3000 ]"
+user unshare -Urm sh -c "mount -t tmpfs tmpfs $home/ns2 && cp $apps/fakegame $home/ns2/g && cp /bin/true $home/ns2/t && sleep 2.5 && $home/ns2/t && echo other ran && $home/ns2/g"
+check "strict: once the namespace is found, its copy is refused at exec and other programs there run (exit $code: $out)" \
+    "refused && echo \"\$out\" | grep -q 'other ran'"
+check "doctor gives the bound for other mount namespaces" \
+    "lockctl doctor --json | json \"any('unshare -Urm' in c['message'] and 'about 1 s' in c['message'] for c in d['checks'])\""
 stop_daemon

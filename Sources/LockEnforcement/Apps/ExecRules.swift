@@ -143,11 +143,13 @@ public final class ExecRules: Sendable {
     ///   …): watched as well when an app is strict, because that is where copies appear.
     /// - Parameter counted: apps whose launches are counted; their programs are watched too,
     ///   unless blocked (a blocked program is refused whatever counts it).
+    /// - Parameter foreign: user-writable filesystems of other mount namespaces, watched like
+    ///   `userWritable` (by the device their mountinfo gives, never a `stat` of the path).
     /// - Parameter runners: finds the machine's interpreters again, and recognises loaders and
     ///   interpreters under other names, which are never blocked either.
     public static func resolve(
         _ apps: [BlockedApp], counted countedApps: [CountedApp] = [], hasher: ContentHasher, userWritable: [String],
-        runners: ProgramRunners = .machine
+        foreign: [ForeignMounts.Mount] = [], runners: ProgramRunners = .machine
     ) -> ExecRules {
         runners.refresh()
         var rules: [Rule] = []
@@ -217,6 +219,7 @@ public final class ExecRules: Sendable {
                 let device = UInt64(status.st_dev)
                 if filesystems[device] == nil { filesystems[device] = path }
             }
+            for mount in foreign where filesystems[mount.device] == nil { filesystems[mount.device] = mount.path }
         }
         return ExecRules(
             rules: rules, blocked: blocked, digestsBySize: digests, similar: similar, filesystems: filesystems, notes: notes,
