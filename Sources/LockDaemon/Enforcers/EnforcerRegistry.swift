@@ -81,9 +81,14 @@ extension EnforcerRegistration {
             connectionCheck = { connections.check }
         }
         let attempts = factory.attempts
-        return NFTablesEnforcer(
+        let enforcer = NFTablesEnforcer(
             resolver: resolver, doh: doh, dnsRedirect: redirect, onBlocked: { attempts.firewallBlocked($0) },
             connectionCheck: connectionCheck, logger: factory.logger)
+        if let dns {
+            dns.setPathReader { await enforcer.dnsPath() }
+            enforcer.onCommit { await dns.refreshPath() }
+        }
+        return enforcer
     }
 
     static let apps = EnforcerRegistration(kind: .apps, byDefault: { EnforcerFactory.appsDecision($0.configuration.apps) }) {

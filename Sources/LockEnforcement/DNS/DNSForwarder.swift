@@ -45,6 +45,8 @@ public final class DNSForwarder: Sendable {
         let metered = Mutex<DomainSuffixSet>(.empty)
         /// The local stub resolver's upstream servers, learnt from its redirected queries.
         let stubUpstreams: StubUpstreams
+        /// Counts changes of the upstream servers, so the forwarder's loop empties its cache.
+        let upstreamGeneration = Atomic<UInt64>(0)
 
         init(policy: DNSFilterPolicy, servers: [DNSUpstreamServer], stubUpstreams: StubUpstreams) {
             self.policy = Mutex(policy)
@@ -133,8 +135,12 @@ public final class DNSForwarder: Sendable {
     /// Replaces the upstream servers (after resolv.conf changed).
     public func setUpstream(_ configuration: ResolverConfiguration) {
         let servers = configuration.servers.map(DNSUpstreamServer.init)
-        upstreamConfiguration.withLock { $0 = configuration }
+        let changed = upstreamConfiguration.withLock { current in
+            defer { current = configuration }
+            return current.servers != configuration.servers
+        }
         shared.servers.withLock { $0 = servers }
+        if changed { shared.upstreamGeneration.wrappingAdd(1, ordering: .relaxed) }
     }
 
     /// Binds the upstream sockets and the listeners and starts answering. Call it from one
