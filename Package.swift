@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "LockPlatform", dependencies: ["LockCore", "CLinux"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
+        // The connection check's queue tables (an xt NFQUEUE target that libnftables cannot write).
+        .systemLibrary(name: "CNFTNL", pkgConfig: "libnftnl", providers: [.apt(["libnftnl-dev", "libmnl-dev"])]),
         .systemLibrary(name: "CICU", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
         .target(name: "CICUBridge", dependencies: ["CICU"]),
         .systemLibrary(name: "CLibBPF", pkgConfig: "libbpf", providers: [.apt(["libbpf-dev"])]),
@@ -44,7 +46,7 @@ let package = Package(
         .target(
             name: "LockEnforcement",
             dependencies: [
-                "LockCore", "LockPlatform", "CNFTables", "CLinux", "CExecGuardBPF",
+                "LockCore", "LockPlatform", "CNFTables", "CNFTNL", "CLinux", "CExecGuardBPF",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -8,35 +8,28 @@ import Testing
 struct WebWallTests {
     static let missing: String? = TestTools.missing {
         FirewallPrerequisites.missing
-            ?? ["curl", "openssl", "dig"].first { which($0) == nil }.map {
-                "\($0) is not installed (apt-get install curl openssl dnsutils)"
-            }
+            ?? [("curl", "curl"), ("openssl", "openssl"), ("dig", "dnsutils"), ("iptables", "iptables"), ("setpriv", "util-linux")]
+            .first { which($0.0) == nil }.map { "\($0.0) is not installed (apt-get install \($0.1))" }
     }
-    /// A kernel without nft_queue is no missing tool: the test is skipped there, in CI too.
+    /// A kernel without nft_compat's xtables NFQUEUE target is no missing tool: the test is
+    /// skipped there, in CI too.
     static let kernelUnsupported: String? = TestTools.unsupported { missing == nil ? queueUnavailable() : nil }
 
-    /// The kernel must let an nftables rule queue packets to a program (nft_queue).
+    /// The daemon queues through nft_compat's xtables NFQUEUE target, as iptables-nft does:
+    /// iptables adding such a rule in a new network namespace tells whether this kernel can.
     static func queueUnavailable() -> String? {
-        let rule = """
-            table inet probe {
-                chain output {
-                    type filter hook output priority filter; policy accept;
-                    meta l4proto tcp ct original packets 2-24 queue num 21324 bypass
-                }
-            }
-            """
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("queue-probe-\(UUID().uuidString).nft")
-        guard (try? rule.write(to: file, atomically: true, encoding: .utf8)) != nil else { return "cannot write a temporary file" }
-        defer { try? FileManager.default.removeItem(at: file) }
-        guard let result = try? ProcessRunner.run(which("unshare")!, ["-n", which("nft")!, "-c", "-f", file.path]), result.status == 0
-        else {
-            return "the kernel cannot queue packets from nftables (nft_queue, CONFIG_NFT_QUEUE, is missing)"
+        let arguments = [
+            "-n", which("iptables")!, "-w", "-A", "OUTPUT", "-p", "tcp", "-j", "NFQUEUE", "--queue-num", "21324", "--queue-bypass",
+        ]
+        guard let result = try? ProcessRunner.run(which("unshare")!, arguments), result.status == 0 else {
+            return "the kernel cannot queue packets from nftables (nft_compat with xt_NFQUEUE: CONFIG_NFT_COMPAT, "
+                + "CONFIG_NETFILTER_XT_TARGET_NFQUEUE)"
         }
         return nil
     }
 
     @Test(
-        "TLS and HTTP naming a blocked name are reset whatever the address, other names on it work, HTTP/3 is refused, a killed daemon cuts nothing",
+        "TLS and HTTP naming a blocked name are reset whatever the address, port or resolver, other names on it work, HTTP/3 is refused, only first packets are queued, a killed daemon cuts nothing",
         .enabled(if: missing == nil, "\(missing ?? "")"), .enabled(if: kernelUnsupported == nil, "\(kernelUnsupported ?? "")"))
     func namespaceScenario() throws {
         let result = try ProcessRunner.run(

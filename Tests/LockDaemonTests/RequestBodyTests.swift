@@ -13,22 +13,15 @@ import Testing
 /// changes nothing.
 @Suite("Request bodies, in-process")
 struct RequestBodyTests {
-    let scratch: Scratch
-    let clock = ManualClock()
-    let store: StateStore
+    let daemon: InProcessDaemon
+    var scratch: Scratch { daemon.scratch }
 
-    init() throws {
-        scratch = try Scratch()
-        try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
-        store = try StateStore(path: scratch.paths.stateDatabase)
-    }
+    init() throws { daemon = try InProcessDaemon() }
 
-    func router() async throws -> Router {
-        try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [FakeEnforcer()]).core.router()
-    }
+    func router() async throws -> Router { try await daemon.router() }
 
     func send(_ router: Router, _ method: String, _ uri: String, _ body: String) async -> RouterReply {
-        await router.reply(method, uri, body: body, peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        await daemon.send(router, method, uri, body)
     }
 
     @Test(arguments: [

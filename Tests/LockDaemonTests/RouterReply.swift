@@ -1,5 +1,8 @@
 import Foundation
+import LockEnforcement
 import LockProtocol
+import LockStore
+import TestSupport
 
 @testable import LockDaemon
 
@@ -29,5 +32,27 @@ extension Router {
             return RouterReply(status: response.status, headers: [], body: [])
         }
         return RouterReply(status: status, headers: headers, body: bytes)
+    }
+}
+
+/// A daemon in-process under a scratch root with a fake enforcer, driven through its route table
+/// by root, as the suites about request bodies and profile edits use it.
+struct InProcessDaemon {
+    let scratch: Scratch
+    let clock = ManualClock()
+    let store: StateStore
+
+    init() throws {
+        scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
+        store = try StateStore(path: scratch.paths.stateDatabase)
+    }
+
+    func router() async throws -> Router {
+        try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [FakeEnforcer()]).core.router()
+    }
+
+    func send(_ router: Router, _ method: String, _ uri: String, _ body: String = "") async -> RouterReply {
+        await router.reply(method, uri, body: body, peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
     }
 }

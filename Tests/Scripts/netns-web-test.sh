@@ -4,17 +4,21 @@
 #
 #   Tests/Scripts/netns-web-test.sh BIN_DIR DATA_DIR      (as root)
 #
-#   test namespace: simplylockd (hosts, nftables, dns, connections), curl; veth0 198.18.0.1
-#   peer namespace: veth1 198.18.0.2 (dnsmasq on :53, and on :5353 a second resolver that the
-#                   redirect does not see), 198.18.0.5 (HTTPS on :443 serving blocked.test's and
+#   test namespace: simplylockd (hosts, nftables, dns, connections), curl as uid 65534; veth0 198.18.0.1
+#   peer namespace: veth1 198.18.0.2 (dnsmasq on :53 giving blocked.test 198.18.0.6, and on :5353
+#                   a second resolver that the redirect does not see, giving its names
+#                   198.18.0.5), 198.18.0.5 (HTTPS on :443 serving blocked.test's and
 #                   allowed.test's self-signed certificates by SNI, HTTP on :80 echoing Host)
 #
-# During a block of blocked.test: a TLS connection naming m.blocked.test is reset whatever
-# address it goes to, one naming allowed.test to the same address works; the same for HTTP
-# Host; the resolver on port 5353 answering m.blocked.test does not help; HTTP/3 (UDP 443) is
-# refused. With the daemon killed, connections go on (bypass), the blocked name included
-# (what the README says); restarted, the check is back. Prints "ok - …" / "not ok - …" and
-# "N passed, M failed"; exits 0 only when all passed, 77 after "SKIP: reason" when it cannot run.
+# The firewall blocks 198.18.0.6, the address the machine's resolver gives blocked.test; its
+# subdomains live on 198.18.0.5 (as a CDN's do), which allowed.test shares. During a block of
+# blocked.test, as an ordinary user: a TLS connection naming m.blocked.test is reset whatever
+# address it goes to and however it was learnt, one naming allowed.test to the same address
+# works; the same for HTTP Host; HTTP/3 (UDP 443) is refused; an allowed connection's later
+# packets are not queued. With the daemon killed, connections go on (bypass), the blocked name
+# included (what the README says); restarted, the check is back; stopped, the queue tables are
+# gone. Prints "ok - …" / "not ok - …" and "N passed, M failed"; exits 0 only when all passed,
+# 77 after "SKIP: reason" when it cannot run.
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,18 +27,13 @@ data="${2:?usage: $0 BIN_DIR DATA_DIR}"
 
 . "$here/netns-lib.sh"
 
-# Checked before entering: the connection check queues packets (nft_queue).
-if [ "${NETNS_INNER:-}" != 1 ] && [ "$(id -u)" = 0 ] && command -v nft >/dev/null; then
-    unshare -n nft -c -f - >/dev/null 2>&1 <<'EOF' || skip "the kernel cannot queue packets from nftables (nft_queue, CONFIG_NFT_QUEUE, is missing)"
-table inet probe {
-    chain output {
-        type filter hook output priority filter; policy accept;
-        meta l4proto tcp ct original packets 2-24 queue num 21324 bypass
-    }
-}
-EOF
+# Checked before entering: the connection check queues packets through nft_compat's xtables
+# NFQUEUE target (what iptables-nft uses too).
+if [ "${NETNS_INNER:-}" != 1 ] && [ "$(id -u)" = 0 ] && command -v iptables >/dev/null; then
+    unshare -n iptables -w -A OUTPUT -p tcp -j NFQUEUE --queue-num 21324 --queue-bypass >/dev/null 2>&1 ||
+        skip "the kernel cannot queue packets from nftables (nft_compat with xt_NFQUEUE: CONFIG_NFT_COMPAT, CONFIG_NETFILTER_XT_TARGET_NFQUEUE)"
 fi
-netns_enter 240 nft dnsmasq dig curl openssl
+netns_enter 240 nft iptables dnsmasq dig curl openssl setpriv
 
 # ---- inside the namespaces ------------------------------------------------------------------
 
@@ -55,24 +54,32 @@ ip link set veth0 up
 peer ip link set lo up
 peer ip addr add 198.18.0.2/24 dev veth1
 peer ip addr add 198.18.0.5/24 dev veth1
+peer ip addr add 198.18.0.6/24 dev veth1
 peer ip link set veth1 up
+ip -6 addr add fd00:5::1/64 dev veth0 nodad
+peer ip -6 addr add fd00:5::5/64 dev veth1 nodad
 
 for name in blocked.test allowed.test; do
     openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$name" -addext "subjectAltName=DNS:$name,DNS:*.$name" \
         -keyout "$work/$name.key" -out "$work/$name.crt" >/dev/null 2>&1
 done
-peer dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+nsenter -t "$peer_pid" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
     --listen-address=198.18.0.2 --port=53 --user=root --group=root --pid-file="$work/dns53.pid" \
-    --address=/blocked.test/198.18.0.5 --address=/allowed.test/198.18.0.5 &
+    --address=/blocked.test/198.18.0.6 --address=/allowed.test/198.18.0.5 &
 pids+=("$!")
-peer dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
+nsenter -t "$peer_pid" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
     --listen-address=198.18.0.2 --port=5353 --user=root --group=root --pid-file="$work/dns5353.pid" \
     --address=/blocked.test/198.18.0.5 &
 pids+=("$!")
-peer python3 - "$work" <<'PY' &
-import http.server, socketserver, ssl, sys, threading
+# nsenter itself, not the peer function (a subshell): $! is then the server's own pid, which the
+# cleanup kills. The system's python3, which uid 65534 can run too.
+nsenter -t "$peer_pid" -n /usr/bin/python3 - "$work" <<'PY' &
+import http.server, socket, socketserver, ssl, sys, threading
 work = sys.argv[1]
 class Echo(http.server.BaseHTTPRequestHandler):
+    # A client the check refused never sends its ClientHello: its handshake times out in its
+    # own thread (do_handshake_on_connect=False) instead of holding up the accepting one.
+    timeout = 5
     def do_GET(self):
         body = (self.headers.get("Host", "") or "").encode()
         self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
@@ -92,7 +99,15 @@ def pick(connection, name, _):
                 connection.context = context
 default.sni_callback = pick
 https = Server(("198.18.0.5", 443), Echo)
-https.socket = default.wrap_socket(https.socket, server_side=True)
+https.socket = default.wrap_socket(https.socket, server_side=True, do_handshake_on_connect=False)
+other = Server(("198.18.0.5", 8443), Echo)
+other.socket = default.wrap_socket(other.socket, server_side=True, do_handshake_on_connect=False)
+threading.Thread(target=other.serve_forever, daemon=True).start()
+class Server6(Server):
+    address_family = socket.AF_INET6
+six = Server6(("fd00:5::5", 443), Echo)
+six.socket = default.wrap_socket(six.socket, server_side=True, do_handshake_on_connect=False)
+threading.Thread(target=six.serve_forever, daemon=True).start()
 plain = Server(("198.18.0.5", 80), Echo)
 threading.Thread(target=plain.serve_forever, daemon=True).start()
 open(f"{work}/web.ready", "w").close()
@@ -106,10 +121,17 @@ printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
 printf 'nameserver 198.18.0.2\n' >"$root/etc/resolv.conf"
 mount --bind "$root/etc/resolv.conf" /etc/resolv.conf
 
-https_get() { # https_get NAME [ADDRESS]: the body, or curl's failure
-    curl -sS -k --max-time 5 --resolve "$1:443:${2:-198.18.0.5}" "https://$1/"
+user() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+https_get() { # https_get NAME [ADDRESS [PORT]]: the body, or curl's failure, as an ordinary user
+    user curl -sS -k --max-time 5 --resolve "$1:${3:-443}:${2:-198.18.0.5}" "https://$1:${3:-443}/"
 }
-http_get() { curl -sS --max-time 5 -H "Host: $1" "http://198.18.0.5/"; }
+http_get() { user curl -sS --max-time 5 -H "Host: $1" "http://198.18.0.5/"; }
+body_is() { # body_is TEXT command...: the command prints exactly TEXT
+    local want="$1" got; shift
+    got="$("$@" 2>&1)"; echo "$got"; [ "$got" = "$want" ]
+}
+# Packets queued so far (the queue's id sequence).
+queued() { awk '$1 == 21324 { print $8 }' /proc/net/netfilter/nfnetlink_queue; }
 fails() { ! "$@"; }
 connections_detail() {
     "$bin/lockctl" --root "$root" status --json | python3 -c '
@@ -121,24 +143,48 @@ start_daemon || exit 1
 expect "before the block, m.blocked.test over TLS works" https_get m.blocked.test
 expect "profile created" lockctl profiles create site --domain blocked.test
 expect "lockctl start site 10m" lockctl start site 10m
-expect "the table queues new connections" sh -c 'nft list chain inet simplylock enforce | grep -E "queue (num|flags bypass to) 21324"'
-expect "TLS naming m.blocked.test is reset (address from the peer directly)" fails https_get m.blocked.test
-expect "TLS naming blocked.test is reset" fails https_get blocked.test
-expect "TLS naming allowed.test on the same address works" sh -c '[ "$(curl -sS -k --max-time 5 --resolve allowed.test:443:198.18.0.5 https://allowed.test/)" = allowed.test ]'
+expect "the queue tables queue new connections" sh -c 'nft list table ip simplylock_queue | grep -E "queue.*21324 bypass|NFQUEUE"'
+expect "the firewall blocks blocked.test's own address" fails https_get blocked.test 198.18.0.6
+expect "TLS naming m.blocked.test to a shared address is reset" fails https_get m.blocked.test
+expect "TLS naming blocked.test to it is reset" fails https_get blocked.test
+expect "TLS naming m.blocked.test on port 8443 is reset" fails https_get m.blocked.test 198.18.0.5 8443
+expect "TLS naming allowed.test on the same address works" body_is allowed.test https_get allowed.test
+expect "... and on port 8443" body_is allowed.test:8443 https_get allowed.test 198.18.0.5 8443
 expect "HTTP Host: old.blocked.test is reset" fails http_get old.blocked.test
-expect "HTTP Host: allowed.test on the same address works" sh -c '[ "$(curl -sS --max-time 5 -H "Host: allowed.test" http://198.18.0.5/)" = allowed.test ]'
+expect "HTTP Host: allowed.test on the same address works" body_is allowed.test http_get allowed.test
 address="$(dig +short +time=2 +tries=1 @198.18.0.2 -p 5353 old.blocked.test)"
 expect "a resolver on port 5353 answers old.blocked.test ($address)" test "$address" = 198.18.0.5
 expect "... and connecting to that address naming old.blocked.test is reset" fails https_get old.blocked.test "$address"
-expect "HTTP/3 (UDP 443) is refused" python3 -c '
+expect "TLS naming m.blocked.test over IPv6 is reset" fails https_get m.blocked.test "[fd00:5::5]"
+expect "TLS naming allowed.test over IPv6 works" body_is allowed.test https_get allowed.test "[fd00:5::5]"
+# The machine's own hosts file (this mount namespace's) names the shared address directly.
+printf '127.0.0.1 localhost\n198.18.0.5 www.blocked.test www.allowed.test\n' >"$work/hosts.direct"
+chmod 644 "$work/hosts.direct"
+mount --bind "$work/hosts.direct" /etc/hosts
+expect "an /etc/hosts line for www.blocked.test: its TLS connection is reset" fails user curl -sS -k --max-time 5 https://www.blocked.test/
+expect "... and www.allowed.test's through the same file works" body_is www.allowed.test user curl -sS -k --max-time 5 https://www.allowed.test/
+# Sending to a rejected UDP port fails at once (EPERM) or on the next read (ICMP: refused).
+expect "HTTP/3 (UDP 443) is refused" user /usr/bin/python3 -c '
 import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(2); s.connect(("198.18.0.5", 443)); s.send(b"\xc0" + b"\0" * 1199)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(2); s.connect(("198.18.0.5", 443))
 try:
-    s.recv(100); raise SystemExit("answered")
-except ConnectionRefusedError:
-    print("refused")'
+    s.send(b"\xc0" + b"\0" * 1199); s.recv(100); raise SystemExit("answered")
+except (ConnectionRefusedError, PermissionError) as error:
+    print("refused:", error.strerror)'
+before="$(queued)"
+echo "# queued so far: $before"
+expect "an allowed connection of 300 writes works" user /usr/bin/python3 -c '
+import socket, ssl
+context = ssl.create_default_context(); context.check_hostname = False; context.verify_mode = ssl.CERT_NONE
+raw = socket.create_connection(("198.18.0.5", 443), timeout=5); raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+s = context.wrap_socket(raw, server_hostname="allowed.test")
+request = b"GET / HTTP/1.1\r\nHost: allowed.test\r\nX-Pad: " + b"x" * 4800 + b"\r\n\r\n"
+for i in range(0, len(request), 16): s.send(request[i:i + 16])
+print(s.recv(4096).split(b"\r\n")[0].decode())'
+after="$(queued)"
+expect "... only its first packets were queued ($((after - before)) of 300+)" test $((after - before)) -le 4
 refused_at_least() { local n; n="$(connections_detail refused)"; echo "$n"; [ "$n" -ge "$1" ]; }
-expect "status counts the refused connections" refused_at_least 4
+expect "status counts the refused connections" refused_at_least 7
 expect "check old.blocked.test: the connections enforcer blocks it" sh -c "'$bin/lockctl' --root '$root' check old.blocked.test --json | python3 -c '
 import json, sys
 answer = json.load(sys.stdin)
@@ -146,13 +192,13 @@ e = [e for e in answer[\"enforcers\"] if e[\"name\"] == \"connections\"][0]
 print(e[\"detail\"]); sys.exit(0 if e[\"blocks\"] else 1)'"
 echo "# the daemon killed mid-block"
 kill -KILL "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
-expect "new connections are not cut off (queue bypass): allowed.test works" sh -c '[ "$(curl -sS -k --max-time 5 --resolve allowed.test:443:198.18.0.5 https://allowed.test/)" = allowed.test ]'
+expect "new connections are not cut off (queue bypass): allowed.test works" body_is allowed.test https_get allowed.test
 expect "... and names are not checked while it is gone (as the README says)" https_get m.blocked.test
 start_daemon
 expect "restarted, the block's check is back" time_until 5000 fails https_get m.blocked.test
 expect "lockctl stop site" lockctl stop site
+expect "after the block, the queue tables are gone" sh -c '! nft list tables | grep simplylock_queue'
 expect "after the block, m.blocked.test works again" https_get m.blocked.test
-
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] || { echo "--- daemon log (last 40 lines)"; tail -40 "$work/daemon.log"; }
 [ "$failed" = 0 ]

@@ -84,10 +84,10 @@ struct EnforcerFactory {
                 decisions.append((name, used, reason))
             }
         }
-        // The DNS filter and the connection check apply just before nftables, so that the
-        // forwarder listens and the queue is read by the time the firewall's first commit asks
-        // where to send DNS and new connections; the rest keep the order they were named in.
-        for early in [EnforcerKind.connections.name, EnforcerKind.dns.name] {
+        // The DNS filter applies just before nftables, so that the forwarder listens by the time
+        // the firewall's first commit asks where to send DNS; the rest keep the order they were
+        // named in.
+        for early in [EnforcerKind.dns.name] {
             if let index = names.firstIndex(of: early), let firewall = names.firstIndex(of: EnforcerKind.nftables.name),
                 index > firewall
             {
@@ -139,25 +139,6 @@ struct EnforcerFactory {
     /// demo or test under a scratch root.
     func flushesResolverCaches(override: [String]?) -> Bool {
         paths.root == "/" || override?.contains("dns") == true
-    }
-
-    /// Nil when the kernel can queue packets to the daemon from an nftables rule, else why not:
-    /// checked against the kernel without committing anything.
-    static func connectionQueueUnavailable() -> String? {
-        let probe = """
-            table inet simplylock_probe {
-            	chain output {
-            		type filter hook output priority filter; policy accept;
-            		meta l4proto tcp ct original packets 2-24 queue num \(ConnectionNameEnforcer.defaultQueue) bypass
-            	}
-            }
-            """
-        do {
-            _ = try LibNFTables(dryRun: true).run(probe)
-            return nil
-        } catch {
-            return "the kernel cannot queue packets to programs from nftables (nft_queue, CONFIG_NFT_QUEUE, is missing?): \(error)"
-        }
     }
 
     /// Nil when nftables can be used here, else why not (no permission, no kernel support).

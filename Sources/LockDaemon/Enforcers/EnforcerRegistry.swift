@@ -45,18 +45,13 @@ extension EnforcerRegistration {
             redirected: chosen.contains(EnforcerKind.nftables.name), logger: factory.logger)
     }
 
-    /// Named in `enforcers` for now: its namespace test (Tests/Scripts/netns-web-test.sh) has not
-    /// yet run on a kernel with nft_queue.
+    /// Its own tables (`ConnectionCheckTables`): it needs no other enforcer.
     static let connections = EnforcerRegistration(
         kind: .connections,
-        byDefault: { _ in (false, "not on by default yet: add connections to enforcers (needs nft_queue)") }
-    ) { factory, chosen, _, problems in
-        guard chosen.contains(EnforcerKind.nftables.name) else {
-            problems.append("the connections enforcer needs the nftables enforcer to queue new connections to it")
-            return nil
-        }
-        return ConnectionNameEnforcer(
-            unavailable: EnforcerFactory.connectionQueueUnavailable(), lists: factory.library.resolver, logger: factory.logger)
+        byDefault: { _ in (false, "not on by default yet: add connections to enforcers") }
+    ) { factory, _, _, _ in
+        ConnectionNameEnforcer(
+            unavailable: ConnectionNameEnforcer.queueUnavailable(), lists: factory.library.resolver, logger: factory.logger)
     }
 
     static let nftables = EnforcerRegistration(kind: .nftables, byDefault: { $0.firewallDecision() }) { factory, _, built, problems in
@@ -76,14 +71,10 @@ extension EnforcerRegistration {
         if let stubUpstreams = dns?.stubUpstreams { learnt = { stubUpstreams.servers() } }
         let resolver = DNSResolver(
             servers: factory.servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, stubUpstreams: learnt, logger: factory.logger)
-        var connectionCheck: (@Sendable () -> ConnectionCheck?)?
-        if let connections = built[EnforcerKind.connections.name] as? ConnectionNameEnforcer {
-            connectionCheck = { connections.check }
-        }
         let attempts = factory.attempts
         let enforcer = NFTablesEnforcer(
             resolver: resolver, doh: doh, dnsRedirect: redirect, onBlocked: { attempts.firewallBlocked($0) },
-            connectionCheck: connectionCheck, logger: factory.logger)
+            logger: factory.logger)
         if let dns {
             dns.setPathReader { await enforcer.dnsPath() }
             enforcer.onCommit { await dns.refreshPath() }

@@ -25,6 +25,7 @@ public final class ConnectionNameEnforcer: Enforcer {
         var desired: DesiredBlock?
         var lastApplied: Date?
         var lastError: String?
+        var tablesInForce = false
     }
 
     private let queue: UInt16
@@ -58,12 +59,9 @@ public final class ConnectionNameEnforcer: Enforcer {
         self.logger = logger
     }
 
-    /// What the nftables table should queue; nil while nobody reads the queue (the kernel
-    /// lacks `queue`, the queue could not be bound), so that nothing is queued in vain.
-    public var check: ConnectionCheck? {
-        state.withLock { $0.reader == nil ? nil : ConnectionCheck(queue: queue) }
-    }
-
+    /// Binds the queue and puts the queue tables in force while a block names sites; removes
+    /// both otherwise. The tables are rewritten at every apply (one small transaction), so a
+    /// table deleted from outside is back at the next.
     public func apply(_ desired: DesiredBlock) async throws {
         let previous = policy.withLock { $0 }
         let next = DNSFilterPolicy(desired, resolve: resolveList, reusing: previous, seed: UInt64.random(in: .min ... .max))
@@ -75,19 +73,46 @@ public final class ConnectionNameEnforcer: Enforcer {
                 current.lastError = unavailable
                 return unavailable
             }
-            guard current.reader == nil else { return nil }
-            do {
-                let reader = try NFQueueReader(queue: queue, markMask: ConnectionCheck.mask) { [self] payload in judge(payload) }
-                reader.start()
-                current.reader = reader
+            do throws(NFTablesError) {
+                if next.isEmpty {
+                    try lift(&current)
+                } else {
+                    // The reader first: a table queueing to nobody would let everything pass.
+                    if current.reader == nil {
+                        let reader = try NFQueueReader(queue: queue, markMask: ConnectionCheck.mask) { [self] payload in judge(payload) }
+                        reader.start()
+                        current.reader = reader
+                    }
+                    try ConnectionCheckTables.apply(ConnectionCheck(queue: queue))
+                    current.tablesInForce = true
+                }
                 current.lastError = nil
                 return nil
             } catch {
-                current.lastError = "\(error)"
-                return "\(error)"
+                current.lastError = error.message
+                return error.message
             }
         }
         if let error { logger.error("connection-time name check not running", metadata: ["reason": "\(error)"]) }
+    }
+
+    /// Removes the tables, then stops reading the queue.
+    private func lift(_ current: inout State) throws(NFTablesError) {
+        try ConnectionCheckTables.remove()
+        current.tablesInForce = false
+        current.reader?.stop()
+        current.reader = nil
+    }
+
+    /// Nil when this kernel takes the queue tables (nft_compat with xt_NFQUEUE), else why not:
+    /// checked by sending them in a batch without its end, which the kernel validates and aborts.
+    public static func queueUnavailable() -> String? {
+        do {
+            try ConnectionCheckTables.apply(ConnectionCheck(queue: defaultQueue), checkOnly: true)
+            return nil
+        } catch {
+            return "the kernel cannot queue packets to programs from nftables (nft_compat and xt_NFQUEUE are needed): \(error.message)"
+        }
     }
 
     /// Forgets connections that closed before sending anything, now and then.
@@ -99,11 +124,15 @@ public final class ConnectionNameEnforcer: Enforcer {
         stop()
     }
 
-    /// Stops reading the queue (packets pass by `bypass` until the table is gone).
+    /// At shutdown: removes the tables and stops reading the queue. (Killed instead, the daemon
+    /// leaves the tables behind, and `bypass` lets what they queue through.)
     public func stop() {
         state.withLock { current in
-            current.reader?.stop()
-            current.reader = nil
+            do throws(NFTablesError) { try lift(&current) } catch {
+                logger.error("cannot remove the connection check's tables", metadata: ["reason": "\(error.message)"])
+                current.reader?.stop()
+                current.reader = nil
+            }
         }
     }
 
@@ -121,12 +150,13 @@ public final class ConnectionNameEnforcer: Enforcer {
             return .init(verdict: NFQueueReader.Verdict.accept)
         case .allow:
             allowed.add(1, ordering: .relaxed)
-            return .init(verdict: NFQueueReader.Verdict.accept, connectionMark: ConnectionCheck.allowed)
+            // Back through the chain, which marks the connection so that it is not queued again.
+            return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.allowed)
         case .refuse(let name, let rule):
             refused.add(1, ordering: .relaxed)
             onRefused?(name, rule)
-            // Back through the hook, where the reset rule now matches the connection's mark.
-            return .init(verdict: NFQueueReader.Verdict.repeatHook, connectionMark: ConnectionCheck.refused)
+            // Back through the chain, which marks the connection refused and resets it.
+            return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.refused)
         }
     }
 
@@ -136,6 +166,7 @@ public final class ConnectionNameEnforcer: Enforcer {
         var details: [String: EnforcerStatus.Detail] = [
             "queue": .count(Int(queue)),
             "reading": .text(current.reader == nil ? "no" : "yes"),
+            "tables": .text(current.tablesInForce ? "ip and ip6 \(ConnectionCheckTables.name)" : "none"),
             "inspected": .count(inspected.load(ordering: .relaxed)),
             "allowed": .count(allowed.load(ordering: .relaxed)),
             "refused": .count(refused.load(ordering: .relaxed)),
@@ -143,7 +174,8 @@ public final class ConnectionNameEnforcer: Enforcer {
         ]
         if let unavailable { details["problem"] = .text(unavailable) }
         return EnforcerStatus(
-            name: name, applied: current.reader != nil && current.lastError == nil, elements: policy.nameCount,
+            name: name, applied: current.lastError == nil && (policy.isEmpty || current.reader != nil && current.tablesInForce),
+            elements: policy.nameCount,
             lastApplied: current.lastApplied, lastError: current.lastError, details: details)
     }
 
@@ -157,11 +189,11 @@ public final class ConnectionNameEnforcer: Enforcer {
 
     public func coverage(of name: String) async -> Coverage? {
         let current = state.withLock { $0 }
-        guard current.reader != nil else {
-            return .doesNotCover("the connection check is not running" + (current.lastError.map { ": \($0)" } ?? ""))
-        }
         guard let (rule, _) = policy.withLock({ $0 }).explain(name) else {
             return .doesNotCover("no rule blocks it: its connections are let through")
+        }
+        guard current.reader != nil, current.tablesInForce else {
+            return .doesNotCover("the connection check is not running" + (current.lastError.map { ": \($0)" } ?? ""))
         }
         return .blocks(
             "rule \(rule): new connections naming it (TLS SNI, HTTP Host) are reset, whatever address they go to; "

@@ -13,24 +13,24 @@ import Musl
 /// and answers each with a verdict, on a thread of its own.
 ///
 /// Plain netlink (`NETLINK_NETFILTER`, the `nfnetlink_queue` subsystem), like `NFLogReader`:
-/// bind the queue, ask for whole packets, read, answer. A verdict can change the connection's
-/// mark (`NFQA_CT` with `CTA_MARK` and `CTA_MARK_MASK`, only our bits), so that the firewall
-/// stops queueing the connection (allowed) or resets it (refused: the packet is handed back to
-/// the hook with `NF_REPEAT`, where the reset rule now matches it). A queue has one listener per
-/// network namespace; while nobody listens (the daemon gone), `bypass` lets packets through.
+/// bind the queue, ask for whole packets, read, answer. A verdict can hand the packet back to
+/// its chain (`NF_REPEAT`) with bits set in its *packet* mark (only our bits change), which the
+/// chain copies into the connection's mark (`ConnectionCheckTables`): setting the connection
+/// mark from here (`NFQA_CT`) needs CONFIG_NETFILTER_NETLINK_GLUE_CT, which kernels may lack,
+/// and is then silently ignored. A queue has one listener per network namespace; while nobody
+/// listens (the daemon gone), `bypass` lets packets through.
 final class NFQueueReader: Sendable {
     private static let subsystem: UInt16 = 3  // NFNL_SUBSYS_QUEUE
     private static let messagePacket: UInt16 = 0  // NFQNL_MSG_PACKET
     private static let messageVerdict: UInt16 = 1  // NFQNL_MSG_VERDICT
     private static let messageConfig: UInt16 = 2  // NFQNL_MSG_CONFIG
-    private static let nested: UInt16 = 0x8000
 
     /// What to do with one packet.
     struct Verdict {
         /// NF_ACCEPT (1) or NF_REPEAT (4).
         var verdict: UInt32
-        /// Bits to set in the connection's mark (within `markMask`), if any.
-        var connectionMark: UInt32?
+        /// Bits to set in the packet's mark (within `markMask`), if any.
+        var packetMark: UInt32?
 
         static let accept: UInt32 = 1
         static let repeatHook: UInt32 = 4
@@ -88,12 +88,11 @@ final class NFQueueReader: Sendable {
                 let payload = message.attribute(10) ?? []
                 let verdict = decide(payload)
                 var attributes = NetfilterSocket.attribute(2, NetfilterSocket.bigEndian(verdict.verdict) + NetfilterSocket.bigEndian(id))
-                if let mark = verdict.connectionMark {
-                    // CTA_MARK and CTA_MARK_MASK: only our bits of the connection's mark change.
-                    attributes += NetfilterSocket.attribute(
-                        11 | Self.nested,
-                        NetfilterSocket.attribute(8, NetfilterSocket.bigEndian(mark))
-                            + NetfilterSocket.attribute(21, NetfilterSocket.bigEndian(markMask)))
+                if let mark = verdict.packetMark {
+                    // NFQA_MARK replaces the whole mark: the packet's own (NFQA_MARK, absent when 0)
+                    // keeps every bit but ours.
+                    let current = (message.attribute(3) ?? []).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                    attributes += NetfilterSocket.attribute(3, NetfilterSocket.bigEndian(current & ~markMask | mark & markMask))
                 }
                 try? request(Self.messageVerdict, attributes, acknowledged: false)
             }

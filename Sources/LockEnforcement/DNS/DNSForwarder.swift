@@ -234,6 +234,30 @@ public final class DNSForwarder: Sendable {
         return fd
     }
 
+    /// A TCP socket to `server`, close-on-exec and marked from the start, its connect begun: NIO's
+    /// `ClientBootstrap.connect` opens sockets without close-on-exec, and a child process spawned
+    /// meanwhile would keep one carrying the exemption. NIO takes it as connected; its first
+    /// write waits (EAGAIN) until the handshake is done, and a refused one ends the channel.
+    static func upstreamStreamSocket(to server: NIOCore.SocketAddress, mark: UInt32?) throws -> Int32 {
+        let ipv6 = server.protocol == .inet6
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        do {
+            if let mark {
+                var value = Int32(bitPattern: mark)
+                guard setsockopt(fd, SOL_SOCKET, Self.soMark, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                    throw IOError(errnoCode: errno, reason: "setsockopt(SO_MARK)")
+                }
+            }
+            let connected = server.withSockAddr { connect(fd, $0, socklen_t($1)) }
+            guard connected == 0 || errno == EINPROGRESS else { throw IOError(errnoCode: errno, reason: "connect") }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
     /// Sets the receive buffer once the socket exists: SO_RCVBUFFORCE where permitted, else
     /// SO_RCVBUF (which the kernel caps at rmem_max).
     private static func enlargeReceiveBuffer(_ channel: any Channel, to size: Int) -> EventLoopFuture<Void> {

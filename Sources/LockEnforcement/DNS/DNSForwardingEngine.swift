@@ -298,21 +298,21 @@ final class DNSForwardingEngine {
         buffer.writeImmutableBuffer(query)
         let framed = buffer
         let promise = eventLoop.makePromise(of: ByteBuffer.self)
-        var bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(TimeAmount(settings.timeout))
+        let bootstrap = ClientBootstrap(group: eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(DNSFrameDecoder()))
                     try channel.pipeline.syncOperations.addHandler(DNSUpstreamStreamHandler(promise: promise))
                 }
             }
-        if let mark = settings.mark {
-            bootstrap = bootstrap.channelOption(
-                .socket(SocketOptionLevel(SOL_SOCKET), SocketOptionName(DNSForwarder.soMark)),
-                value: SocketOptionValue(Int32(bitPattern: mark)))
-        }
         ledger?.connecting(to: entry.server.address.port ?? 0)
-        let connection = bootstrap.connect(to: entry.server.address)
+        let connection: EventLoopFuture<any Channel>
+        do {
+            connection = bootstrap.withConnectedSocket(
+                try DNSForwarder.upstreamStreamSocket(to: entry.server.address, mark: settings.mark))
+        } catch {
+            connection = eventLoop.makeFailedFuture(error)
+        }
         connection.whenSuccess { channel in channel.writeAndFlush(framed, promise: nil) }
         connection.whenFailure { promise.fail($0) }
         let timeout = eventLoop.scheduleTask(in: TimeAmount(settings.timeout)) {

@@ -17,7 +17,6 @@ actor NFTablesController {
     private let logger: Logger
     private let bootClock: @Sendable () -> BootTime
     private let dnsRedirect: (@Sendable () -> DNSRedirect?)?
-    private let connectionCheck: (@Sendable () -> ConnectionCheck?)?
 
     private var desired: DesiredBlock?
     /// Names an apply asked to resolve, not yet resolved; the watch loop (or `settle`) does it.
@@ -57,10 +56,8 @@ actor NFTablesController {
         table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
         grace: Duration, dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, logger: Logger,
         bootClock: @escaping @Sendable () -> BootTime,
-        attempts: (@Sendable (FirewallAttempt) -> Void)? = nil, logGroup: UInt16? = nil,
-        connectionCheck: (@Sendable () -> ConnectionCheck?)? = nil
+        attempts: (@Sendable (FirewallAttempt) -> Void)? = nil, logGroup: UInt16? = nil
     ) {
-        self.connectionCheck = connectionCheck
         self.attempts = attempts
         self.wantedLogGroup = logGroup
         self.dnsRedirect = dnsRedirect
@@ -235,7 +232,6 @@ actor NFTablesController {
                 details["allow6"] = count(ruleset.allow, .ipv6)
             }
             details["dnsRedirect"] = .text(ruleset.dnsRedirect.map { "port \($0.port)" } ?? "none")
-            details["connectionCheck"] = .text(ruleset.connectionCheck.map { "queue \($0.queue)" } ?? "none")
         }
         details["names"] = .count(book.entries.count)
         let failures = book.failures
@@ -272,7 +268,7 @@ actor NFTablesController {
         let counting = attempts == nil ? nil : NFTablesRuleset.AttemptCounting(logGroup: reader?.group)
         return NFTablesRuleset(
             table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
-            doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?(), counting: counting, connectionCheck: connectionCheck?(),
+            doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?(), counting: counting,
             metered: meter.names)
     }
 

@@ -51,19 +51,18 @@ public final class NFTablesEnforcer: Enforcer {
         backend: any NFTablesBackend = LibNFTables(), settings: Settings = Settings(),
         dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil,
         onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
-        connectionCheck: (@Sendable () -> ConnectionCheck?)? = nil,
         logger: Logger = Logger(label: "simplylock.nftables")
     ) {
         self.init(
             resolver: resolver, doh: doh, backend: backend, settings: settings, dnsRedirect: dnsRedirect,
-            onBlocked: onBlocked, connectionCheck: connectionCheck, logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
+            onBlocked: onBlocked, logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
     }
 
     /// Tests inject the boot clock to move time for the grace period.
     init(
         resolver: any NameResolver, doh: DoHList, backend: any NFTablesBackend, settings: Settings,
         dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
-        connectionCheck: (@Sendable () -> ConnectionCheck?)? = nil, logger: Logger, bootClock: @escaping @Sendable () -> BootTime
+        logger: Logger, bootClock: @escaping @Sendable () -> BootTime
     ) {
         self.settings = settings
         self.logger = logger
@@ -71,8 +70,7 @@ public final class NFTablesEnforcer: Enforcer {
         self.controller = NFTablesController(
             table: settings.table, resolver: resolver, doh: doh, committer: committer,
             grace: settings.grace, dnsRedirect: dnsRedirect, logger: logger, bootClock: bootClock,
-            attempts: settings.countAttempts ? onBlocked : nil, logGroup: backend is LibNFTables ? settings.logGroup : nil,
-            connectionCheck: connectionCheck)
+            attempts: settings.countAttempts ? onBlocked : nil, logGroup: backend is LibNFTables ? settings.logGroup : nil)
     }
 
     /// The NFLOG group attempts are sent to by default ("SL").
@@ -163,12 +161,17 @@ public final class NFTablesEnforcer: Enforcer {
                 while (try? await Task.sleep(for: settings.counterInterval)) != nil { await controller.readCounters() }
             }
             group.addTask {
+                // Looked at every retry interval, not slept through: names that begin failing
+                // after a long sleep began (a block started later) are asked again in time.
+                let tick = min(settings.failureRetryInterval, settings.reresolveInterval)
+                var last = ContinuousClock.now
                 while !Task.isCancelled {
-                    let pause =
-                        await controller.hasResolutionFailures
-                        ? min(settings.failureRetryInterval, settings.reresolveInterval) : settings.reresolveInterval
-                    do { try await Task.sleep(for: pause) } catch { break }
+                    do { try await Task.sleep(for: tick) } catch { break }
+                    guard await controller.hasResolutionFailures || ContinuousClock.now - last >= settings.reresolveInterval else {
+                        continue
+                    }
                     await controller.refresh()
+                    last = ContinuousClock.now
                 }
             }
             await group.waitForAll()

@@ -148,7 +148,6 @@ extension NFTablesRuleset {
             out += "\t\tmeta l4proto tcp th dport 853 reject with tcp reset\n"
             out += "\t\tmeta l4proto udp th dport 853 reject with icmpx admin-prohibited\n"
         }
-        out += connectionCheckRules
         // DNS to the daemon's own resolvers next, so no set can cut off name resolution
         // (a blocked domain sharing an address with the resolver, or 8.8.8.8 in the DoH list).
         out += "\t\tip daddr @resolvers4 meta l4proto { tcp, udp } th dport { 53, 853 } accept\n"

@@ -34,9 +34,6 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// While set (and anything is blocked): outgoing DNS goes to the DNS filter instead, and
     /// DNS-over-TLS is refused.
     public let dnsRedirect: DNSRedirect?
-    /// While set (and anything is blocked): new TCP connections' first packets go to the
-    /// daemon's name check, connections it refuses are reset, and HTTP/3 is refused.
-    public let connectionCheck: ConnectionCheck?
 
     /// Whether and how connection attempts to blocked addresses are counted (nil: not at all).
     public let counting: AttemptCounting?
@@ -93,10 +90,9 @@ public struct NFTablesRuleset: Sendable, Equatable {
         table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
         block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
         dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:],
-        countedNames: Set<String> = [], connectionCheck: ConnectionCheck? = nil, metering: TrafficMetering? = nil
+        countedNames: Set<String> = [], metering: TrafficMetering? = nil
     ) {
         self.metering = mode == .off ? nil : metering
-        self.connectionCheck = mode == .off ? nil : connectionCheck
         self.table = table
         self.mode = mode
         self.resolvers = resolvers
@@ -121,7 +117,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public init(
         table: String = defaultTable, desired: DesiredBlock,
         resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork],
-        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, connectionCheck: ConnectionCheck? = nil,
+        dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil,
         metered: [String] = []
     ) {
         func lookUp(_ domains: some Sequence<String>) -> [IPNetwork] {
@@ -163,7 +159,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
             doh: AddressIntervals(doh.addresses + lookUp(doh.names)),
             allow: AddressIntervals((desired.allowOnly?.addresses ?? []) + lookUp(desired.allowOnly?.domains ?? [])),
             dnsRedirect: dnsRedirect, counting: counting, attribution: attribution, countedNames: countedNames,
-            connectionCheck: connectionCheck, metering: Self.meterAttribution(metered, lookUp: lookUp, blocked: block))
+            metering: Self.meterAttribution(metered, lookUp: lookUp, blocked: block))
     }
 
     /// The name of the counter of attempts to `name`'s addresses: a hash, since counter names

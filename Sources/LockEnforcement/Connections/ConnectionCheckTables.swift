@@ -1,0 +1,134 @@
+import CNFTNL
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The connection check's own nftables tables, `ip simplylock_queue` and `ip6 simplylock_queue`,
+/// written with libnftnl and committed in one netlink batch.
+///
+/// The queue rule uses the xtables NFQUEUE target through nft_compat (`xt_NFQUEUE`): kernels
+/// built without nft_queue (this project's CI machine) still have it, and Debian's stock kernel
+/// has both as modules, so one path runs everywhere and is the one tested. nft(8) and
+/// libnftables cannot write an xt target, hence libnftnl; nft_compat refuses the `inet` family,
+/// hence one table per family. Every other expression is native.
+///
+/// A verdict cannot set the connection's mark from user space here (that needs
+/// CONFIG_NETFILTER_NETLINK_GLUE_CT, which this kernel lacks), so the daemon answers with
+/// `NF_REPEAT` and a *packet* mark instead; the chain runs again from its start, copies the
+/// packet mark's bits into the connection mark, clears them from the packet, and then accepts
+/// (allowed) or resets (refused). Connections with a mark are never queued again.
+///
+/// Chains at priority `filter + 10`, after the main `simplylock` table's (`filter`): what it
+/// rejects never reaches the queue. An `accept` there does not end the packet's way through
+/// other tables, so the main table's exemption that matters here (loopback traffic, the
+/// machine's own services) is restated; the daemon itself makes no TLS or HTTP connections.
+enum ConnectionCheckTables {
+    static let name = "simplylock_queue"
+    static let priority: Int32 = 10
+
+    /// Puts the tables for `check` in force, replacing any earlier ones in the same transaction
+    /// (add, delete, add: the delete cannot fail, and a packet sees the old or the new tables).
+    ///
+    /// With `checkOnly` the batch goes without its end: the kernel checks every message, then
+    /// aborts the transaction, so nothing changes.
+    static func apply(_ check: ConnectionCheck, checkOnly: Bool = false) throws(NFTablesError) {
+        let batch = Batch()
+        for family in Family.allCases {
+            batch.table(family, NFT_MSG_NEWTABLE)
+            batch.table(family, NFT_MSG_DELTABLE)
+            batch.table(family, NFT_MSG_NEWTABLE)
+            for hook in Hook.allCases {
+                batch.chain(family, hook)
+                for rule in rules(check, family: family, hook: hook) { batch.rule(family, hook, rule) }
+            }
+        }
+        try batch.commit(checkOnly: checkOnly)
+    }
+
+    /// Removes both tables if present, in one transaction.
+    static func remove() throws(NFTablesError) {
+        let batch = Batch()
+        for family in Family.allCases {
+            batch.table(family, NFT_MSG_NEWTABLE)
+            batch.table(family, NFT_MSG_DELTABLE)
+        }
+        try batch.commit()
+    }
+
+    enum Family: CaseIterable {
+        case ipv4, ipv6
+        /// NFPROTO_IPV4, NFPROTO_IPV6 (linux/netfilter.h, whose linux/in.h clashes with Glibc's).
+        var number: UInt16 { self == .ipv4 ? 2 : 10 }
+        /// "Administratively prohibited", as `reject with icmpx admin-prohibited` sends.
+        var prohibited: UInt8 { self == .ipv4 ? 13 : 1 }
+    }
+
+    enum Hook: String, CaseIterable {
+        case output, forward
+        /// NF_INET_LOCAL_OUT, NF_INET_FORWARD.
+        var number: UInt32 { self == .output ? 3 : 2 }
+    }
+
+    /// The rules of one chain, in order.
+    static func rules(_ check: ConnectionCheck, family: Family, hook: Hook) -> [[Expression]] {
+        let mask = ConnectionCheck.mask
+        var rules: [[Expression]] = []
+        // The daemon's answer, handed back with NF_REPEAT, becomes the connection's mark.
+        for (bits, verdict) in [(ConnectionCheck.refused, [Expression]()), (ConnectionCheck.allowed, [.accept])] {
+            rules.append(
+                [.metaLoad(NFT_META_MARK), .and(mask, xor: 0), .equal(host32(bits))]
+                    + [.ctLoad(NFT_CT_MARK), .and(~mask, xor: bits), .ctSet(NFT_CT_MARK)]
+                    + [.metaLoad(NFT_META_MARK), .and(~mask, xor: 0), .metaSet(NFT_META_MARK)] + verdict)
+        }
+        // A refused connection is reset on every packet the client sends. Not the reset itself:
+        // it belongs to the same connection (in the reply direction), and a reset of a reset
+        // is a drop, which would leave the client waiting instead of refused.
+        rules.append(
+            [.metaLoad(NFT_META_L4PROTO), .equal([UInt8(IPPROTO_TCP)]), .ctDirectionOriginal, .equal([0])]
+                + [.ctLoad(NFT_CT_MARK), .and(mask, xor: 0), .equal(host32(ConnectionCheck.refused)), .counter, .resetTCP])
+        if hook == .output {
+            var loopback = [UInt8](repeating: 0, count: 16)
+            loopback.replaceSubrange(0..<2, with: Array("lo".utf8))
+            rules.append([.metaLoad(NFT_META_OIFNAME), .equal(loopback), .accept])
+        }
+        // HTTP/3 hides the name from a single packet: refused, so browsers use TCP.
+        rules.append(
+            [.metaLoad(NFT_META_L4PROTO), .equal([UInt8(IPPROTO_UDP)]), .transportPort, .equal([0x01, 0xbb])]
+                + [.counter, .rejectICMP(family.prohibited)])
+        rules.append(
+            [.metaLoad(NFT_META_L4PROTO), .equal([UInt8(IPPROTO_TCP)]), .ctDirectionOriginal, .equal([0])]
+                + [.ctLoad(NFT_CT_MARK), .and(mask, xor: 0), .equal(host32(0))]
+                + [.ctOriginalPackets, .hostToNetwork64]
+                + [.compare(NFT_CMP_GTE, big64(ConnectionCheck.queuedPackets.lowerBound))]
+                + [.compare(NFT_CMP_LTE, big64(ConnectionCheck.queuedPackets.upperBound))]
+                + [.counter, .queue(check.queue)])
+        return rules
+    }
+
+    /// One expression of a rule, as libnftnl builds it; values are registers' bytes.
+    enum Expression {
+        case metaLoad(nft_meta_keys)
+        case metaSet(nft_meta_keys)
+        case ctLoad(nft_ct_keys)
+        case ctSet(nft_ct_keys)
+        case ctDirectionOriginal
+        case ctOriginalPackets
+        case and(UInt32, xor: UInt32)
+        case equal([UInt8])
+        case compare(nft_cmp_ops, [UInt8])
+        case hostToNetwork64
+        case transportPort
+        case counter
+        case accept
+        case resetTCP
+        case rejectICMP(UInt8)
+        /// xt NFQUEUE revision 3: one queue, `bypass` (a queue nobody reads lets packets through).
+        case queue(UInt16)
+    }
+
+    private static func host32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+    private static func big64(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt64(value).bigEndian) { Array($0) } }
+}
