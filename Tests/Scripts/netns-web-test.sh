@@ -185,6 +185,18 @@ after="$(queued)"
 expect "... only its first packets were queued ($((after - before)) of 300+)" test $((after - before)) -le 4
 refused_at_least() { local n; n="$(connections_detail refused)"; echo "$n"; [ "$n" -ge "$1" ]; }
 expect "status counts the refused connections" refused_at_least 7
+attempts_of() { # attempts_of NAME: the insights count of NAME
+    "$bin/lockctl" --root "$root" insights --days 1 --json | python3 -c '
+import json, sys
+counts = {site["name"]: site["attempts"] for site in json.load(sys.stdin)["topSites"]}
+print(counts.get(sys.argv[1], 0))' "$1"
+}
+at_least_one() { local n; n="$(attempts_of "$1")"; echo "$n"; [ "$n" -ge 1 ]; }
+# No lookup of old.blocked.test went through the DNS filter (port 5353, --resolve): these are the
+# connection check's.
+expect "insights count the refused connections to old.blocked.test" time_until 3000 at_least_one old.blocked.test
+expect "... and to m.blocked.test" at_least_one m.blocked.test
+expect "allowed.test is no attempt" sh -c "[ \"\$('$bin/lockctl' --root '$root' insights --days 1 --json | grep -c '\"allowed.test\"')\" = 0 ]"
 expect "check old.blocked.test: the connections enforcer blocks it" sh -c "'$bin/lockctl' --root '$root' check old.blocked.test --json | python3 -c '
 import json, sys
 answer = json.load(sys.stdin)

@@ -50,8 +50,10 @@ extension EnforcerRegistration {
         kind: .connections,
         byDefault: { _ in (false, "not on by default yet: add connections to enforcers") }
     ) { factory, _, _, _ in
-        ConnectionNameEnforcer(
-            unavailable: ConnectionNameEnforcer.queueUnavailable(), lists: factory.library.resolver, logger: factory.logger)
+        let attempts = factory.attempts
+        return ConnectionNameEnforcer(
+            unavailable: ConnectionNameEnforcer.queueUnavailable(), lists: factory.library.resolver,
+            onRefused: { attempts.connectionRefused($0) }, logger: factory.logger)
     }
 
     static let nftables = EnforcerRegistration(kind: .nftables, byDefault: { $0.firewallDecision() }) { factory, _, built, problems in
