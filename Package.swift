@@ -7,6 +7,7 @@ import PackageDescription
 //     → LockDaemon (domain services, API edge, systemd glue) → simplylockd
 //   LockCore + CICU (through CICUBridge) → LockNames (names as typed: UTS 46, URLs, public suffixes) → LockStore, LockDaemon
 //   LockProtocol (wire types, the endpoint table; depends on nothing) → LockClient → LockCommands → lockctl
+//   LockCore + SwiftNIO → LockServing (accept loop, connection limits, peer credentials) → LockDaemon, LockUI
 // LockDaemon's API edge is the only place wire types meet domain types (API/WireTypes+Domain.swift). lockctl never links
 // the daemon, the enforcers, SQLite or ICU: it sends names as typed and the daemon parses them.
 let package = Package(
@@ -61,7 +62,7 @@ let package = Package(
         .target(
             name: "LockDaemon",
             dependencies: [
-                "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "CSystemd",
+                "LockCore", "LockProtocol", "LockPlatform", "LockEnforcement", "LockStore", "LockNames", "CSystemd", "LockServing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -69,6 +70,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        // What the daemon's control server and the UI's server share: the accept loop, connection
+        // limits, the request deadline and peer credentials (SwiftNIO, nothing of the daemon's).
+        .target(
+            name: "LockServing",
+            dependencies: [
+                "LockCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         .target(name: "LockClient", dependencies: ["LockCore", "LockProtocol"]),
         // lockctl notify's session bus (notifications with actions, the tray icon): sd-bus's
@@ -89,7 +99,7 @@ let package = Package(
         .target(
             name: "LockUI",
             dependencies: [
-                "LockCore", "LockProtocol", "LockClient",
+                "LockCore", "LockProtocol", "LockClient", "LockServing",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -12,12 +12,35 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "clinux_elf.h"
 #include "clinux_sentinel.h"
 
 static uint64_t now_ns(void) {
     struct timespec spec;
     clock_gettime(CLOCK_MONOTONIC, &spec);
     return (uint64_t)spec.tv_sec * 1000000000ULL + (uint64_t)spec.tv_nsec;
+}
+
+// Three bit positions of the filter for one file (splitmix64 of device and inode).
+static void filter_bits(uint64_t device, uint64_t inode, uint32_t bits[3]) {
+    uint64_t h = device * 0x9E3779B97F4A7C15ULL ^ inode;
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 27;
+    h *= 0x94D049BB133111EBULL;
+    h ^= h >> 31;
+    bits[0] = (uint32_t)h % CLINUX_SENTINEL_FILTER_BITS;
+    bits[1] = (uint32_t)(h >> 21) % CLINUX_SENTINEL_FILTER_BITS;
+    bits[2] = (uint32_t)(h >> 42) % CLINUX_SENTINEL_FILTER_BITS;
+}
+
+static int in_filter(const struct clinux_sentinel_table *table, uint64_t device, uint64_t inode) {
+    uint32_t bits[3];
+    filter_bits(device, inode, bits);
+    for (int i = 0; i < 3; i++) {
+        if (!(table->filter[bits[i] / 64] & (1ULL << (bits[i] % 64)))) return 0;
+    }
+    return 1;
 }
 
 // Refuse: a blocked file; during a strict block, a file the daemon would have to read.
@@ -35,6 +58,7 @@ static int refuse(const struct clinux_sentinel_table *table, const struct stat *
         for (uint32_t i = 0; i < files && !verdict; i++) {
             if (table->files[i].device == (uint64_t)status->st_dev && table->files[i].inode == (uint64_t)status->st_ino) verdict = 1;
         }
+        if (!verdict && table->filtered) verdict = in_filter(table, (uint64_t)status->st_dev, (uint64_t)status->st_ino);
         int user_controlled = status->st_uid != 0 || (status->st_mode & (S_IWGRP | S_IWOTH)) != 0;
         if (!verdict && table->strict && user_controlled) {
             if (table->minimum_size >= 0 && status->st_size >= table->minimum_size) verdict = 1;
@@ -45,6 +69,78 @@ static int refuse(const struct clinux_sentinel_table *table, const struct stat *
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&table->sequence, __ATOMIC_RELAXED) == before) return verdict;
     }
+}
+
+// "/proc/PID/exe" into `path` (no stdio: this runs in a forked child).
+static void exe_path(int32_t pid, char path[32]) {
+    char digits[12];
+    int count = 0;
+    uint32_t value = pid < 0 ? 0 : (uint32_t)pid;
+    do {
+        digits[count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value && count < 11);
+    memcpy(path, "/proc/", 6);
+    int at = 6;
+    while (count) path[at++] = digits[--count];
+    memcpy(path + at, "/exe", 5);
+}
+
+// True for a program name the daemon treats as an interpreter or the loader (ProgramNames):
+// the base name lowercased, trailing digits and dots removed, in the table's list.
+static int runner_name(const struct clinux_sentinel_table *table, const char *path, ssize_t length) {
+    const char *base = path;
+    for (ssize_t i = 0; i < length; i++) {
+        if (path[i] == '/') base = path + i + 1;
+    }
+    size_t size = (size_t)(path + length - base);
+    if (size == 0 || size > 255) return 0;
+    char name[256];
+    for (size_t i = 0; i < size; i++) name[i] = (base[i] >= 'A' && base[i] <= 'Z') ? (char)(base[i] + 32) : base[i];
+    name[size] = 0;
+    if (strcmp(name, "ld.so") == 0 || (strncmp(name, "ld-", 3) == 0 && strstr(name, ".so") != NULL)) return 1;
+    while (size > 0 && ((name[size - 1] >= '0' && name[size - 1] <= '9') || name[size - 1] == '.')) name[--size] = 0;
+    const char *entry = table->runner_names;
+    const char *end = table->runner_names + CLINUX_SENTINEL_NAMES;
+    while (entry < end && *entry) {
+        size_t entry_length = strnlen(entry, (size_t)(end - entry));
+        if (entry_length == size && memcmp(entry, name, size) == 0) return 1;
+        entry += entry_length + 1;
+    }
+    return 0;
+}
+
+// An open of a blocked file: refused to what may run it without exec (see the header); to
+// everyone when the opener cannot be examined.
+static int refuse_open(const struct clinux_sentinel_table *table, int32_t pid) {
+    char path[32];
+    exe_path(pid, path);
+    struct stat status;
+    if (stat(path, &status) != 0) return 1;
+    if (status.st_uid != 0 || (status.st_mode & (S_IWGRP | S_IWOTH)) != 0) return 1;
+    char target[4096];
+    ssize_t length = readlink(path, target, sizeof(target) - 1);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int loader = fd < 0 ? 1 : clinux_elf_is_loader(fd) != 0;
+    if (fd >= 0) close(fd);
+    if (loader) return 1;
+    for (int attempt = 0;; attempt++) {
+        if (attempt > 100000) return 1;
+        uint32_t before = __atomic_load_n(&table->sequence, __ATOMIC_ACQUIRE);
+        if (before & 1) continue;
+        int verdict = length > 0 && runner_name(table, target, length);
+        uint32_t sizes = table->runner_size_count;
+        if (sizes > CLINUX_SENTINEL_SIZES) sizes = CLINUX_SENTINEL_SIZES;
+        for (uint32_t i = 0; i < sizes && !verdict; i++) {
+            if (table->runner_sizes[i] == status.st_size) verdict = 1;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&table->sequence, __ATOMIC_RELAXED) == before) return verdict;
+    }
+}
+
+int clinux_sentinel_refuses_exec(const struct clinux_sentinel_table *table, const struct stat *status) {
+    return refuse(table, status);
 }
 
 static void answer_all(int group_fd, struct clinux_sentinel_table *table) {
@@ -60,9 +156,8 @@ static void answer_all(int group_fd, struct clinux_sentinel_table *table) {
                 if (event->mask & FAN_OPEN_EXEC_PERM) {
                     deny = fstat(event->fd, &status) != 0 ? table->strict != 0 : refuse(table, &status);
                 } else {
-                    // An open of a blocked file (only those carry that mark): refused to every
-                    // opener while the daemon cannot tell an interpreter from `cat`.
-                    deny = 1;
+                    // An open of a blocked file (only those carry that mark).
+                    deny = refuse_open(table, event->pid);
                 }
                 struct fanotify_response response = {.fd = event->fd, .response = deny ? FAN_DENY : FAN_ALLOW};
                 (void)!write(group_fd, &response, sizeof(response));
@@ -164,16 +259,41 @@ void clinux_sentinel_update(
         minimum_size = smallest;
         size_count = 0;
     }
-    if (file_count > CLINUX_SENTINEL_FILES) file_count = CLINUX_SENTINEL_FILES;
+    uint32_t exact = file_count > CLINUX_SENTINEL_FILES ? CLINUX_SENTINEL_FILES : file_count;
     __atomic_add_fetch(&table->sequence, 1, __ATOMIC_ACQ_REL);
     table->strict = strict ? 1 : 0;
     table->minimum_size = minimum_size;
     table->size_count = size_count;
     for (uint32_t i = 0; i < size_count; i++) table->sizes[i] = sizes[i];
-    table->file_count = file_count;
-    for (uint32_t i = 0; i < file_count; i++) {
+    table->file_count = exact;
+    for (uint32_t i = 0; i < exact; i++) {
         table->files[i].device = files[2 * i];
         table->files[i].inode = files[2 * i + 1];
+    }
+    if (table->filtered) memset(table->filter, 0, sizeof(table->filter));
+    table->filtered = file_count - exact;
+    for (uint32_t i = exact; i < file_count; i++) {
+        uint32_t bits[3];
+        filter_bits(files[2 * i], files[2 * i + 1], bits);
+        for (int b = 0; b < 3; b++) table->filter[bits[b] / 64] |= 1ULL << (bits[b] % 64);
+    }
+    __atomic_add_fetch(&table->sequence, 1, __ATOMIC_RELEASE);
+}
+
+void clinux_sentinel_set_runners(
+    struct clinux_sentinel_table *table, const int64_t *sizes, uint32_t size_count, const char *names, uint32_t names_length) {
+    if (size_count > CLINUX_SENTINEL_SIZES) size_count = CLINUX_SENTINEL_SIZES;
+    __atomic_add_fetch(&table->sequence, 1, __ATOMIC_ACQ_REL);
+    table->runner_size_count = size_count;
+    for (uint32_t i = 0; i < size_count; i++) table->runner_sizes[i] = sizes[i];
+    memset(table->runner_names, 0, sizeof(table->runner_names));
+    // Whole names only: a list cut short must not end in half a name.
+    uint32_t kept = 0;
+    while (kept < names_length && names[kept]) {
+        uint32_t length = (uint32_t)strnlen(names + kept, names_length - kept);
+        if (kept + length + 2 > CLINUX_SENTINEL_NAMES) break;
+        memcpy(table->runner_names + kept, names + kept, length);
+        kept += length + 1;
     }
     __atomic_add_fetch(&table->sequence, 1, __ATOMIC_RELEASE);
 }

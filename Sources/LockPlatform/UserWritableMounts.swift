@@ -23,18 +23,40 @@ public enum UserWritableMounts {
     /// Mount points of `mountinfo` (the text of `/proc/self/mountinfo`) that users can write
     /// to, limited to those at or under one of `scope` (tests give their own directory).
     public static func find(mountinfo: String, extra: [String], scope: [String] = ["/"]) -> [String] {
-        var found: [String] = []
+        mounts(mountinfo: mountinfo, extra: extra, scope: scope).map(\.point)
+    }
+
+    /// The same, with each mount's id and device (`st_dev`, from mountinfo's `major:minor`). Root
+    /// directories are examined at `root` + the mount point (`/proc/PID/root` for a mount
+    /// namespace of another process).
+    public static func mounts(mountinfo: String, extra: [String], scope: [String] = ["/"], root: String = "")
+        -> [(point: String, device: UInt64, id: Substring)]
+    {
+        var found: [(point: String, device: UInt64, id: Substring)] = []
         for line in mountinfo.split(separator: "\n") {
-            guard let (point, type) = parse(line), within(point, scope), !kernelTypes.contains(type) else { continue }
+            guard let (point, type) = parse(line), within(point, scope), !kernelTypes.contains(type), let device = device(line)
+            else { continue }
             if type == "fuse" || type.hasPrefix("fuse.") || (mediaDirectories + extra).contains(where: { within(point, [$0]) }) {
-                found.append(point)
+                found.append((point, device, id(line)))
                 continue
             }
             var status = stat()
-            guard stat(point, &status) == 0 else { continue }
-            if status.st_uid != 0 || status.st_mode & S_IWOTH != 0 { found.append(point) }
+            guard stat(root + point, &status) == 0 else { continue }
+            if status.st_uid != 0 || status.st_mode & S_IWOTH != 0 { found.append((point, device, id(line))) }
         }
         return found
+    }
+
+    /// The mount id of one mountinfo line (its first field).
+    static func id(_ line: Substring) -> Substring { line.prefix { $0 != " " } }
+
+    /// The device of one mountinfo line (`major:minor`, the third field) as `st_dev` encodes it.
+    static func device(_ line: Substring) -> UInt64? {
+        let fields = line.split(separator: " ", maxSplits: 3)
+        guard fields.count > 2 else { return nil }
+        let numbers = fields[2].split(separator: ":")
+        guard numbers.count == 2, let major = UInt64(numbers[0]), let minor = UInt64(numbers[1]) else { return nil }
+        return (minor & 0xff) | ((major & 0xfff) << 8) | ((minor & ~0xff) << 12) | ((major & ~0xfff) << 32)
     }
 
     /// The mount table now.
@@ -72,7 +94,7 @@ public enum UserWritableMounts {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func readText(_ path: String) -> String? {
+    static func readText(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -178,6 +178,14 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
     public var addKeywords: [String]?
     /// Keyword rules to remove.
     public var removeKeywords: [String]?
+    /// New icon name (empty clears it).
+    public var icon: String?
+    /// New colour, `#RRGGBB` or a name (empty clears it).
+    public var color: String?
+    /// Catalog categories to add.
+    public var addCategories: [String]?
+    /// Catalog categories to remove.
+    public var removeCategories: [String]?
 
     /// Creates a request.
     public init(
@@ -186,8 +194,13 @@ public struct UpdateProfileRequest: Sendable, Equatable, Codable {
         addAddresses: [String]? = nil, removeAddresses: [String]? = nil, addApps: [String]? = nil,
         removeApps: [String]? = nil, addAppCategories: [String]? = nil, removeAppCategories: [String]? = nil,
         running: String? = nil, addLists: [String]? = nil, removeLists: [String]? = nil, displayName: String? = nil,
-        description: String? = nil, strict: Bool? = nil
+        description: String? = nil, strict: Bool? = nil, icon: String? = nil, color: String? = nil,
+        addCategories: [String]? = nil, removeCategories: [String]? = nil
     ) {
+        self.icon = icon
+        self.color = color
+        self.addCategories = addCategories
+        self.removeCategories = removeCategories
         self.addLists = addLists
         self.removeLists = removeLists
         self.addDomains = addDomains

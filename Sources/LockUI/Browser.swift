@@ -8,10 +8,13 @@ enum Browser {
     /// Returns the redirect file (removed at exit by the caller), or nil when nothing could
     /// be opened (the caller prints the address instead).
     static func open(_ url: String) -> String? {
-        let candidates: [String] = ["/usr/bin/xdg-open", "/bin/xdg-open"]
+        // The user's own PATH first, as a shell finds it (a desktop may ship its own opener).
+        let searched = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").filter { $0.hasPrefix("/") }
+        let candidates: [String] = searched.map { "\($0)/xdg-open" } + ["/usr/bin/xdg-open", "/bin/xdg-open"]
         guard let opener = candidates.first(where: { path in Glibc.access(path, X_OK) == 0 }) else { return nil }
         let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
-        let path = "\(directory)/simplylock-ui-\(getpid()).html"
+        // One file per page opened: a server reused by later `lockctl ui` opens several.
+        let path = "\(directory)/simplylock-ui-\(getpid())-\(Gate.randomHex(bytes: 6)).html"
         let page = """
             <!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(url)">
             <title>SimplyLock</title><p><a href="\(url)">Open SimplyLock</a></p>

@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// - The `Host` header must name the server's own loopback address and port: a page of another
 ///   site that had its name re-pointed at 127.0.0.1 (DNS rebinding) sends its own name.
-/// - The one-time token of the printed URL is exchanged once for a session cookie (HttpOnly, so
+/// - A one-time token of a printed URL (the first, or one issued to a `lockctl ui` that found
+///   this server running) is exchanged once for a session cookie (HttpOnly, so
 ///   scripts cannot read it; SameSite=Strict, so no other site's page sends it); every other
 ///   request needs that cookie.
 /// - A request that may change something (any method but GET and HEAD) must come from the UI's
@@ -29,9 +30,13 @@ public final class Gate: Sendable {
     private let state: Mutex<State>
 
     private struct State {
-        var token: String?
+        /// Unspent tokens, oldest first: the first printed, then one per reuse of the server.
+        var tokens: [String]
         var sessions: Set<String> = []
     }
+
+    /// Unspent tokens kept at most: an older one is forgotten when another is issued.
+    static let maxTokens = 8
 
     /// `token` is spent by its first use; `port` is the port the server listens on.
     public init(port: Int, token: String) {
@@ -39,7 +44,17 @@ public final class Gate: Sendable {
         allowedHosts = Set(hosts)
         allowedOrigins = Set(hosts.map { "http://" + $0 })
         cookieName = "simplylock_ui_\(port)"
-        state = Mutex(State(token: token))
+        state = Mutex(State(tokens: [token]))
+    }
+
+    /// A new one-time token, for another `lockctl ui` that reuses this server.
+    public func issueToken() -> String {
+        let token = Self.randomHex(bytes: 32)
+        state.withLock { state in
+            state.tokens.append(token)
+            if state.tokens.count > Self.maxTokens { state.tokens.removeFirst() }
+        }
+        return token
     }
 
     /// Decides on a request. `headers` are looked up by lowercase name.
@@ -56,10 +71,12 @@ public final class Gate: Sendable {
         if hasSession(header("cookie")) { return .admit }
         if method == "GET", path == "/", let offered = Self.token(inQuery: query) {
             return state.withLock { state in
-                guard let token = state.token, Self.equalInConstantTime(offered, token) else {
+                // Every token is compared, so that timing tells nothing of which one matched.
+                let matches = state.tokens.indices.filter { Self.equalInConstantTime(offered, state.tokens[$0]) }
+                guard let match = matches.first else {
                     return .refuse(status: 403, reason: "this token is not valid (it works once): run `lockctl ui` again")
                 }
-                state.token = nil
+                state.tokens.remove(at: match)
                 let value = Self.randomHex(bytes: 32)
                 state.sessions.insert(value)
                 return .startSession(cookieValue: value)

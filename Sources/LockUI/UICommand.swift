@@ -43,31 +43,59 @@ public struct SimplylockUI: AsyncParsableCommand {
         let socketPath =
             socket ?? ProcessInfo.processInfo.environment[API.socketEnvironmentVariable].flatMap { $0.isEmpty ? nil : $0 }
             ?? Paths(root: root).socket
+        // One server per user session and daemon: a later `lockctl ui` (the tray's Open) asks the
+        // running one for a new address instead of starting another.
+        var instance: UIInstance?
+        switch UIInstance.locate(daemonSocket: socketPath) {
+        case .success(let found):
+            if try found.claim() == nil { return try reuse(found) }
+            instance = found
+        case .failure(let why):
+            FileHandle.standardError.write(Data("simplylock-ui: \(why): a later `lockctl ui` starts another server\n".utf8))
+        }
         let listening: UIServer.Listening
         do { listening = try await UIServer.listen(port: port) } catch {
             throw ValidationError("cannot listen on 127.0.0.1:\(port): \(error)")
         }
         let token = Gate.randomHex(bytes: 32)
+        let gate = Gate(port: listening.port, token: token)
+        var logger = Logger(label: "simplylock-ui")
+        logger.logLevel = ProcessInfo.processInfo.environment["SIMPLYLOCK_UI_LOG"] == "debug" ? .debug : .warning
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let instance {
+            services.append(.init(service: try await UIHandoff.bind(instance, gate: gate, port: listening.port, logger: logger)))
+        }
         let url = "http://127.0.0.1:\(listening.port)/?token=\(token)"
         var redirectFile: String?
         if !noOpen { redirectFile = Browser.open(url) }
-        if json {
-            print("{\"url\":\(Responses.quoted(url)),\"port\":\(listening.port),\"opened\":\(redirectFile != nil)}")
-        } else if redirectFile == nil {
-            print(url)
-        } else {
-            print("opened SimplyLock in your browser (port \(listening.port))")
-        }
+        report(url: url, port: listening.port, opened: redirectFile != nil)
         if let problem = listening.ipv6Problem { FileHandle.standardError.write(Data("simplylock-ui: not on ::1: \(problem)\n".utf8)) }
         if !json { FileHandle.standardError.write(Data("simplylock-ui: serving until interrupted; the token works once\n".utf8)) }
         fflush(nil)
         defer { if let redirectFile { unlink(redirectFile) } }
-        var logger = Logger(label: "simplylock-ui")
-        logger.logLevel = ProcessInfo.processInfo.environment["SIMPLYLOCK_UI_LOG"] == "debug" ? .debug : .warning
-        let server = UIServer(
-            listening: listening, gate: Gate(port: listening.port, token: token), assets: files, socketPath: socketPath, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let server = UIServer(listening: listening, gate: gate, assets: files, socketPath: socketPath, logger: logger)
+        services.append(.init(service: server))
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// Another server for this daemon runs: it opens a new address (or gives it, with
+    /// --no-open), and this process ends.
+    private func reuse(_ instance: UIInstance) throws {
+        let reply = try instance.ask(open: !noOpen)
+        if port != 0, port != reply.port {
+            FileHandle.standardError.write(Data("simplylock-ui: already serving on port \(reply.port); --port \(port) is not used\n".utf8))
+        }
+        report(url: reply.url, port: reply.port, opened: reply.opened, reused: true)
+    }
+
+    private func report(url: String, port: Int, opened: Bool, reused: Bool = false) {
+        if json {
+            print("{\"url\":\(Responses.quoted(url)),\"port\":\(port),\"opened\":\(opened),\"reused\":\(reused)}")
+        } else if !opened {
+            print(url)
+        } else {
+            print("opened SimplyLock in your browser (port \(port)\(reused ? ", already running" : ""))")
+        }
     }
 }

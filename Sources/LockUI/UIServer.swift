@@ -1,4 +1,5 @@
 import Foundation
+import LockServing
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -18,10 +19,17 @@ public final class UIServer: Service {
         public let port: Int
         /// Why ::1 is not served, when it is not (no IPv6 on loopback, the port taken there).
         public let ipv6Problem: String?
+        /// The connections it takes.
+        let limits: ConnectionLimits
     }
 
     /// Largest request body relayed (a profile or schedule edit is a few hundred bytes).
     static let maxBodyBytes = 1 << 20
+    /// Any local user can connect to loopback, and the server cannot tell them apart: it holds
+    /// this many connections at most (a browser keeps about six per server, plus the event
+    /// stream of each open page), refusing more at once, and cuts a connection that does not
+    /// send a complete request in time, as the daemon's control socket does.
+    public static let defaultLimits = ConnectionLimits(total: 64, requestTimeout: .seconds(10))
 
     private let listening: Listening
     private let gate: Gate
@@ -29,8 +37,10 @@ public final class UIServer: Service {
     private let relay: DaemonRelay
     private let icons: AppIcons
     private let logger: Logger
+    private let counter: ConnectionCounter
 
     public init(listening: Listening, gate: Gate, assets: Assets, socketPath: String, logger: Logger) {
+        self.counter = ConnectionCounter(limits: listening.limits)
         self.listening = listening
         self.gate = gate
         self.assets = assets
@@ -40,13 +50,16 @@ public final class UIServer: Service {
     }
 
     /// Binds 127.0.0.1 on `port` (0: a free one), then ::1 on the same port.
-    public static func listen(port: Int) async throws -> Listening {
+    public static func listen(port: Int, limits: ConnectionLimits = defaultLimits) async throws -> Listening {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                // Requests are answered one at a time in order anyway; without the pipelining
+                // helper a connection over the limits can be answered before it sent anything.
+                try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: true)
+                try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(timeout: limits.requestTimeout))
                 return try Connection(wrappingChannelSynchronously: channel)
             }
         }
@@ -54,9 +67,9 @@ public final class UIServer: Service {
         let bound = ipv4.channel.localAddress?.port ?? port
         do {
             let ipv6 = try await bootstrap.bind(to: try SocketAddress(ipAddress: "::1", port: bound), childChannelInitializer: initializer)
-            return Listening(listeners: [ipv4, ipv6], port: bound, ipv6Problem: nil)
+            return Listening(listeners: [ipv4, ipv6], port: bound, ipv6Problem: nil, limits: limits)
         } catch {
-            return Listening(listeners: [ipv4], port: bound, ipv6Problem: "\(error)")
+            return Listening(listeners: [ipv4], port: bound, ipv6Problem: "\(error)", limits: limits)
         }
     }
 
@@ -69,15 +82,7 @@ public final class UIServer: Service {
     private func serve() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             for listener in listening.listeners {
-                group.addTask {
-                    try await withThrowingDiscardingTaskGroup { connections in
-                        try await listener.executeThenClose { inbound in
-                            for try await connection in inbound {
-                                connections.addTask { await self.serve(connection) }
-                            }
-                        }
-                    }
-                }
+                group.addTask { try await AcceptLoop.run(listener) { await self.admit($0) } }
             }
             group.addTask {
                 try? await gracefulShutdown()
@@ -87,6 +92,21 @@ public final class UIServer: Service {
                 throw CancellationError()
             }
         }
+    }
+
+    /// Serves a connection within the limits; one over them is answered 503 at once, unread.
+    private func admit(_ connection: Connection) async {
+        if counter.acquire(uid: 0, caller: .reader) != nil {
+            logger.info("connection refused", metadata: ["open": "\(counter.open)"])
+            try? await connection.executeThenClose { _, outbound in
+                try await Responses.error(
+                    status: 503, reason: "simplylock-ui has as many connections as it takes (\(listening.limits.total)); try again later",
+                    json: false, to: outbound)
+            }
+            return
+        }
+        defer { counter.release(uid: 0) }
+        await serve(connection)
     }
 
     private func serve(_ connection: Connection) async {

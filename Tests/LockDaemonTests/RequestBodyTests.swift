@@ -13,28 +13,15 @@ import Testing
 /// changes nothing.
 @Suite("Request bodies, in-process")
 struct RequestBodyTests {
-    let scratch: Scratch
-    let clock = ManualClock()
-    let store: StateStore
+    let daemon: InProcessDaemon
+    var scratch: Scratch { daemon.scratch }
 
-    init() throws {
-        scratch = try Scratch()
-        try FileManager.default.createDirectory(atPath: scratch.paths.stateDirectory, withIntermediateDirectories: true)
-        store = try StateStore(path: scratch.paths.stateDatabase)
-    }
+    init() throws { daemon = try InProcessDaemon() }
 
-    func router() async throws -> Router {
-        try await TestDaemon.start(scratch: scratch, store: store, clock: clock, enforcers: [FakeEnforcer()]).core.router()
-    }
+    func router() async throws -> Router { try await daemon.router() }
 
-    func send(_ router: Router, _ method: String, _ uri: String, _ body: String) async -> (
-        status: Int, message: String, json: [String: Any]
-    ) {
-        let response = await router.handle(
-            APIRequest(methodName: method, uri: uri, body: Array(body.utf8), peer: PeerCredentials(pid: 1, uid: 0, gid: 0)))
-        guard case .json(let status, let bytes, _) = response else { return (response.status, "", [:]) }
-        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
-        return (status, (object["error"] as? [String: Any])?["message"] as? String ?? "", object)
+    func send(_ router: Router, _ method: String, _ uri: String, _ body: String) async -> RouterReply {
+        await daemon.send(router, method, uri, body)
     }
 
     @Test(arguments: [
@@ -58,9 +45,9 @@ struct RequestBodyTests {
         let answer = await send(router, method, uri, body)
         #expect(answer.status == 400, "\(answer)")
         #expect(answer.message.contains("unknown field \"\(field)\""), "\(answer.message)")
-        let profile = await send(router, "GET", "/v1/profiles/mine", "")
-        #expect((profile.json["domains"] as? [String]) == ["a.example"])
-        #expect(profile.json["mode"] as? String != "allowlist")
+        let profile = try #require(await send(router, "GET", "/v1/profiles/mine", "").decode(ProfileInfo.self))
+        #expect(profile.domains == ["a.example"])
+        #expect(profile.mode != "allowlist")
     }
 
     @Test("a schedule request is read in two parts (its own fields and the schedule's): an unknown field lists both as known")
@@ -102,8 +89,8 @@ struct RequestBodyTests {
         let router = try await router()
         let created = await send(router, "POST", "/v1/profiles", #"{"name": "bare"}"#)
         #expect(created.status == 201, "\(created)")
-        #expect((created.json["domains"] as? [String]) == [])
-        #expect(created.json["strict"] as? Bool == false)
+        let profile = try #require(created.decode(ProfileInfo.self), "\(created)")
+        #expect(profile.domains == [] && profile.strict == false)
     }
 
     @Test func aNumberTooLargeForItsFieldIsOutOfRangeNotBadJSON() async throws {
@@ -140,7 +127,8 @@ struct RequestBodyTests {
         let body = String(decoding: try JSONEncoder().encode(UpdateProfileRequest(description: text)), as: UTF8.self)
         let answer = await send(router, "PATCH", "/v1/profiles/shown", body)
         #expect(answer.status == 400 && answer.message.contains("control character"), "\(answer)")
-        #expect(await send(router, "GET", "/v1/profiles/shown", "").json["description"] == nil)
+        let shown = try #require(await send(router, "GET", "/v1/profiles/shown", "").decode(ProfileInfo.self))
+        #expect(shown.description == nil)
     }
 
     @Test func aNulInAProfileFileIsReportedWithItsLine() async throws {
@@ -148,7 +136,7 @@ struct RequestBodyTests {
         try scratch.write(
             "etc/simplylock/profiles.d/nul.toml", "name = \"nul\"\ndomains = [\"a.example\"]\ndescription = \"before\u{0}after\"\n")
         let answer = await send(router, "POST", "/v1/reload", "")
-        let problems = answer.json["problems"] as? [String] ?? []
+        let problems = try #require(answer.decode(ReloadResponse.self), "\(answer)").problems
         #expect(problems.contains { $0.contains("nul.toml:3") && $0.contains("U+0000") }, "\(problems)")
         #expect(await send(router, "GET", "/v1/profiles/nul", "").status == 404)
     }
@@ -157,7 +145,7 @@ struct RequestBodyTests {
         let router = try await router()
         try scratch.write("etc/simplylock/profiles.d/esc.toml", "name = \"esc\"\ndomains = []\ndisplay_name = \"x\\u001B[31mred\"\n")
         let answer = await send(router, "POST", "/v1/reload", "")
-        let problems = answer.json["problems"] as? [String] ?? []
+        let problems = try #require(answer.decode(ReloadResponse.self), "\(answer)").problems
         #expect(problems.contains { $0.contains("esc.toml:3") && $0.contains("display_name") }, "\(problems)")
     }
 }

@@ -30,18 +30,11 @@ struct RouterTests {
     static let root = PeerCredentials(pid: 1, uid: 0, gid: 0)
     static let nobody = PeerCredentials(pid: 2, uid: 65_534, gid: 65_534, groups: [65_534])
 
-    /// Sends raw method, target and body; returns status, headers and the decoded JSON body.
     func send(_ router: Router, _ method: String, _ uri: String, body: String = "", peer: PeerCredentials = Self.root) async
-        -> (status: Int, headers: [(String, String)], json: [String: Any])
+        -> RouterReply
     {
-        let response = await router.handle(APIRequest(methodName: method, uri: uri, body: Array(body.utf8), peer: peer))
-        guard case .json(let status, let bytes, let headers) = response else { return (response.status, [], [:]) }
-        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
-        return (status, headers, object)
+        await router.reply(method, uri, body: body, peer: peer)
     }
-
-    func errorCode(_ json: [String: Any]) -> String? { (json["error"] as? [String: Any])?["code"] as? String }
-    func errorMessage(_ json: [String: Any]) -> String { (json["error"] as? [String: Any])?["message"] as? String ?? "" }
 
     @Test func everyEndpointOfTheSharedTableIsServedExactlyOnce() async throws {
         let router = try await daemon().core.router()
@@ -54,14 +47,14 @@ struct RouterTests {
     @Test func wrongMethodsGet405WithAllowAndHeadIsAnsweredWhereGetIs() async throws {
         let router = try await daemon().core.router()
         let put = await send(router, "PUT", "/v1/status")
-        #expect(put.status == 405 && errorCode(put.json) == "method_not_allowed")
+        #expect(put.status == 405 && put.error?.code == .methodNotAllowed)
         #expect(put.headers.contains { $0.0 == "Allow" && $0.1 == "GET, HEAD" })
         let delete = await send(router, "DELETE", "/v1/profiles")
         #expect(delete.headers.first { $0.0 == "Allow" }?.1 == "GET, HEAD, POST")
         let brew = await send(router, "BREW", "/v1/status")
         #expect(brew.status == 405)
         let head = await send(router, "HEAD", "/v1/status")
-        #expect(head.status == 200 && head.json["version"] != nil)
+        #expect(head.status == 200 && head.decode(StatusResponse.self)?.version == API.softwareVersion)
         // A literal segment wins over a parameter; the parameter route still refuses bad values.
         #expect(await send(router, "GET", "/v1/pomodoro/history").status == 200)
         #expect(await send(router, "POST", "/v1/pomodoro/history").headers.first { $0.0 == "Allow" }?.1 == "GET, HEAD")
@@ -85,8 +78,8 @@ struct RouterTests {
     func badQueriesAreRefusedNeverTrapped(_ query: String) async throws {
         let router = try await daemon().core.router()
         let answer = await send(router, "GET", "/v1/history" + query)
-        #expect(answer.status == 400, "\(query): \(answer.json)")
-        #expect(["bad_request", "invalid_argument"].contains(errorCode(answer.json) ?? ""), "\(query)")
+        #expect(answer.status == 400, "\(query): \(answer)")
+        #expect(answer.error.map { [.badRequest, .invalidArgument].contains($0.code) } == true, "\(query): \(answer)")
         // Nothing is in the query the status takes, so anything there is refused too.
         #expect(await send(router, "GET", "/v1/status" + query).status == 400)
     }
@@ -97,7 +90,7 @@ struct RouterTests {
         #expect(await send(router, "GET", "/v1/history?").status == 200)
         #expect(await send(router, "GET", "/v1/check?name=reddit.com").status == 200)
         let missing = await send(router, "GET", "/v1/check")
-        #expect(missing.status == 400 && errorMessage(missing.json).contains("?name="), "\(missing.json)")
+        #expect(missing.status == 400 && missing.message.contains("?name="), "\(missing)")
         #expect(await send(router, "GET", "/v1/check?name=reddit.com&app=steam").status == 400)
         #expect(await send(router, "GET", "/v1/check?app=").status == 400)
         #expect(await send(router, "GET", "/v1/check?app=%07bell").status == 400)
@@ -112,7 +105,7 @@ struct RouterTests {
         let router = try await daemon().core.router()
         #expect(await send(router, "GET", "/v1/status", peer: Self.nobody).status == 200)
         let start = await send(router, "POST", "/v1/sessions", body: #"{"profile":"news","seconds":60}"#, peer: Self.nobody)
-        #expect(start.status == 403 && errorMessage(start.json).contains("uid 65534"))
+        #expect(start.status == 403 && start.message.contains("uid 65534"))
         guard case .reject(let response) = router.admit(methodName: "POST", uri: "/v1/sessions", peer: Self.nobody) else {
             Issue.record("a change by a reader was admitted")
             return
@@ -136,8 +129,8 @@ struct RouterTests {
         let router = daemon.core.router()
         #expect(await send(router, "POST", "/v1/sessions", body: #"{"profile":"news","seconds":600,"strict":true}"#).status == 201)
         let answer = await send(router, "POST", "/v1/sessions/news/extend", body: #"{"seconds":\#(seconds)}"#)
-        #expect(answer.status == 400, "\(seconds): \(answer.json)")
-        #expect(errorMessage(answer.json).hasPrefix("seconds:"), "\(errorMessage(answer.json))")
+        #expect(answer.status == 400, "\(seconds): \(answer)")
+        #expect(answer.message.hasPrefix("seconds:"), "\(answer.message)")
         let session = try #require(await daemon.sessions.active.first)
         #expect(session.remaining(at: clock.now()) == .seconds(600))
         await daemon.sessions.expireDue()
@@ -153,7 +146,7 @@ struct RouterTests {
     func hostileStartsAreRefusedWithTheField(_ body: String) async throws {
         let daemon = try await self.daemon()
         let answer = await send(daemon.core.router(), "POST", "/v1/sessions", body: body)
-        #expect(answer.status == 400, "\(body): \(answer.json)")
+        #expect(answer.status == 400, "\(body): \(answer)")
         #expect(await daemon.sessions.active.isEmpty)
         #expect(await fake.applied.allSatisfy { $0 == .empty })
     }
@@ -165,7 +158,7 @@ struct RouterTests {
     func hostilePomodoroSettingsAreRefused(_ body: String) async throws {
         let daemon = try await self.daemon()
         let answer = await send(daemon.core.router(), "POST", "/v1/pomodoro", body: body)
-        #expect(answer.status == 400, "\(body): \(answer.json)")
+        #expect(answer.status == 400, "\(body): \(answer)")
         #expect(await daemon.sessions.active.isEmpty)
     }
 
@@ -173,7 +166,7 @@ struct RouterTests {
         let router = try await daemon().core.router()
         for body in ["", "null", "[]", "{", #"{"profile":null,"seconds":60}"#, #"{"profile":7,"seconds":60}"#, "\u{0}"] {
             let answer = await send(router, "POST", "/v1/sessions", body: body)
-            #expect(answer.status == 400, "\(body.debugDescription): \(answer.json)")
+            #expect(answer.status == 400, "\(body.debugDescription): \(answer)")
         }
     }
 }

@@ -57,7 +57,8 @@ import Testing
         let query = try Self.parsed(packet)
         let key = try Self.key(packet, server: server)
         return packet.withUnsafeBytes {
-            cache.answer(key, id: query.id, question: UnsafeRawBufferPointer(rebasing: $0[12..<query.questionEnd]), now: now)
+            cache.answer(
+                key, id: query.id, flags: query.flags, question: UnsafeRawBufferPointer(rebasing: $0[12..<query.questionEnd]), now: now)
         }
     }
 
@@ -89,6 +90,23 @@ import Testing
         #expect(try serve(&cache, chaos, at: Self.second) == nil, "class CH")
         #expect(try serve(&cache, DNSTestClient.query(id: 4, name: "a.example", type: 1, edns: true), at: Self.second) == nil, "EDNS")
         #expect(try serve(&cache, query, at: Self.second, server: [198, 18, 0, 2, 0, 53]) == nil, "asked of another server")
+    }
+
+    @Test func eachAskerGetsItsOwnRecursionDesiredBitAndADIsPartOfTheKey() throws {
+        var cache = DNSAnswerCache(capacity: 10)
+        // The first asker wanted recursion (RD): the upstream's answer says so.
+        let recursive = DNSTestClient.query(id: 1, name: "a.example", type: 1, flags: 0x0100)
+        let upstream = Self.response(name: "a.example", answers: [(1, 300, [192, 0, 2, 1])])
+        #expect(upstream[2] & 0x01 == 1 && upstream[3] & 0x80 != 0, "RD and RA set")
+        upstream.withUnsafeBytes { cache.store(try! Self.key(recursive), $0, now: 0) }
+        let iterative = try #require(try serve(&cache, DNSTestClient.query(id: 2, name: "a.example", type: 1, flags: 0), at: 1))
+        #expect(iterative[2] & 0x01 == 0, "RD as the second asker sent it")
+        #expect(iterative[2] & 0x80 != 0 && iterative[3] & 0x80 != 0, "still a response, RA as the server said")
+        let again = try #require(try serve(&cache, DNSTestClient.query(id: 3, name: "a.example", type: 1, flags: 0x0100), at: 1))
+        #expect(again[2] & 0x01 == 1)
+        #expect(Array(again[4...]) == Array(upstream[4...]))
+        // AD in a query asks whether the server validated: not answered with an answer to a query without it.
+        #expect(try serve(&cache, DNSTestClient.query(id: 4, name: "a.example", type: 1, flags: 0x0120), at: 1) == nil)
     }
 
     @Test func truncatedFailedZeroTTLAndSOALessNegativeAnswersAreNeverKept() throws {
@@ -183,6 +201,28 @@ import Testing
             forwarder.setPolicy(.empty)
             let after = try #require(client.ask(DNSTestClient.query(id: 7, name: "m.blocked.test", type: 1)))
             #expect(DNSMessage(bytes: after)?.addresses.map(\.description) == ["198.18.0.3"])
+            #expect(server.udpQueries == 1)
+        }
+    }
+
+    @Test func otherUpstreamServersEmptyTheCache() async throws {
+        try await withForwarder { forwarder, client, server in
+            let first = try #require(client.ask(DNSTestClient.query(id: 1, name: "a.allowed.test", type: 1)))
+            #expect(DNSMessage(bytes: first)?.addresses.map(\.description) == ["198.18.0.3"])
+            _ = try #require(client.ask(DNSTestClient.query(id: 2, name: "a.allowed.test", type: 1)))
+            #expect(await forwarder.statistics().fromCache == 1)
+            // resolv.conf now names another server (another network): its answers, not the old ones.
+            let other = try DNSTestServer { _, _ in .answer(["192.0.2.99"]) }
+            defer { other.stop() }
+            forwarder.setUpstream(other.configuration())
+            let after = try #require(client.ask(DNSTestClient.query(id: 3, name: "a.allowed.test", type: 1)))
+            #expect(DNSMessage(bytes: after)?.addresses.map(\.description) == ["192.0.2.99"])
+            #expect(await forwarder.statistics().fromCache == 1)
+            #expect(await forwarder.statistics().cacheEntries == 1, "the old server's answers are gone")
+            // The same servers again change nothing.
+            forwarder.setUpstream(other.configuration())
+            _ = try #require(client.ask(DNSTestClient.query(id: 4, name: "a.allowed.test", type: 1)))
+            #expect(await forwarder.statistics().fromCache == 2)
             #expect(server.udpQueries == 1)
         }
     }

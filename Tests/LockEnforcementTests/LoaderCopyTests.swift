@@ -18,9 +18,8 @@ import Testing
 struct LoaderCopyTests {
     static let loader = "/lib64/ld-linux-x86-64.so.2"
 
-    @Test(.enabled(if: access(loader, X_OK) == 0, "no x86-64 dynamic loader"))
-    func aRenamedLoaderNeitherStartsNorKeepsABlockedGame() throws {
-        let harness = try ExecGuardHarness()
+    /// Builds a dynamically linked fake game into the fake installation; returns its path.
+    static func dynamicGame(_ harness: ExecGuardHarness) throws -> String {
         let built = harness.directory + "/dyngame"
         let program = """
             #include <stdio.h>
@@ -30,8 +29,15 @@ struct LoaderCopyTests {
         try program.write(toFile: built + ".c", atomically: true, encoding: .utf8)
         try #require(try ProcessRunner.run("/usr/bin/gcc", ["-O2", "-o", built, built + ".c"]).status == 0)
         let game = harness.apps + "/dyngame"
-        let loaderCopy = harness.home + "/x"
         try #require(try harness.inside("cp \(built) \(game)").status == 0)
+        return game
+    }
+
+    @Test(.enabled(if: access(loader, X_OK) == 0, "no x86-64 dynamic loader"))
+    func aRenamedLoaderNeitherStartsNorKeepsABlockedGame() throws {
+        let harness = try ExecGuardHarness()
+        let game = try Self.dynamicGame(harness)
+        let loaderCopy = harness.home + "/x"
         try #require(try harness.asUser("cp \(Self.loader) \(loaderCopy)").status == 0)
         try harness.startProbe(grace: 1)
         // Started through the renamed loader before the block: /proc/PID/exe is the loader copy.
@@ -68,5 +74,37 @@ struct LoaderCopyTests {
             let works = try harness.asUser("\(harness.home)/snake -c 'print(42)'")
             #expect(works.stdout == "42\n", "\(works)")
         }
+    }
+
+    /// Copies root made (not user-controlled) under names that say nothing: the loader is known
+    /// by its ELF header, dash and python3 by their bytes (`ProgramRunners`).
+    @Test(.enabled(if: access(loader, X_OK) == 0, "no x86-64 dynamic loader"))
+    func rootMadeCopiesUnderOtherNamesAreRecognisedByContent() throws {
+        let harness = try ExecGuardHarness()
+        let game = try Self.dynamicGame(harness)
+        let (runner, shell, snake) = (harness.apps + "/runner", harness.apps + "/shellish", harness.apps + "/snake")
+        let python = ExecGuardHarness.python ?? "/bin/dash"
+        try #require(try harness.inside("cp \(Self.loader) \(runner) && cp /bin/dash \(shell) && cp \(python) \(snake)").status == 0)
+        try harness.startProbe(grace: 1)
+        let running = try harness.start(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", runner, game, "sleep"])
+        try waitUntil("the game runs through the root-made loader copy") {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(running.pid)/exe")) == runner
+                && RunningProcesses.arguments(pid: running.pid).contains(game)
+        }
+        let report = try harness.block([game, "scriptgame", "pygame"])
+        #expect(report.details["terminated"] == "1", "\(report.details)")
+        #expect(running.wait(timeout: 10) != nil)
+        let again = try harness.asUser("\(runner) \(game)")
+        #expect(again.status != 0 && again.stderr.contains("not permitted"), "\(again)")
+        #expect(try harness.asUser("\(runner) /bin/true").status == 0)
+        let script = try harness.asUser("\(shell) \(harness.apps)/game.sh")
+        #expect(script.status != 0 && !script.stdout.contains("script game"), "\(script)")
+        #expect(try harness.asUser("\(shell) -c 'echo fine'").stdout == "fine\n")
+        if ExecGuardHarness.python != nil {
+            let py = try harness.asUser("\(snake) \(harness.apps)/game.py")
+            #expect(py.status != 0 && py.stderr.contains("not permitted") && !py.stdout.contains("python game"), "\(py)")
+            #expect(try harness.asUser("\(snake) -c 'print(42)'").stdout == "42\n")
+        }
+        #expect(harness.denials().contains { $0.opener == runner }, "\(harness.denials())")
     }
 }

@@ -25,6 +25,10 @@ extension NFTablesRulesetTests {
                 \tchain dnsredirect {
                 \t\ttype nat hook output priority -199; policy accept;
                 \t}
+                \tcounter exemptudp {
+                \t}
+                \tcounter exempttcp {
+                \t}
                 }
 
                 """))
@@ -32,6 +36,7 @@ extension NFTablesRulesetTests {
             script.hasSuffix(
                 """
                 \tchain dnsredirect {
+                \t\tmeta l4proto tcp th dport 53 socket mark 0x534c counter name exempttcp return
                 \t\tsocket mark 0x534c return
                 \t\tfib daddr type local return
                 \t\tmeta l4proto { tcp, udp } th dport 53 redirect to :10053
@@ -39,6 +44,10 @@ extension NFTablesRulesetTests {
                 }
 
                 """))
+        // Every marked datagram to port 53 is counted first in the output chain, whoever sent it.
+        #expect(
+            script.contains(
+                "\tchain output {\n\t\tmeta l4proto udp th dport 53 socket mark 0x534c counter name exemptudp\n\t\tjump enforce\n"))
         // DoT is refused before DNS to the resolvers is let through: the resolvers are reachable
         // on 53 only while the filter is in the path.
         let rules = script.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -63,6 +72,7 @@ extension NFTablesRulesetTests {
             desired: DesiredBlock(domains: ["blocked.example"]), resolved: lookUp, doh: doh, nameservers: [],
             dnsRedirect: DNSRedirect(port: 5353, mark: nil))
         #expect(!unmarked.script.contains("mark"))
+        #expect(!unmarked.script.contains("counter exempt"), "nothing is exempted, nothing to count")
         #expect(unmarked.script.contains("redirect to :5353"))
     }
 

@@ -39,7 +39,11 @@ import Testing
         #expect(script.contains("203.0.113.99 : \"\(NFTablesRuleset.meterCounterName(for: "video.example"))\""))
         #expect(script.contains("counter name ip saddr map @meters4"), "replies are counted too")
         #expect(script.contains("chain input {\n\t\tjump usage\n\t}"))
-        #expect(script.contains("chain output {\n\t\tjump usage\n\t\tjump enforce\n\t}"), "counted before any verdict")
+        #expect(
+            script.contains(
+                "chain output {\n\t\tmeta l4proto udp th dport 53 socket mark 0x5e counter name exemptudp\n\t\tjump usage\n\t\tjump enforce\n\t}"
+            ),
+            "counted before any verdict")
         #expect(script.contains("chain forward {\n\t\tjump usage\n\t\tjump enforce\n\t}"))
         #expect(!script.contains("add element inet simplylock block4"), "metering refuses nothing")
     }

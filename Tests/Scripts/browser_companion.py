@@ -8,92 +8,36 @@ video.test/shorts, a 6 s friction delay) running as a strict session. Names reso
 127.0.0.1 through Chromium's --host-resolver-rules; a local HTTP server answers every name.
 Prints one JSON line of findings at the end (for the Swift test); exits non-zero on a failure.
 """
-import http.client
-import http.server
-import json
 import os
 import re
-import socket
-import subprocess
 import sys
-import threading
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 from axe_selenium_python import Axe
 
+import browserlib
+
 SOCKET, LOCKCTL, EXTENSION, ARTEFACTS, USER_DATA = sys.argv[1:6]
-findings = {}
+report = browserlib.Report()
+findings, fail, check = report.findings, report.fail, report.check
+daemon = browserlib.DaemonAPI(SOCKET)
+api, attempts_on = daemon.get, daemon.attempts_on
+server, port = browserlib.serve_pages()
 
-
-def fail(message):
-    print(f"FAIL: {message}", flush=True)
-    print(json.dumps(findings), flush=True)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-    print(f"ok: {message}", flush=True)
-
-
-class UnixHTTP(http.client.HTTPConnection):
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(SOCKET)
-
-
-def api(path):
-    connection = UnixHTTP("localhost")
-    connection.request("GET", path)
-    response = connection.getresponse()
-    return json.loads(response.read())
-
-
-def attempts_on(site):
-    """Today's blocked attempts on `site` as `lockctl insights` counts them (UTC day is enough here)."""
-    day = time.strftime("%Y-%m-%dT00:00:00Z", time.gmtime())
-    return sum(c["attempts"] for c in api(f"/v1/insights?from={day}")["topSites"] if c["name"] == site)
-
-
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = f"<!doctype html><html lang=en><title>ok {self.headers['Host']}{self.path}</title><h1>ok</h1>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-port = server.server_address[1]
-threading.Thread(target=server.serve_forever, daemon=True).start()
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
+options = browserlib.chromium_options(
+    USER_DATA, f"--load-extension={EXTENSION}", f"--disable-extensions-except={EXTENSION}",
+    # Chromium 137+ ignores --load-extension unless this feature is off.
+    "--disable-features=DisableLoadExtensionCommandLineSwitch",
+    "--host-resolver-rules=MAP *.test 127.0.0.1")
 # The companion replaces a navigation to a blocked name with the shield while it is under way;
 # chromedriver's default strategy then waits for the replaced load and times out now and then
 # (1 run in 4 here). Every check below waits for what it expects instead.
 options.page_load_strategy = "none"
-for argument in [
-    "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={USER_DATA}",
-    f"--load-extension={EXTENSION}", f"--disable-extensions-except={EXTENSION}",
-    # Chromium 137+ ignores --load-extension unless this feature is off.
-    "--disable-features=DisableLoadExtensionCommandLineSwitch",
-    "--host-resolver-rules=MAP *.test 127.0.0.1", "--window-size=1000,900", "--no-first-run",
-]:
-    options.add_argument(argument)
 os.environ["SIMPLYLOCK_SOCKET"] = SOCKET
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = browserlib.start_chromium(options)
 driver.set_page_load_timeout(20)
 wait = WebDriverWait(driver, 20)
 
@@ -107,15 +51,7 @@ def shield_shown():
 
 
 def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return True
-        except Exception:
-            pass
-        time.sleep(0.2)
-    fail(f"timed out after {timeout}s waiting for {what} (at {driver.current_url})")
+    return browserlib.wait_for(driver, predicate, timeout, what, fail)
 
 
 try:
@@ -242,10 +178,6 @@ try:
     wait_for(lambda: driver.title == f"ok blocked.test:{port}/", 20, "the page to open after the unlock")
     check(True, "the unblocked page opened")
 finally:
-    try:
-        driver.quit()
-    except Exception:
-        pass
-    server.shutdown()
+    browserlib.close(driver, server)
 
-print(json.dumps(findings), flush=True)
+report.done()

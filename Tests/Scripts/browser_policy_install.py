@@ -10,102 +10,36 @@ as the ordinary user UID. The daemon (under the
 scratch root) runs the profile `focus` (blocked.test) as a session. Prints one JSON line of
 findings at the end; exits non-zero on a failure.
 """
-import http.client
-import http.server
 import json
 import os
-import socket
 import sys
-import threading
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+import browserlib
 
 SOCKET, ID, ARTEFACTS, USER_DATA, DRIVER = sys.argv[1:6]
 UID = int(sys.argv[6])
-findings = {}
+report = browserlib.Report()
+findings, fail, check = report.findings, report.fail, report.check
+daemon = browserlib.DaemonAPI(SOCKET)
+api, attempts_on = daemon.get, daemon.attempts_on
+server, port = browserlib.serve_pages()
 
-
-def fail(message):
-    print(f"FAIL: {message}", flush=True)
-    print(json.dumps(findings), flush=True)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-    print(f"ok: {message}", flush=True)
-
-
-class UnixHTTP(http.client.HTTPConnection):
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(SOCKET)
-
-
-def api(path):
-    connection = UnixHTTP("localhost")
-    connection.request("GET", path)
-    return json.loads(connection.getresponse().read())
-
-
-def attempts_on(site):
-    """Today's blocked attempts on `site` as `lockctl insights` counts them (UTC day is enough here)."""
-    day = time.strftime("%Y-%m-%dT00:00:00Z", time.gmtime())
-    return sum(c["attempts"] for c in api(f"/v1/insights?from={day}")["topSites"] if c["name"] == site)
-
-
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = f"<!doctype html><html lang=en><title>ok {self.headers['Host']}{self.path}</title><h1>ok</h1>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-port = server.server_address[1]
-threading.Thread(target=server.serve_forever, daemon=True).start()
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
+# No --load-extension: the extension comes from the policy alone.
+options = browserlib.chromium_options(USER_DATA, "--host-resolver-rules=MAP *.test 127.0.0.1")
 options.page_load_strategy = "none"
-# No --load-extension: the extension comes from the policy alone. chromedriver's default
-# --disable-background-networking also stops policy installs, so it is left out, as a user's
-# browser runs.
+# chromedriver's default --disable-background-networking also stops policy installs, so it is
+# left out, as a user's browser runs.
 options.add_experimental_option("excludeSwitches", ["disable-background-networking", "disable-default-apps", "enable-automation"])
-for argument in [
-    "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={USER_DATA}",
-    "--host-resolver-rules=MAP *.test 127.0.0.1", "--window-size=1000,900", "--no-first-run",
-]:
-    options.add_argument(argument)
 os.environ["SIMPLYLOCK_SOCKET"] = SOCKET
-driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+driver = browserlib.start_chromium(options, driver=DRIVER)
 driver.set_page_load_timeout(20)
 
 
 def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return True
-        except Exception:
-            pass
-        time.sleep(0.5)
-    try:
-        where = driver.current_url
-    except Exception as error:
-        where = f"unknown: {error.__class__.__name__}"
-    fail(f"timed out after {timeout}s waiting for {what} (at {where})")
+    return browserlib.wait_for(driver, predicate, timeout, what, fail, interval=0.5)
 
 
 def internals():
@@ -162,10 +96,6 @@ try:
     findings["attempts"] = attempts_on("blocked.test")
     check(True, f"the policy-installed companion showed the shield, and its attempt reached insights ({findings['attempts']})")
 finally:
-    try:
-        driver.quit()
-    except Exception:
-        pass
-    server.shutdown()
+    browserlib.close(driver, server)
 
-print(json.dumps(findings), flush=True)
+report.done()

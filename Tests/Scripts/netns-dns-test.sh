@@ -259,8 +259,36 @@ EOF2
     expect "another table's DNAT of port 53 at priority $priority: m.blocked.test is still 0.0.0.0" resolves_to "p${priority#-}.m.blocked.test" 0.0.0.0
     nft delete table inet detour
 done
-# A root process's socket with SO_MARK 0x534c: its queries skip the redirect; the daemon must
-# stop claiming the dns block, and doctor must name the process.
+# A root process's socket with SO_MARK 0x534c that sends one query and closes at once, between
+# two looks at the sockets: the table counts port-53 traffic carrying the mark, the daemon
+# counts its own, and the difference is reported from then on (until the block ends).
+expect "before: check says the dns enforcer blocks m.blocked.test" dns_check m.blocked.test
+python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 36, 0x534c)
+s.sendto(struct.pack(">6H", 0x5454, 0x0100, 1, 0, 0, 0) + b"\x01z\x01m\x07blocked\x04test\x00" + struct.pack(">2H", 1, 1), ("198.18.0.2", 53))
+s.close()'
+counted_in_check() { local out; out="$(dns_check m.blocked.test)" && return 1; echo "$out"; echo "$out" | grep -q "1 UDP datagram to port 53 carried the daemon's exemption mark"; }
+counted_in_status() {
+    "$bin/lockctl" --root "$root" status --json | python3 -c '
+import json, sys
+dns = [e for e in json.load(sys.stdin)["enforcers"] if e["name"] == "dns"][0]
+print(dns.get("lastError")); sys.exit(0 if "1 UDP datagram to port 53" in (dns.get("lastError") or "") and not dns["applied"] else 1)'
+}
+doctor_fails_counting() {
+    local out status
+    out="$("$bin/lockctl" --root "$root" doctor 2>&1)"
+    status=$?
+    echo "exit $status: $(echo "$out" | grep -i "exemption count" | head -1)"
+    [ $status = 1 ] && echo "$out" | grep -q "1 UDP datagram to port 53"
+}
+expect "a short-lived marked socket's one query: check no longer claims the dns block" counted_in_check
+expect "... status: the dns enforcer is not applied, its error says what was counted" counted_in_status
+expect "... doctor fails (exit 1) saying so" doctor_fails_counting
+expect "... and it stays said (the next look)" counted_in_check
+# A socket with SO_MARK 0x534c that stays open: its queries skip the redirect; the daemon must
+# name the process.
 python3 "$here/marked_query.py" 0x534c 198.18.0.2 y.m.blocked.test "$work/borrow.out" &
 borrower=$!
 pids+=("$borrower")
@@ -284,7 +312,9 @@ expect "check m.blocked.test: the dns enforcer no longer claims it, naming the p
 expect "status: the dns enforcer's error names the process" names_borrower_in_status
 expect "doctor fails (exit 1) naming the process" doctor_fails_naming_borrower
 kill "$borrower"; wait "$borrower" 2>/dev/null
-expect "with the process gone, check says the dns enforcer blocks again" time_until 5000 dns_check m.blocked.test
+not_named() { local out; out="$(dns_check m.blocked.test)" && return 1; echo "$out"; ! echo "$out" | grep -q "process $borrower"; }
+expect "with the process gone, it is no longer named, and check still does not claim the block (what was borrowed stays said)" \
+    time_until 5000 not_named
 
 echo "# lockctl stop site"
 expect "lockctl stop" lockctl stop site
@@ -292,6 +322,35 @@ expect "the table and its redirect are gone" sh -c '! nft list table inet simply
 expect "m.blocked.test resolves again within the TTL (ms)" time_until 10000 resolves_to m.blocked.test 198.18.0.3
 expect "getent ahosts blocked.test resolves again" sh -c 'getent ahosts blocked.test | grep -q 198.18.0.3'
 expect "DoT reachable again" python3 -c 'import socket; socket.create_connection(("198.18.0.2", 853), timeout=2); print("open")'
+
+echo "# another table's NAT chain at the redirect's own priority (-199), created during the block"
+expect "lockctl start site 10m (a new block)" lockctl start site 10m
+expect "r0.m.blocked.test is 0.0.0.0" time_until 3000 resolves_to r0.m.blocked.test 0.0.0.0
+# Of two hooks at one priority the kernel runs the one registered last first, and the first NAT
+# chain to map a flow decides where it goes: this one wins the tie, and DNS walks past the filter.
+nft -f - <<'EOF2'
+table ip rival {
+	chain out {
+		type nat hook output priority -199; policy accept;
+		meta l4proto { tcp, udp } th dport 53 dnat to 198.18.0.2:53
+	}
+}
+EOF2
+expect "the rival chain wins the tie: r.m.blocked.test gets the real answer" resolves_to r.m.blocked.test 198.18.0.3
+rival_in_check() { local out; out="$(dns_check m.blocked.test)" && return 1; echo "$out"; echo "$out" | grep -q "table ip rival has NAT chain out at priority -199"; }
+doctor_names_rival() {
+    local out status
+    out="$("$bin/lockctl" --root "$root" doctor 2>&1)"
+    status=$?
+    echo "exit $status: $(echo "$out" | grep "table ip rival" | head -1)"
+    [ $status = 1 ] && echo "$out" | grep -q "table ip rival"
+}
+expect "check does not claim the dns block, naming the rival table" rival_in_check
+expect "doctor fails (exit 1) naming the rival table" doctor_names_rival
+nft delete table ip rival
+expect "with the rival gone, r2.m.blocked.test is 0.0.0.0 again" resolves_to r2.m.blocked.test 0.0.0.0
+expect "... and check says the dns enforcer blocks (a new block starts with nothing borrowed)" time_until 5000 dns_check m.blocked.test
+expect "lockctl stop site" lockctl stop site
 stop_daemon
 status=$?
 expect "the daemon stops cleanly (exit status)" test "$status" = 0

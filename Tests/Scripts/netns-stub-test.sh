@@ -58,7 +58,8 @@ nsenter -t "$peer_pid" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --n
     --listen-address=198.18.0.2 --listen-address=fd00:18::2 --port=53 --user=root --group=root \
     --pid-file="$work/peer-dnsmasq.pid" --log-queries --log-facility="$work/peer-dnsmasq.log" --local-ttl=60 \
     --address=/blocked.test/198.18.0.3 --address=/blocked.test/fd00:18::3 \
-    --address=/allowed.test/198.18.0.4 --address=/allowed.test/fd00:18::4 &
+    --address=/allowed.test/198.18.0.4 --address=/allowed.test/fd00:18::4 --address=/tcponly.test/198.18.0.7 \
+    $(for i in $(seq 120); do printf -- ' --address=/big.allowed.test/10.18.%d.%d' $((i / 200)) $((i % 200 + 1)); done) &
 pids+=("$!")
 # The machine's stub, as NetworkManager runs it: no cache, so that every answer shows what its
 # upstream path gives now.
@@ -176,6 +177,36 @@ expect "with the daemon gone, allowed.test does not resolve through the stub (fa
 expect "... and a query straight to the peer is refused at once" unanswered 1000 @198.18.0.2 allowed.test
 "$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts,nftables,dns --release >>"$work/daemon.log" 2>&1
 expect "after release, m.blocked.test resolves through the stub again" time_until 5000 resolves_to 198.18.0.3 m.blocked.test
+
+echo "# a stub that reaches its upstream over TCP only: the filter learns it from TCP queries"
+# Unmarked UDP to the peer is cut before the redirect (the daemon's own marked queries pass), so
+# the stub's upstream queries that reach the filter are the TCP ones clients' retries cause
+# after a truncated answer. A new daemon knows no upstream yet; a block of tcponly.test needs
+# its address (198.18.0.7), which only the stub's upstream gives.
+nft -f - <<'EOF2'
+table inet udpcut {
+	chain out {
+		type filter hook output priority -300; policy accept;
+		meta l4proto udp th dport 53 ip daddr 198.18.0.2 socket mark != 0x534c drop
+	}
+}
+EOF2
+"$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts,nftables,dns --log-level debug >>"$work/daemon.log" 2>&1 &
+daemon_pid=$!
+for _ in $(seq 200); do lockctl status >/dev/null 2>&1 && break; sleep 0.05; done
+expect "a block of tcponly.test starts" sh -c "'$bin/lockctl' --root '$root' profiles create tcp --domain tcponly.test >/dev/null && '$bin/lockctl' --root '$root' start tcp 10m"
+expect "status: no stub upstream learnt yet" detail_matches stubUpstreams '^none learnt yet'
+expect "over UDP the stub gets no answer (its UDP upstream queries are cut)" sh -c '! dig +short +time=1 +tries=1 x.allowed.test | grep -qE "^[0-9]"'
+expect "over TCP the stub answers y.allowed.test through its upstream" resolves_to 198.18.0.4 +tcp y.allowed.test
+expect "status: the stub's upstream 198.18.0.2 was learnt from its TCP query" time_until 5000 detail_matches stubUpstreams '198\.18\.0\.2'
+expect "the firewall's set holds tcponly.test's real address, resolved through the learnt upstream" \
+    time_until 20000 sh -c 'nft list set inet simplylock block4 | grep -qw 198.18.0.7'
+nft delete table inet udpcut
+expect "a 120-record answer through the stub: truncated over UDP, then whole over TCP through the filter" \
+    sh -c '[ "$(dig +short +time=3 +tries=1 big.allowed.test | grep -c "^10\.18\.")" = 120 ]'
+expect "lockctl stop tcp" lockctl stop tcp
+kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
+"$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts,nftables,dns --release >>"$work/daemon.log" 2>&1
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] || { echo "--- daemon log (last 40 lines)"; tail -40 "$work/daemon.log"; }

@@ -17,14 +17,14 @@ import tempfile
 import time
 
 from axe_selenium_python import Axe
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
+
+import browserlib
 
 URL, ROOT, LOCKCTL, ARTEFACTS = sys.argv[1:5]
 TABS = ["home", "profiles", "insights", "timer", "settings"]
@@ -65,13 +65,10 @@ def hosts():
 
 
 def start_browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800",
-                     "--no-first-run", "--disable-extensions", "--lang=en-GB", f"--user-data-dir={tempfile.mkdtemp(prefix='ui-chromium-')}"]:
-        options.add_argument(argument)
+    options = browserlib.chromium_options(tempfile.mkdtemp(prefix="ui-chromium-"), "--disable-dev-shm-usage", "--disable-extensions",
+                                          "--lang=en-GB", window="1280,800")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return browserlib.start_chromium(options)
 
 
 def wait(driver, condition, what, timeout=10):
@@ -202,6 +199,37 @@ def run(driver):
     shown = json.loads(lockctl("profiles", "show", "focus-ui", "--json").stdout or "{}")
     check("example.org" in shown.get("domains", []) and "confgame" in shown.get("apps", []), f"the daemon has focus-ui with example.org and confgame ({shown.get('domains')}, {shown.get('apps')})")
 
+    # Editing it: the icon, the colour, an app category and a catalog category, saved through the
+    # daemon and drawn on the card.
+    driver.find_element(By.ID, "edit-focus-ui").click()
+    if wait(driver, lambda d: d.find_elements(By.ID, "pf-icon") and d.find_element(By.ID, "pf-icon").is_enabled(),
+            "the editor of a custom profile offers its icon"):
+        Select(driver.find_element(By.ID, "pf-icon")).select_by_visible_text("Game controller")
+        Select(driver.find_element(By.ID, "pf-color")).select_by_visible_text("Green")
+        driver.find_element(By.CSS_SELECTOR, "label[for='pf-appCategories-Game']").click()
+        driver.find_element(By.CSS_SELECTOR, "label[for='pf-categories-news']").click()
+        driver.execute_script("document.getElementById('pf-icon').scrollIntoView({block: 'center'})")
+        driver.save_screenshot(os.path.join(ARTEFACTS, "profile-edit-look.png"))
+        driver.find_element(By.ID, "pf-save").click()
+        wait(driver, lambda d: not d.find_element(By.ID, "sheet").get_attribute("open"), "the edit is saved and the sheet closes")
+        shown = json.loads(lockctl("profiles", "show", "focus-ui", "--json").stdout or "{}")
+        check((shown.get("icon"), shown.get("color")) == ("gamecontroller", "#34C759"),
+              f"the daemon has the new icon and colour ({shown.get('icon')}, {shown.get('color')})")
+        check(shown.get("appCategories") == ["Game"] and shown.get("categories") == ["news"],
+              f"the daemon has the app category and the catalog category ({shown.get('appCategories')}, {shown.get('categories')})")
+        card = wait(driver, lambda d: d.execute_script(
+            "const b = document.querySelector(\"article[aria-labelledby='profile-focus-ui'] .badge\");"
+            "return b && b.querySelector('svg') && getComputedStyle(b).getPropertyValue('--tint').trim().toUpperCase() === '#34C759'"),
+            "the card shows the new icon in the new colour")
+        driver.save_screenshot(os.path.join(ARTEFACTS, "profile-card-look.png"))
+        # And back out: the category unticked in the editor is gone from the daemon too.
+        driver.find_element(By.ID, "edit-focus-ui").click()
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "label[for='pf-categories-news']"), "the editor opens again")
+        driver.find_element(By.CSS_SELECTOR, "label[for='pf-categories-news']").click()
+        driver.find_element(By.ID, "pf-save").click()
+        wait(driver, lambda d: json.loads(lockctl("profiles", "show", "focus-ui", "--json").stdout or "{}").get("categories") == [],
+             "the catalog category unticked is removed")
+
     # A refusal shown with the daemon's reason: the strict block's profile cannot lose a service.
     lockctl("profiles", "create", "strictone", "--domain", "strict.example")
     lockctl("start", "strictone", "30m", "--strict")
@@ -242,7 +270,8 @@ def run(driver):
     focus.send_keys("1")
     driver.find_element(By.ID, "pomo-start").click()
     wait(driver, lambda d: d.find_elements(By.ID, "pomodoro-pause"), "the Pomodoro runs, with pause")
-    offset = lambda: float(driver.find_element(By.CSS_SELECTOR, ".ring-progress").get_attribute("stroke-dashoffset"))
+    # Read in one step: the ring is drawn again as events arrive, so an element found a moment ago may be gone.
+    offset = lambda: float(driver.execute_script("return document.querySelector('.ring-progress').getAttribute('stroke-dashoffset')"))
     before = offset()
     time.sleep(2.5)
     after = offset()

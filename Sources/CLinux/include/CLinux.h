@@ -10,6 +10,10 @@
 #include <sys/random.h>
 #include "clinux_chunker.h"
 #include "clinux_sentinel.h"
+#include "clinux_elf.h"
+
+// O_PATH needs _GNU_SOURCE too (the value of every architecture Linux runs Swift on).
+#define CLINUX_O_PATH 010000000
 
 // mkostemp needs _GNU_SOURCE, which cannot be set for the Glibc module itself.
 int clinux_mkostemp(char *template_path, int flags);

@@ -152,7 +152,16 @@ struct StatusCommand: AsyncParsableCommand {
             return TextFormat.count(report.elements, "name")
         case "apps":
             // Elements are executables: an app may have several (a wrapper and its target).
-            return TextFormat.count(report.elements, "program")
+            var text = TextFormat.count(report.elements, "program")
+            // Apps whose launches open limits count are held too, though none is blocked; they
+            // are counted only by a running fanotify guard (the proc connector cannot).
+            if let counted = report.details["counted"]?.description.split(separator: ", "), !counted.isEmpty {
+                let counting =
+                    report.details["mode"]?.description == "fanotify"
+                    && report.details["launches"].map { $0.description != "not counted" } == true
+                text += ", launches of \(TextFormat.count(counted.count, "app")) " + (counting ? "counted" : "NOT counted")
+            }
+            return text
         case "unbound":
             return TextFormat.count(report.elements, "zone")
         case "dnsmasq":

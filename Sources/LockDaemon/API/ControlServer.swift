@@ -100,15 +100,7 @@ final class ControlServer: Service {
         defer { if case .path(let path) = listener { unlink(path) } }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await withThrowingDiscardingTaskGroup { connectionGroup in
-                        try await server.executeThenClose { connections in
-                            for try await connection in connections {
-                                connectionGroup.addTask { await self.serve(connection) }
-                            }
-                        }
-                    }
-                }
+                group.addTask { try await AcceptLoop.run(server) { await self.serve($0) } }
                 group.addTask {
                     while true {
                         try await Task.sleep(for: RefusalLog.interval)

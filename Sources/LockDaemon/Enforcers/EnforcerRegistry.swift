@@ -74,9 +74,14 @@ extension EnforcerRegistration {
         let resolver = DNSResolver(
             servers: factory.servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, stubUpstreams: learnt, logger: factory.logger)
         let attempts = factory.attempts
-        return NFTablesEnforcer(
+        let enforcer = NFTablesEnforcer(
             resolver: resolver, doh: doh, dnsRedirect: redirect, onBlocked: { attempts.firewallBlocked($0) },
             logger: factory.logger)
+        if let dns {
+            dns.setPathReader { await enforcer.dnsPath() }
+            enforcer.onCommit { await dns.refreshPath() }
+        }
+        return enforcer
     }
 
     static let apps = EnforcerRegistration(kind: .apps, byDefault: { EnforcerFactory.appsDecision($0.configuration.apps) }) {
@@ -86,6 +91,9 @@ extension EnforcerRegistration {
             preference: ExecGuard.Preference(rawValue: settings.mechanism.rawValue) ?? .automatic,
             terminateGrace: settings.terminateGrace, frozenRecord: EnforcerFactory.frozenRecord(factory.paths))
         if let userWritable = settings.userWritable { enforcerSettings.userWritable = userWritable }
+        // Under a scratch root (a demo, a test), user-writable mounts are looked for under it only:
+        // a filesystem mark is machine-wide, whatever the root.
+        if factory.paths.root != "/" { enforcerSettings.mountScope = [factory.paths.root] }
         let attempts = factory.attempts
         let launches = factory.launches
         return AppEnforcer(

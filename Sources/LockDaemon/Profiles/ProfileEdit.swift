@@ -50,6 +50,14 @@ public struct ProfileEdit: Sendable, Equatable {
     public var addKeywords: [KeywordRule] = []
     /// Keyword rules to remove; each must be in the profile.
     public var removeKeywords: [KeywordRule] = []
+    /// A new icon name; empty clears it.
+    public var icon: String?
+    /// A new colour; empty clears it.
+    public var color: String?
+    /// Catalog categories to add.
+    public var addCategories: [String] = []
+    /// Catalog categories to remove; each must be in the profile.
+    public var removeCategories: [String] = []
 
     /// An edit that changes nothing.
     public init() {}
@@ -71,6 +79,9 @@ public struct ProfileEdit: Sendable, Equatable {
         if let missing = removeApps.first(where: { !profile.apps.contains($0) }) {
             throw .notInProfile(field: "remove-app", value: missing, profile: profile.name)
         }
+        if let missing = removeCategories.first(where: { !profile.categories.contains($0) }) {
+            throw .notInProfile(field: "remove-category", value: missing, profile: profile.name)
+        }
         if let missing = removeAppCategories.first(where: { !profile.appCategories.contains($0) }) {
             throw .notInProfile(field: "remove-app-category", value: missing.name, profile: profile.name)
         }
@@ -91,7 +102,11 @@ public struct ProfileEdit: Sendable, Equatable {
         edited.addresses = profile.addresses.filter { !removeAddresses.contains($0) } + addAddresses
         edited.apps = profile.apps.filter { !removeApps.contains($0) } + addApps
         edited.appCategories = profile.appCategories.filter { !removeAppCategories.contains($0) } + addAppCategories
+        let categories = profile.categories.filter { !removeCategories.contains($0) }
+        edited.categories = categories + addCategories.filter { !categories.contains($0) }
         if let running { edited.running = running }
+        if let icon { edited.icon = icon.isEmpty ? nil : icon }
+        if let color { edited.color = color.isEmpty ? nil : color }
         if let displayName { edited.displayName = displayName.isEmpty ? nil : displayName }
         if let description { edited.description = description.isEmpty ? nil : description }
         if let strict { edited.strict = strict }

@@ -49,24 +49,29 @@ public actor AppEnforcer: Enforcer {
         }
     }
 
-    private let settings: Settings
-    private let logger: Logger
+    let settings: Settings
+    let logger: Logger
     private let onDenial: @Sendable (ExecDenial) -> Void
     private let onLaunch: (@Sendable (LaunchRequest) -> Void)?
     /// Readable without the actor, for the watchdog.
-    private let guardian = Mutex<ExecGuard?>(nil)
-    private let freezer: CgroupFreezer?
+    let guardian = Mutex<ExecGuard?>(nil)
+    let freezer: CgroupFreezer?
 
-    private var apps: [BlockedApp] = []
+    private(set) var apps: [BlockedApp] = []
     private var counted: [CountedApp] = []
-    private var rules: ExecRules = .none
+    private(set) var rules: ExecRules = .none
     private var frozen: [String: String] = [:]
     private var lastApplied: Date?
     private var lastError: String?
     private var notes: [String] = []
     private var terminated = 0
+    /// Processes the last scan found running a blocked program (pid → its executable), all
+    /// stopped then: the next scan leaves them to the grace period or the freezer.
+    private var stopping: [Int32: FileIdentity] = [:]
+    /// The other mount namespaces' user-writable mounts the rules watch (`ForeignMounts.Mount.identity`).
+    var foreignMounts: Set<String> = []
     private var lastMode: ExecGuard.Mode?
-    private var fallbackReason: String?
+    private(set) var fallbackReason: String?
 
     /// Creates the enforcer; nothing runs until an apply blocks an app.
     ///
@@ -107,7 +112,7 @@ public actor AppEnforcer: Enforcer {
 
     /// - Parameter remount: the mount table changed: marks are renewed even when the rules
     ///   look the same (a filesystem mounted again under the same device number lost them).
-    private func enforce(remount: Bool = false) throws {
+    func enforce(remount: Bool = false) throws {
         guard !apps.isEmpty || !counted.isEmpty else {
             guardian.withLock { current in
                 current?.stop()
@@ -115,6 +120,8 @@ public actor AppEnforcer: Enforcer {
             }
             rules = .none
             notes = []
+            stopping = [:]
+            foreignMounts = []
             thaw(keeping: [])
             return
         }
@@ -136,9 +143,13 @@ public actor AppEnforcer: Enforcer {
         fallbackReason = execGuard.fallbackReason
         // Found again at every apply, and `watch` applies again when the mount table changes:
         // a tmpfs, FUSE filesystem or USB stick mounted during a strict block is watched too.
-        let mounts =
-            apps.contains(where: \.strict) ? UserWritableMounts.current(extra: settings.userWritable, scope: settings.mountScope) : []
-        let rules = ExecRules.resolve(apps, counted: counted, hasher: execGuard.hasher, userWritable: settings.userWritable + mounts)
+        // Other mount namespaces' too (`unshare -Urm`), and `sweep` looks for new ones.
+        let strict = apps.contains(where: \.strict)
+        let mounts = strict ? UserWritableMounts.current(extra: settings.userWritable, scope: settings.mountScope) : []
+        let foreign = strict ? ForeignMounts.find(extra: settings.userWritable, scope: settings.mountScope) : []
+        foreignMounts = Set(foreign.map(\.identity))
+        let rules = ExecRules.resolve(
+            apps, counted: counted, hasher: execGuard.hasher, userWritable: settings.userWritable + mounts, foreign: foreign)
         // Applying the same block again (the daemon re-applies on every session change) keeps
         // the allow cache: only a real change makes allowed programs ask the guard again.
         if started || remount || !rules.decidesLike(self.rules) {
@@ -156,8 +167,10 @@ public actor AppEnforcer: Enforcer {
     }
 
     /// Terminates or freezes what runs a blocked program now.
-    private func stopRunning(_ rules: ExecRules, hasher: ContentHasher) {
-        let matches = RunningProcesses.matching(rules, hasher: hasher)
+    func stopRunning(_ rules: ExecRules, hasher: ContentHasher) {
+        let found = RunningProcesses.matching(rules, hasher: hasher)
+        let matches = found.filter { stopping[$0.pid] != $0.executable }
+        stopping = Dictionary(found.map { ($0.pid, $0.executable) }, uniquingKeysWith: { first, _ in first })
         guard !matches.isEmpty else { return }
         var toTerminate: [RunningProcesses.Match] = []
         var byScope: [String: [RunningProcesses.Match]] = [:]
@@ -230,8 +243,16 @@ public actor AppEnforcer: Enforcer {
     }
 
     /// Applies again when the mount table changes (a blocked program's filesystem mounted
-    /// again, a new filesystem under a user-writable path). Runs until cancelled.
+    /// again, a new filesystem under a user-writable path), and during strict blocks sweeps
+    /// (`sweep`). Runs until cancelled.
     public func watch() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.sweepUntilCancelled() }
+            group.addTask { await self.watchMountTable() }
+        }
+    }
+
+    private func watchMountTable() async {
         let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let watcher: MountWatcher
         do {
@@ -295,70 +316,6 @@ public actor AppEnforcer: Enforcer {
     /// Scopes frozen now, with the app each was frozen for.
     public var frozenScopes: [String: String] { frozen }
 
-    /// Which mechanism is active (or would be, at the next block) and why; whether running
-    /// instances can be stopped.
-    public func diagnose() async -> [Finding] {
-        var findings: [Finding] = []
-        let fix =
-            "run simplylockd as root with CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_KILL and CAP_DAC_READ_SEARCH, outside a container (the shipped unit grants them)"
-        if let statistics {
-            switch statistics.mode {
-            case .fanotify:
-                findings.append(
-                    Finding(
-                        "apps", .ok,
-                        "fanotify: execs of blocked apps are refused by the kernel (\(statistics.markedFilesystems.count) filesystems watched, \(statistics.denials) refused so far)"
-                    ))
-                // Said while a block runs: what fanotify marks cannot see at all.
-                findings.append(
-                    Finding(
-                        "apps: not seen by fanotify", .warning,
-                        "programs run from memory (memfd_create + fexecve) and from filesystems mounted in another mount namespace (unshare -Urm) are not checked by fanotify; only a BPF LSM exec guard sees those"
-                    ))
-            case .procConnector:
-                findings.append(
-                    Finding(
-                        "apps", .warning,
-                        "proc connector: blocked apps are killed just after they start, because fanotify cannot be used: \(fallbackReason ?? "not chosen")",
-                        fix: fix))
-            }
-        } else {
-            // No guard runs, so trying a fanotify group here never makes two in this process.
-            switch ExecGuard.availability(preference: settings.preference) {
-            case (.fanotify?, _):
-                findings.append(Finding("apps", .ok, "idle; blocks will use fanotify (execs refused by the kernel)"))
-            case (.procConnector?, let reason):
-                findings.append(
-                    Finding(
-                        "apps", .warning,
-                        "idle; blocks will use the proc connector (apps killed just after they start), because fanotify cannot be used: \(reason ?? "not chosen")",
-                        fix: fix))
-            case (nil, let reason):
-                findings.append(Finding("apps", .problem, "app blocks cannot be enforced here: \(reason ?? "no mechanism")", fix: fix))
-            }
-        }
-        let lacking = ProcessCapabilities.missing([ProcessCapabilities.sysPtrace, ProcessCapabilities.kill])
-        if !lacking.isEmpty {
-            findings.append(
-                Finding(
-                    "apps: running instances", .warning,
-                    "without \(lacking.joined(separator: " and ")), blocked apps that other users already run (or start through an interpreter) are not stopped",
-                    fix: fix))
-        }
-        if !ProcessCapabilities.has(ProcessCapabilities.dacReadSearch) {
-            findings.append(
-                Finding(
-                    "apps: users' own apps", .warning,
-                    "without CAP_DAC_READ_SEARCH, apps installed in private home directories (~/.local/share/applications, flatpak --user) are not found",
-                    fix: fix))
-        }
-        if freezer == nil {
-            findings.append(
-                Finding("apps: freezing", .warning, "no cgroup v2 hierarchy: profiles with running = \"freeze\" terminate instead"))
-        }
-        return findings
-    }
-
     public func status() async -> EnforcerStatus {
         var details: [String: EnforcerStatus.Detail] = [:]
         let statistics = self.statistics
@@ -378,6 +335,7 @@ public actor AppEnforcer: Enforcer {
             if statistics.sentinelAllowed > 0 { details["sentinelAllowed"] = .count(statistics.sentinelAllowed) }
             if statistics.sentinelRefused > 0 { details["sentinelRefused"] = .count(statistics.sentinelRefused) }
             if statistics.mode == .fanotify, !statistics.hasSentinel { details["sentinel"] = .text("not running") }
+            if statistics.sentinelFiltered > 0 { details["sentinelFiltered"] = .count(statistics.sentinelFiltered) }
         } else {
             details["mode"] = .text("idle")
         }

@@ -128,6 +128,11 @@ public final class ExecGuard: Sendable {
     @discardableResult
     public func update(_ rules: ExecRules) -> [String] { backend.update(rules) }
 
+    /// Marks filesystems found between updates (device → a path to it; idempotent, the allow
+    /// cache is kept): mounts of other mount namespaces, whose device numbers can be those of
+    /// filesystems that went away.
+    func markFilesystems(_ filesystems: [UInt64: String]) { backend.markFilesystems(filesystems) }
+
     /// Counters and marks.
     public var statistics: ExecGuardStatistics { backend.statistics() }
 

@@ -37,6 +37,9 @@ public struct ExecGuardStatistics: Sendable, Equatable {
     /// Launches answered by the rule (refused if strict, else allowed) because the daemon did
     /// not decide in time.
     public var launchesUndecided = 0
+    /// Blocked files the sentinel holds in its filter rather than exactly (past 4 096): none is
+    /// ever let through, and some unblocked files may be refused while the daemon is stalled.
+    public var sentinelFiltered = 0
     /// False when the sentinel could not be started (a stalled daemon then stalls execs).
     public var hasSentinel = true
 

@@ -98,15 +98,17 @@ public final class ExecRules: Sendable {
     }
 
     /// True when the program `exe` (a `/proc/PID/exe`) may run a blocked file without exec: an
-    /// interpreter or the dynamic loader by name, or any program an ordinary user may have
-    /// made or changed. The second catches a renamed copy of `ld-linux-x86-64.so.2`, `python3`
-    /// or `dash` in a home directory by what it is rather than what it is called; a user's own
-    /// program opening a blocked one during a block is refused too, which is the point.
-    public static func mayRunOthers(exe: String) -> Bool {
+    /// interpreter or the dynamic loader by name, any program an ordinary user may have made or
+    /// changed, or a loader or interpreter recognised by content (`ProgramRunners`: a copy root
+    /// put under another name). The second catches a renamed copy of `ld-linux-x86-64.so.2`,
+    /// `python3` or `dash` in a home directory by what it is rather than what it is called; a
+    /// user's own program opening a blocked one during a block is refused too, which is the point.
+    public static func mayRunOthers(exe: String, runners: ProgramRunners = .machine) -> Bool {
         var status = stat()
-        if stat(exe, &status) == 0, userControlled(status) { return true }
-        guard let program = FanotifyExecGuard.readLink(exe) else { return false }
-        return ProgramNames.isInterpreter(program)
+        let found = stat(exe, &status) == 0
+        if found, userControlled(status) { return true }
+        if let program = FanotifyExecGuard.readLink(exe), ProgramNames.isInterpreter(program) { return true }
+        return found && runners.recognises(exe, status: status)
     }
 
     /// True when the file with this status must be read before its exec is decided (a strict
@@ -141,9 +143,15 @@ public final class ExecRules: Sendable {
     ///   …): watched as well when an app is strict, because that is where copies appear.
     /// - Parameter counted: apps whose launches are counted; their programs are watched too,
     ///   unless blocked (a blocked program is refused whatever counts it).
+    /// - Parameter foreign: user-writable filesystems of other mount namespaces, watched like
+    ///   `userWritable` (by the device their mountinfo gives, never a `stat` of the path).
+    /// - Parameter runners: finds the machine's interpreters again, and recognises loaders and
+    ///   interpreters under other names, which are never blocked either.
     public static func resolve(
-        _ apps: [BlockedApp], counted countedApps: [CountedApp] = [], hasher: ContentHasher, userWritable: [String]
+        _ apps: [BlockedApp], counted countedApps: [CountedApp] = [], hasher: ContentHasher, userWritable: [String],
+        foreign: [ForeignMounts.Mount] = [], runners: ProgramRunners = .machine
     ) -> ExecRules {
+        runners.refresh()
         var rules: [Rule] = []
         var blocked: [FileIdentity: BlockedFile] = [:]
         var digests: [Int64: [ContentDigest: Int]] = [:]
@@ -163,7 +171,8 @@ public final class ExecRules: Sendable {
                     notes.append("\(app.id): \(path) not found")
                     continue
                 }
-                guard ProgramNames.mayBeBlocked(file.resolved), ProgramNames.mayBeBlocked(path) else {
+                guard ProgramNames.mayBeBlocked(file.resolved), ProgramNames.mayBeBlocked(path), !runners.recognises(file.resolved)
+                else {
                     notes.append("\(app.id): \(path) is an interpreter or launcher and is never blocked")
                     continue
                 }
@@ -210,6 +219,7 @@ public final class ExecRules: Sendable {
                 let device = UInt64(status.st_dev)
                 if filesystems[device] == nil { filesystems[device] = path }
             }
+            for mount in foreign where filesystems[mount.device] == nil { filesystems[mount.device] = mount.path }
         }
         return ExecRules(
             rules: rules, blocked: blocked, digestsBySize: digests, similar: similar, filesystems: filesystems, notes: notes,

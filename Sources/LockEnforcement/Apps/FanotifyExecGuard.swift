@@ -130,10 +130,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
             // filesystem unmounted and mounted again (same device number, new superblock) lost
             // its mark with the old superblock.
             for (device, path) in rules.filesystems.sorted(by: { $0.key < $1.key }) {
-                if clinux_fanotify_mark(
-                    groupFD, UInt32(FAN_MARK_ADD | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
-                    AT_FDCWD, path) == 0
-                {
+                if markFilesystem(device: device, path: path) {
                     marks.filesystems[device] = path
                 } else {
                     problems.append(SystemError("fanotify_mark (filesystem)", path).description)
@@ -165,23 +162,41 @@ final class FanotifyExecGuard: ExecGuardBackend {
             guard !stopped else { return ["the exec guard is stopped"] }
             var removed = false
             for (device, path) in marks.filesystems where rules.filesystems[device] == nil {
-                _ = clinux_fanotify_mark(
-                    groupFD, UInt32(FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
-                    AT_FDCWD, path)
+                _ = markFilesystem(device: device, path: path, adding: false)
                 marks.filesystems[device] = nil
                 removed = true
             }
             if removed {
                 // Two devices can share a superblock (btrfs subvolumes): removing one's mark
                 // removed the other's. Adding back is idempotent.
-                for (_, path) in marks.filesystems {
-                    _ = clinux_fanotify_mark(
-                        groupFD, UInt32(FAN_MARK_ADD | FAN_MARK_FILESYSTEM), UInt64(FAN_OPEN_EXEC_PERM),
-                        AT_FDCWD, path)
-                }
+                for (device, path) in marks.filesystems { _ = markFilesystem(device: device, path: path) }
             }
             return problems
         }
+    }
+
+    func markFilesystems(_ filesystems: [UInt64: String]) {
+        marks.withLock { marks in
+            guard !marks.closed else { return }
+            for (device, path) in filesystems where markFilesystem(device: device, path: path) { marks.filesystems[device] = path }
+        }
+    }
+
+    /// Marks the filesystem `path` leads to, only if that is still `device`: a path into
+    /// another mount namespace (`/proc/PID/root/…`) whose mount went away leads to the
+    /// filesystem underneath, which must not be marked instead. The mark is put through the
+    /// descriptor checked (`/proc/self/fd/N`), so nothing can change in between.
+    private func markFilesystem(device: UInt64, path: String, adding: Bool = true) -> Bool {
+        let fd = open(path, CLINUX_O_PATH | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, UInt64(status.st_dev) == device else {
+            errno = ESTALE
+            return false
+        }
+        let flags = (adding ? FAN_MARK_ADD : FAN_MARK_REMOVE) | FAN_MARK_FILESYSTEM
+        return clinux_fanotify_mark(groupFD, UInt32(flags), UInt64(FAN_OPEN_EXEC_PERM), AT_FDCWD, "/proc/self/fd/\(fd)") == 0
     }
 
     func statistics() -> ExecGuardStatistics {
@@ -193,7 +208,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
             hashes: hasher.computations, overflows: overflows.load(ordering: .relaxed),
             droppedReports: reporter.droppedCount, refusedUnchecked: refusedUnchecked.load(ordering: .relaxed),
             allowedUnchecked: allowedUnchecked.load(ordering: .relaxed), sentinelAllowed: sentinel?.answered.allowed ?? 0,
-            sentinelRefused: sentinel?.answered.refused ?? 0, hasSentinel: sentinel != nil)
+            sentinelRefused: sentinel?.answered.refused ?? 0, sentinelFiltered: sentinel?.filtered ?? 0, hasSentinel: sentinel != nil)
         let launched = launches.statistics
         statistics.launchesAllowed = launched.allowed
         statistics.launchesRefused = launched.refused

@@ -142,7 +142,7 @@ public actor BPFExecEnforcer: Enforcer {
             return [
                 Finding(
                     "bpf", .problem,
-                    "the BPF LSM exec guard cannot run here: \(reason); not covered: blocked programs started through a copied dynamic loader or from a memfd",
+                    "the BPF LSM exec guard cannot run here: \(reason); not covered: blocked programs started from a memfd, and for about 1 s copies started from another mount namespace's filesystem",
                     fix: "boot with bpf in lsm=, a kernel with BTF, and run simplylockd as root; else rely on the apps enforcer alone")
             ]
         }

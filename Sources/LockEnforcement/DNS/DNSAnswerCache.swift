@@ -2,9 +2,11 @@
 /// without a round trip (the stub resolvers desktops run, NetworkManager's dnsmasq among them,
 /// keep no cache of their own).
 ///
-/// Keys are the question as asked (name in lowercase, type, class), the EDNS and DNSSEC bits
-/// that shape an answer, and the server it was asked of (a query redirected to its original
-/// destination is not answered with another server's answer). Positive answers live for their
+/// Keys are the question as asked (name in lowercase, type, class), the EDNS, DNSSEC and AD
+/// bits that shape an answer, and the server it was asked of (a query redirected to its
+/// original destination is not answered with another server's answer). A served answer carries
+/// its asker's ID, letter case and RD bit (RFC 1035 copies RD from the query), not the first
+/// asker's. The forwarder empties the cache when its upstream servers change. Positive answers live for their
 /// smallest TTL, negative ones (NXDOMAIN, NODATA) for their SOA's TTL bound (RFC 2308 5), each
 /// at most `maxTTL`; served answers carry their TTLs decremented by the time spent here.
 /// Truncated answers, SERVFAIL and every other error, answers with a TTL of 0 and negative
@@ -56,14 +58,16 @@ struct DNSAnswerCache {
         }
         var bits: UInt8 = UInt8(truncatingIfNeeded: query.flags >> 4) & 1  // CD
         if let edns = query.edns { bits |= 2 | (edns.dnssecOK ? 4 : 0) }
+        if query.flags & 0x0020 != 0 { bits |= 8 }  // AD: the asker wants to know what was validated
         key.append(bits)
         key += server
         return key
     }
 
-    /// The answer kept for `key` with `id` and the client's `question` bytes (0x20 letter case),
-    /// its TTLs decremented by the time kept; nil when there is none or it expired.
-    mutating func answer(_ key: [UInt8], id: UInt16, question: UnsafeRawBufferPointer, now: UInt64) -> [UInt8]? {
+    /// The answer kept for `key` with `id`, the RD bit of the client's `flags` and its `question`
+    /// bytes (0x20 letter case), its TTLs decremented by the time kept; nil when there is none
+    /// or it expired.
+    mutating func answer(_ key: [UInt8], id: UInt16, flags: UInt16, question: UnsafeRawBufferPointer, now: UInt64) -> [UInt8]? {
         guard let slot = index[key] else { return nil }
         let entry = entries[slot]
         guard now < entry.expires else {
@@ -74,6 +78,7 @@ struct DNSAnswerCache {
         var out = entry.answer
         out[0] = UInt8(id >> 8)
         out[1] = UInt8(id & 0xff)
+        out[2] = out[2] & ~0x01 | UInt8(truncatingIfNeeded: flags >> 8) & 0x01
         for offset in 0..<min(question.count, out.count - 12) { out[12 + offset] = question[offset] }
         let elapsed = UInt32(clamping: (now - entry.stored) / 1_000_000_000)
         if elapsed > 0 {

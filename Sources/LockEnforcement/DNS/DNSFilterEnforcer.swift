@@ -30,7 +30,18 @@ public actor DNSFilterEnforcer: Enforcer {
     /// queries; the firewall resolves blocked names through them (see `StubUpstreams`).
     public nonisolated let stubUpstreams = StubUpstreams()
     /// Other processes whose sockets carry the exemption mark (nil: no mark is set).
-    private nonisolated let borrowers: MarkBorrowers?
+    nonisolated let borrowers: MarkBorrowers?
+    /// What the daemon sent with the mark, and the kernel's count compared with it.
+    nonisolated let ledger: ExemptionLedger?
+    var exemptionAccount = ExemptionAccount()
+    /// Asks the nftables enforcer about the redirect's path (`setPathReader`).
+    nonisolated let pathReader = Mutex<(@Sendable () async -> DNSPathReport?)?>(nil)
+    /// Other tables' NAT chains ahead of the redirect, as last read.
+    var rivals: [String] = []
+    /// Why the path could not be read, as last tried.
+    var pathProblem: String?
+    /// The path read in progress (`refreshPath`).
+    var pathCheck: Task<Void, Never>?
     private let settings: DNSForwarder.Settings
     private let refreshInterval: Duration
     private let logger: Logger
@@ -72,6 +83,7 @@ public actor DNSFilterEnforcer: Enforcer {
         self.resolveList = lists
         self.redirected = redirected
         self.borrowers = settings.mark.map { MarkBorrowers(mark: $0) }
+        self.ledger = ExemptionLedger.of(mark: settings.mark)
         self.settings = settings
         self.resolver = DNSResolver(servers: servers, systemdUpstreamPath: systemdUpstreamPath, logger: logger)
         self.refreshInterval = refreshInterval
@@ -148,10 +160,20 @@ public actor DNSFilterEnforcer: Enforcer {
     /// logs when another process starts carrying the exemption mark.
     public func watch() async {
         var reported: String?
+        // The exemption counters are read more often than sockets are listed: a first look
+        // soon after the redirect appears leaves little for a borrower to hide in.
+        let step = min(refreshInterval, .seconds(5))
+        var sinceRefresh = Duration.zero
         while !Task.isCancelled {
-            do { try await Task.sleep(for: refreshInterval) } catch { break }
+            do { try await Task.sleep(for: step) } catch { break }
+            sinceRefresh += step
+            guard sinceRefresh >= refreshInterval else {
+                await refreshPath()
+                continue
+            }
+            sinceRefresh = .zero
             if forwarder.port != nil { refreshUpstream() }
-            let borrowed = borrowedMark()
+            let borrowed = await bypassed()
             if let borrowed, borrowed != reported { logger.error("the DNS filter is bypassed", metadata: ["why": "\(borrowed)"]) }
             reported = borrowed
         }
@@ -195,8 +217,9 @@ public actor DNSFilterEnforcer: Enforcer {
         if !policy.missingLists.isEmpty { details["listsMissing"] = .text(policy.missingLists.map(\.description).joined(separator: " ")) }
         if let lastBuild { details["buildSeconds"] = .seconds(lastBuild.seconds) }
         if let upstreamProblem { details["problem"] = .text(upstreamProblem) }
-        let borrowed = borrowedMark()
-        if let borrowed { details["markBorrowed"] = .text(borrowed) }
+        let borrowed = await bypassed()
+        if let borrowed { details["bypassed"] = .text(borrowed) }
+        if let counts = exemptionAccount.counts { details["exemptedDNS"] = .text(counts) }
         return EnforcerStatus(
             name: name, applied: desired != nil && lastError == nil && forwarder.port != nil && borrowed == nil,
             elements: policy.nameCount, lastApplied: lastApplied,
@@ -227,34 +250,8 @@ public actor DNSFilterEnforcer: Enforcer {
                     + "the dns enforcer needs the nftables enforcer")
         }
         if let upstreamProblem { return .doesNotCover("rule \(rule)\(source) would block it, but \(upstreamProblem)") }
-        if let borrowed = borrowedMark() { return .doesNotCover("rule \(rule)\(source) would block it, but \(borrowed)") }
+        if let borrowed = await bypassed() { return .doesNotCover("rule \(rule)\(source) would block it, but \(borrowed)") }
         return .blocks("rule \(rule)\(source): answered 0.0.0.0 and :: for it and every name under it")
-    }
-
-    /// What another process does with the exemption mark while the redirect is in force, in a
-    /// sentence; nil when nothing (or nothing is redirected).
-    private func borrowedMark() -> String? {
-        guard let borrowers, redirect != nil else { return nil }
-        let found = borrowers.current().borrowers
-        guard !found.isEmpty else { return nil }
-        let mark = "0x" + String(borrowers.mark, radix: 16)
-        return found.map(\.description).joined(separator: "; ")
-            + ": its DNS queries skip the filter (the redirect exempts sockets with mark \(mark), which only the daemon should set)"
-    }
-
-    public func diagnose() async -> [Finding] {
-        guard let borrowers, redirect != nil else { return [] }
-        let (found, problem) = borrowers.current()
-        if let problem { return [Finding("dns exemption mark", .warning, "cannot check who carries the daemon's mark: \(problem)")] }
-        guard let borrowed = borrowedMark(), !found.isEmpty else {
-            return [Finding("dns exemption mark", .ok, "no other process carries the daemon's mark")]
-        }
-        let processes = found.map { "\($0.pid) (\($0.command))" }.joined(separator: ", ")
-        return [
-            Finding(
-                "dns exemption mark", .problem, borrowed,
-                fix: "stop process \(processes), or have it stop setting SO_MARK \(String(borrowers.mark, radix: 16)) on its sockets")
-        ]
     }
 
     /// Counts answered queries for `names` and every name under them (the site meter) from now

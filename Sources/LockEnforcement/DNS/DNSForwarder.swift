@@ -45,6 +45,8 @@ public final class DNSForwarder: Sendable {
         let metered = Mutex<DomainSuffixSet>(.empty)
         /// The local stub resolver's upstream servers, learnt from its redirected queries.
         let stubUpstreams: StubUpstreams
+        /// Counts changes of the upstream servers, so the forwarder's loop empties its cache.
+        let upstreamGeneration = Atomic<UInt64>(0)
 
         init(policy: DNSFilterPolicy, servers: [DNSUpstreamServer], stubUpstreams: StubUpstreams) {
             self.policy = Mutex(policy)
@@ -133,8 +135,12 @@ public final class DNSForwarder: Sendable {
     /// Replaces the upstream servers (after resolv.conf changed).
     public func setUpstream(_ configuration: ResolverConfiguration) {
         let servers = configuration.servers.map(DNSUpstreamServer.init)
-        upstreamConfiguration.withLock { $0 = configuration }
+        let changed = upstreamConfiguration.withLock { current in
+            defer { current = configuration }
+            return current.servers != configuration.servers
+        }
         shared.servers.withLock { $0 = servers }
+        if changed { shared.upstreamGeneration.wrappingAdd(1, ordering: .relaxed) }
     }
 
     /// Binds the upstream sockets and the listeners and starts answering. Call it from one
@@ -221,6 +227,30 @@ public final class DNSForwarder: Sendable {
             let any = try NIOCore.SocketAddress(ipAddress: ipv6 ? "::" : "0.0.0.0", port: 0)
             let bound = any.withSockAddr { bind(fd, $0, socklen_t($1)) }
             guard bound == 0 else { throw IOError(errnoCode: errno, reason: "bind") }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// A TCP socket to `server`, close-on-exec and marked from the start, its connect begun: NIO's
+    /// `ClientBootstrap.connect` opens sockets without close-on-exec, and a child process spawned
+    /// meanwhile would keep one carrying the exemption. NIO takes it as connected; its first
+    /// write waits (EAGAIN) until the handshake is done, and a refused one ends the channel.
+    static func upstreamStreamSocket(to server: NIOCore.SocketAddress, mark: UInt32?) throws -> Int32 {
+        let ipv6 = server.protocol == .inet6
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        do {
+            if let mark {
+                var value = Int32(bitPattern: mark)
+                guard setsockopt(fd, SOL_SOCKET, Self.soMark, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                    throw IOError(errnoCode: errno, reason: "setsockopt(SO_MARK)")
+                }
+            }
+            let connected = server.withSockAddr { connect(fd, $0, socklen_t($1)) }
+            guard connected == 0 || errno == EINPROGRESS else { throw IOError(errnoCode: errno, reason: "connect") }
         } catch {
             close(fd)
             throw error

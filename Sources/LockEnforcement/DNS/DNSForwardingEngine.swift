@@ -38,6 +38,8 @@ final class DNSForwardingEngine {
     private var tcpInFlight = 0
     private var random = RandomPool()
     private var cache: DNSAnswerCache
+    /// The upstream generation the cache's answers came from (`Shared.upstreamGeneration`).
+    private var cacheGeneration: UInt64 = 0
     var statistics = DNSForwarderStatistics()
     /// Answered queries per metered name since the site meter last took them.
     private var meterCounts: [String: Int] = [:]
@@ -45,6 +47,8 @@ final class DNSForwardingEngine {
     private let conntrack: ConntrackLookup?
     /// Why `conntrack` is nil.
     let conntrackFailure: String?
+    /// Counts the marked sends, so the table's counters can tell the daemon's from borrowers'.
+    private let ledger: ExemptionLedger?
 
     init(
         eventLoop: any EventLoop, settings: DNSForwarder.Settings, shared: DNSForwarder.Shared,
@@ -56,6 +60,7 @@ final class DNSForwardingEngine {
         self.onBlocked = onBlocked
         self.logger = logger
         self.cache = DNSAnswerCache(capacity: settings.cacheSize, maxTTL: settings.cacheMaxTTL)
+        self.ledger = ExemptionLedger.of(mark: settings.mark)
         var failure: String?
         self.conntrack = ConntrackLookup(failure: &failure)
         self.conntrackFailure = failure
@@ -127,7 +132,15 @@ final class DNSForwardingEngine {
         if settings.cacheSize > 0 {
             let key = DNSAnswerCache.key(packet, query, server: original.map(Self.serverKey) ?? [])
             let question = UnsafeRawBufferPointer(rebasing: packet[12..<query.questionEnd])
-            if let cached = cache.answer(key, id: query.id, question: question, now: NIODeadline.now().uptimeNanoseconds),
+            let generation = shared.upstreamGeneration.load(ordering: .relaxed) &+ shared.stubUpstreams.generation
+            if generation != cacheGeneration {
+                // Other servers now (resolv.conf changed, or the stub learnt a new upstream: the
+                // machine moved networks, where the same address may answer otherwise).
+                cache.removeAll()
+                cacheGeneration = generation
+            }
+            if let cached = cache.answer(
+                key, id: query.id, flags: query.flags, question: question, now: NIODeadline.now().uptimeNanoseconds),
                 client.overTCP || cached.count <= query.udpLimit
             {
                 statistics.fromCache += 1
@@ -195,6 +208,7 @@ final class DNSForwardingEngine {
         } while pending[key] != nil
         var out = entry.packet
         out.setInteger(UInt16(truncatingIfNeeded: key), at: out.readerIndex)
+        ledger?.sendingDatagram(to: entry.server.address.port ?? 0)
         channels[socket].write(AddressedEnvelope(remoteAddress: entry.server.address, data: out), promise: nil)
         markUnflushed(channels[socket])
         serial += 1
@@ -284,20 +298,21 @@ final class DNSForwardingEngine {
         buffer.writeImmutableBuffer(query)
         let framed = buffer
         let promise = eventLoop.makePromise(of: ByteBuffer.self)
-        var bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(TimeAmount(settings.timeout))
+        let bootstrap = ClientBootstrap(group: eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(DNSFrameDecoder()))
                     try channel.pipeline.syncOperations.addHandler(DNSUpstreamStreamHandler(promise: promise))
                 }
             }
-        if let mark = settings.mark {
-            bootstrap = bootstrap.channelOption(
-                .socket(SocketOptionLevel(SOL_SOCKET), SocketOptionName(DNSForwarder.soMark)),
-                value: SocketOptionValue(Int32(bitPattern: mark)))
+        ledger?.connecting(to: entry.server.address.port ?? 0)
+        let connection: EventLoopFuture<any Channel>
+        do {
+            connection = bootstrap.withConnectedSocket(
+                try DNSForwarder.upstreamStreamSocket(to: entry.server.address, mark: settings.mark))
+        } catch {
+            connection = eventLoop.makeFailedFuture(error)
         }
-        let connection = bootstrap.connect(to: entry.server.address)
         connection.whenSuccess { channel in channel.writeAndFlush(framed, promise: nil) }
         connection.whenFailure { promise.fail($0) }
         let timeout = eventLoop.scheduleTask(in: TimeAmount(settings.timeout)) {

@@ -94,6 +94,7 @@ struct DNSQueryBatch {
             guard let packet = DNSMessage.query(id: id, name: names[query.nameIndex], type: type, edns: query.edns) else {
                 return fail(query, "not a valid host name")
             }
+            ExemptionLedger.of(mark: mark)?.sendingDatagram(to: Int(server.port))
             let sent = packet.withUnsafeBytes { bytes in
                 server.withSockAddr { address, length in sendto(fd, bytes.baseAddress, bytes.count, 0, address, length) }
             }
@@ -240,6 +241,7 @@ struct DNSQueryBatch {
             return poll(&entry, 1, Int32(clamping: Int64((remaining.seconds * 1000).rounded(.up)))) > 0
         }
 
+        ExemptionLedger.of(mark: mark)?.connecting(to: Int(server.port))
         let connected = server.withSockAddr { connect(fd, $0, $1) }
         if connected != 0 {
             guard errno == EINPROGRESS, wait(POLLOUT) else { return nil }

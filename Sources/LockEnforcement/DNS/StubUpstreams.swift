@@ -43,6 +43,11 @@ public final class StubUpstreams: Sendable {
     static let refusalMemory: Duration = .seconds(60)
 
     private let state = Mutex(State())
+    private let learnings = Atomic<UInt64>(0)
+
+    /// Grows whenever a server is learnt that was not known (the stub's upstream changed, as
+    /// when the machine moves networks): the forwarder empties its answer cache then.
+    var generation: UInt64 { learnings.load(ordering: .relaxed) }
     private let proc: String
 
     /// Creates an empty set; `proc` is where process descriptors are read (tests).
@@ -96,6 +101,7 @@ public final class StubUpstreams: Sendable {
             state.lastCheck = now
             if Self.sentByStub(&state, proto: proto, local: source, remote: destination, now: now, proc: proc) {
                 state.learned[server] = now
+                learnings.wrappingAdd(1, ordering: .relaxed)
                 if state.learned.count > Self.capacity, let oldest = state.learned.min(by: { $0.value < $1.value }) {
                     state.learned[oldest.key] = nil
                 }

@@ -25,7 +25,10 @@ public final class LibNFTables: NFTablesBackend {
     /// Checks scripts against the kernel without committing them (the transaction is aborted).
     private let dryRun: Bool
 
-    public func run(_ script: String) throws -> String {
+    public func run(_ script: String) throws -> String { try run(script, json: false) }
+
+    /// Runs `script`; with `json`, listings come as libnftables' JSON.
+    public func run(_ script: String, json: Bool) throws -> String {
         try lock.withLock { _ in
             guard let context = nft_ctx_new(UInt32(NFT_CTX_DEFAULT)) else {
                 throw NFTablesError(message: "cannot create a libnftables context")
@@ -35,6 +38,7 @@ public final class LibNFTables: NFTablesBackend {
                 if releaseMemory { malloc_trim(0) }
             }
             if dryRun { nft_ctx_set_dry_run(context, true) }
+            if json { nft_ctx_output_set_flags(context, UInt32(NFT_CTX_OUTPUT_JSON)) }
             nft_ctx_buffer_output(context)
             nft_ctx_buffer_error(context)
             let status = nft_run_cmd_from_buffer(context, script)

@@ -9,3 +9,12 @@ public protocol NFTablesBackend: Sendable {
     ///   is then in force.
     func run(_ script: String) throws -> String
 }
+
+extension NFTablesBackend {
+    /// Runs a listing command (`list …`) and returns nft's JSON output. Backends that do not
+    /// talk to a kernel have nothing to list.
+    public func listJSON(_ command: String) throws -> String {
+        guard let library = self as? LibNFTables else { throw NFTablesError(message: "no JSON listing from this backend") }
+        return try library.run(command, json: true)
+    }
+}

@@ -43,6 +43,13 @@ final class NFTablesCommitter: Sendable {
         }
     }
 
+    /// Like `read`, with libnftables' JSON output.
+    func listJSON(_ command: String) async throws -> String {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            queue.async { [backend] in continuation.resume(with: Result { try backend.listJSON(command) }) }
+        }
+    }
+
     /// Runs `script`; returns true when another process changed the ruleset meanwhile.
     ///
     /// Commits run in the order this is called, so a later call always wins.

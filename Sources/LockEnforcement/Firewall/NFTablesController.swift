@@ -203,6 +203,9 @@ actor NFTablesController {
         requestResolution.yield()
     }
 
+    /// The redirect of the table in force; nil without one.
+    var committedRedirect: DNSRedirect? { lastCommitSucceeded ? lastCommitted?.dnsRedirect : nil }
+
     /// True once something (possibly "nothing blocked") has been applied.
     var hasApplied: Bool { desired != nil }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LockCore
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +30,8 @@ public final class NFTablesEnforcer: Enforcer {
     private let controller: NFTablesController
     private let committer: NFTablesCommitter
     private let logger: Logger
+    /// Told after commits that may have created the table or its redirect (`onCommit`).
+    private let commitObserver = Mutex<(@Sendable () async -> Void)?>(nil)
 
     /// Creates the enforcer. Nothing is touched until the first `apply`.
     ///
@@ -83,11 +86,26 @@ public final class NFTablesEnforcer: Enforcer {
     ///   was (a transaction is all or nothing).
     public func apply(_ desired: DesiredBlock) async throws {
         try await controller.apply(desired)
+        await committed()
+    }
+
+    /// Calls `observer` after every apply, redirect change and restore: the DNS filter takes
+    /// its first look at the exemption counters right after the table (re)appears, before
+    /// anyone can borrow much unseen.
+    public func onCommit(_ observer: @escaping @Sendable () async -> Void) {
+        commitObserver.withLock { $0 = observer }
+    }
+
+    private func committed() async {
+        if let observer = commitObserver.withLock({ $0 }) { await observer() }
     }
 
     /// Asks `dnsRedirect` again and commits when the answer changed (the DNS filter's site meter
     /// began or stopped needing the machine's DNS while nothing is blocked).
-    public func redirectChanged() async { await controller.redirectChanged() }
+    public func redirectChanged() async {
+        await controller.redirectChanged()
+        await committed()
+    }
 
     /// Counts the bytes to and from `names`' addresses (resolved like blocked names) in a named
     /// counter per name while the table exists, for a block or for the site meter's DNS redirect.
@@ -136,18 +154,24 @@ public final class NFTablesEnforcer: Enforcer {
                     try? await Task.sleep(for: settings.restoreDelay)
                     if Task.isCancelled { break }
                     await controller.restore(reason: reason)
+                    await self.committed()
                 }
             }
             group.addTask {
                 while (try? await Task.sleep(for: settings.counterInterval)) != nil { await controller.readCounters() }
             }
             group.addTask {
+                // Looked at every retry interval, not slept through: names that begin failing
+                // after a long sleep began (a block started later) are asked again in time.
+                let tick = min(settings.failureRetryInterval, settings.reresolveInterval)
+                var last = ContinuousClock.now
                 while !Task.isCancelled {
-                    let pause =
-                        await controller.hasResolutionFailures
-                        ? min(settings.failureRetryInterval, settings.reresolveInterval) : settings.reresolveInterval
-                    do { try await Task.sleep(for: pause) } catch { break }
+                    do { try await Task.sleep(for: tick) } catch { break }
+                    guard await controller.hasResolutionFailures || ContinuousClock.now - last >= settings.reresolveInterval else {
+                        continue
+                    }
                     await controller.refresh()
+                    last = ContinuousClock.now
                 }
             }
             await group.waitForAll()
@@ -195,6 +219,13 @@ public final class NFTablesEnforcer: Enforcer {
     @discardableResult
     public func readCounters() async -> [String: UInt64] {
         await controller.readCounters()
+    }
+
+    /// The kernel's view of the DNS filter's path (exemption counters, other tables' NAT
+    /// chains ahead of the redirect); nil while the table in force redirects no DNS.
+    public func dnsPath() async -> DNSPathReport? {
+        guard let redirect = await controller.committedRedirect else { return nil }
+        return await NFTablesDNSPath.read(committer: committer, table: settings.table, counted: redirect.mark != nil)
     }
 
     /// The ruleset the enforcer would commit now (for `lockctl doctor` and tests).

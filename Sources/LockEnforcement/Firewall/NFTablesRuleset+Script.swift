@@ -83,8 +83,15 @@ extension NFTablesRuleset {
         // redirect is wanted. The first NAT chain to rewrite a new flow decides where it goes:
         // -199, the earliest a NAT chain may run (after conntrack, -200), so that another
         // table's DNAT of port 53 at `dstnat` (-100) or before cannot take DNS past the filter.
+        // At -199 itself the chain registered last runs first: the dns enforcer reports such
+        // chains of other tables (`NFTablesDNSPath`).
         if dnsRedirect != nil {
             out += "\tchain dnsredirect {\n\t\ttype nat hook output priority -199; policy accept;\n\t}\n"
+        }
+        if dnsRedirect?.mark != nil {
+            // Like the attempt counters: declared, never flushed, read and compared with what
+            // the daemon sent (`ExemptionAccount`).
+            for counter in Self.exemptionCounters { out += "\tcounter \(counter) {\n\t}\n" }
         }
         out += "}\n"
         return out
@@ -114,10 +121,16 @@ extension NFTablesRuleset {
         }
         out += meterElements
         let ports = Self.encryptedDNSPorts.map(String.init).joined(separator: ", ")
+        // Every port-53 datagram from a socket carrying the exemption mark, whoever sent it
+        // (TCP is counted per connection in the NAT chain below).
+        let exemptionCount =
+            dnsRedirect?.mark.map {
+                "\t\tmeta l4proto udp th dport 53 socket mark \(Self.hex($0)) counter name \(Self.exemptionCounters[0])\n"
+            } ?? ""
         out += """
             table inet \(table) {
             \tchain output {
-            \(meterJump)\t\tjump enforce
+            \(exemptionCount)\(meterJump)\t\tjump enforce
             \t}
             \tchain forward {
             \(meterJump)\t\tjump enforce
@@ -191,13 +204,21 @@ extension NFTablesRuleset {
             // not the packet's: another table can set a packet's mark on everyone's DNS (and
             // did, to get past the filter), while SO_MARK on a socket needs CAP_NET_ADMIN in
             // the process that owns it.
-            if let mark = dnsRedirect.mark { out += "\t\tsocket mark \(Self.hex(mark)) return\n" }
+            if let mark = dnsRedirect.mark {
+                // A NAT chain sees the first packet of a flow only: one count per connection,
+                // as the daemon counts its connects.
+                out += "\t\tmeta l4proto tcp th dport 53 socket mark \(Self.hex(mark)) counter name \(Self.exemptionCounters[1]) return\n"
+                out += "\t\tsocket mark \(Self.hex(mark)) return\n"
+            }
             out += "\t\tfib daddr type local return\n"
             out += "\t\tmeta l4proto { tcp, udp } th dport 53 redirect to :\(dnsRedirect.port)\n"
             out += "\t}\n"
         }
         out += "}\n"
     }
+
+    /// The counters of port-53 traffic carrying the exemption mark: UDP datagrams, TCP connections.
+    static let exemptionCounters = ["exemptudp", "exempttcp"]
 
     static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16) }
 

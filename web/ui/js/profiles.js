@@ -1,5 +1,6 @@
-// Profiles: cards with icon and colour; create, edit, delete in a sheet with pickers of the
-// installed apps, the catalog's services and categories, domains and imported lists.
+// Profiles: cards with icon and colour; create, edit, delete in a sheet with the icon, the colour,
+// and pickers of the installed apps, app categories, the catalog's services and categories,
+// domains and imported lists.
 import {del, enc, get, patch, post} from './api.js';
 import {act, badge, count, failureText, h, replace, toast} from './dom.js';
 
@@ -76,8 +77,8 @@ async function editor(name) {
   const idInput = h('input', {id: 'pf-name', required: true, pattern: '[a-z0-9][a-z0-9\\-]*', value: profile?.name ?? '', disabled: !!profile, autocomplete: 'off', 'aria-describedby': 'pf-name-note'});
   const display = h('input', {id: 'pf-display', value: profile?.displayName ?? '', disabled: readOnly});
   const description = h('input', {id: 'pf-description', value: profile?.description ?? '', disabled: readOnly});
-  const iconSelect = h('select', {id: 'pf-icon', disabled: !!profile}, icons.map(([i, label]) => h('option', {value: i, selected: profile?.icon === i}, label)));
-  const colorSelect = h('select', {id: 'pf-color', disabled: !!profile}, colors.map(([c, label]) => h('option', {value: c, selected: profile?.color === c}, label)));
+  const iconSelect = h('select', {id: 'pf-icon', disabled: readOnly}, choices(icons, profile, profile?.icon).map(([i, label]) => h('option', {value: i, selected: (profile?.icon ?? '') === i}, label)));
+  const colorSelect = h('select', {id: 'pf-color', disabled: readOnly}, choices(colors, profile, profile?.color).map(([c, label]) => h('option', {value: c, selected: (profile?.color ?? '') === c}, label)));
   const domains = h('textarea', {id: 'pf-domains', rows: 4, disabled: readOnly, 'aria-describedby': 'pf-domains-note'}, (profile?.domains ?? []).join('\n'));
   const strict = h('input', {type: 'checkbox', id: 'pf-strict', checked: profile?.strict ?? false, disabled: readOnly});
   const picked = {
@@ -105,7 +106,8 @@ async function editor(name) {
   };
   appFilter.addEventListener('input', drawApps);
   drawApps();
-  const appCategories = [...new Set(visibleApps.flatMap((a) => a.categories).filter(notGeneric))].sort();
+  // The profile's own app categories are offered too, so one without an installed app can be taken out.
+  const appCategories = [...new Set([...visibleApps.flatMap((a) => a.categories).filter(notGeneric), ...(profile?.appCategories ?? [])])].sort();
   const problem = h('div', {class: 'problem'});
   const save = h('button', {type: 'submit', class: 'primary', id: 'pf-save', hidden: readOnly}, profile ? 'Save' : 'Create');
   const form = h('form', {class: 'editor', onsubmit: (e) => {
@@ -120,12 +122,9 @@ async function editor(name) {
     }
     const request = {...diff('Domains', profile.domains, list), ...diff('Services', profile.services, [...picked.services]),
       ...diff('Apps', profile.apps, [...picked.apps]), ...diff('AppCategories', profile.appCategories, [...picked.appCategories]),
-      ...diff('Lists', profile.lists, [...picked.lists])};
-    const removedCategories = profile.categories.filter((c) => !picked.categories.has(c));
-    const addedCategories = [...picked.categories].filter((c) => !profile.categories.includes(c));
-    if (addedCategories.length || removedCategories.length) {
-      return replace(problem, h('p', {class: 'error', role: 'alert'}, 'Catalog categories are chosen when a profile is created; use `lockctl profiles edit` to change them.'));
-    }
+      ...diff('Lists', profile.lists, [...picked.lists]), ...diff('Categories', profile.categories, [...picked.categories])};
+    if (iconSelect.value !== (profile.icon ?? '')) request.icon = iconSelect.value;
+    if (colorSelect.value !== (profile.color ?? '')) request.color = colorSelect.value;
     if (display.value.trim() !== (profile.displayName ?? '')) request.displayName = display.value.trim();
     if (description.value.trim() !== (profile.description ?? '')) request.description = description.value.trim();
     if (strict.checked !== profile.strict) request.strict = strict.checked;
@@ -138,7 +137,6 @@ async function editor(name) {
       field('pf-display', 'Display name', display)),
     field('pf-description', 'Description', description),
     h('div', {class: 'row'}, field('pf-icon', 'Icon', iconSelect), field('pf-color', 'Colour', colorSelect)),
-    profile && !readOnly ? h('p', {class: 'muted small'}, 'Icon and colour are chosen when a profile is created (the API has no way to change them).') : null,
     field('pf-domains', 'Domains', domains, 'one per line; a domain blocks itself and every name under it'),
     checks('services', services.services.map((sv) => [sv.name, sv.displayName, sv.categories.join(', ')]), 'Services'),
     checks('categories', services.categories.map((c) => [c.name, c.name, c.description]), 'Catalog categories'),
@@ -160,6 +158,13 @@ function appBadge(app) {
   img.addEventListener('error', () => img.remove());
   el.append(img);
   return el;
+}
+
+/** The icon or colour choices for a profile: its own value first when it is not one of them, and "None" when it has none. */
+function choices(options, profile, current) {
+  if (!profile) return options;
+  if (!current) return [['', 'None'], ...options];
+  return options.some(([value]) => value === current) ? options : [[current, current], ...options];
 }
 
 function diff(key, before, after) {

@@ -65,6 +65,10 @@ struct ProfileRoutes {
             edit.displayName = request.displayName
             edit.description = request.description
             edit.strict = request.strict
+            edit.icon = request.icon
+            edit.color = request.color
+            edit.addCategories = request.addCategories ?? []
+            edit.removeCategories = request.removeCategories ?? []
             edit.addLists = request.addLists ?? []
             edit.removeLists = request.removeLists ?? []
             edit.addPaths = try InputParsing.pathRules(request.addPaths ?? [], field: "add-path", parser: names)

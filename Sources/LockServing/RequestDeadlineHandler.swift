@@ -1,34 +1,35 @@
+import LockCore
 import NIOCore
 import NIOHTTP1
 
 /// Closes a connection that does not send a complete request in time after it opened or after
 /// the previous answer (idle keep-alive connections and slowloris senders alike), or does not
 /// take an answer in time. An event stream, once its head is sent, is exempt.
-final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPServerRequestPart
+    public typealias InboundOut = HTTPServerRequestPart
+    public typealias OutboundIn = HTTPServerResponsePart
+    public typealias OutboundOut = HTTPServerResponsePart
 
     private let timeout: TimeAmount
     private var scheduled: Scheduled<Void>?
     private var streaming = false
     private var uploading = false
 
-    init(timeout: Duration) {
+    public init(timeout: Duration) {
         self.timeout = .nanoseconds(timeout.nanosecondsClamped)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { arm(context) }
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    public func channelActive(context: ChannelHandlerContext) {
         arm(context)
         context.fireChannelActive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .end:
             uploading = false
@@ -43,11 +44,11 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// The request being read streams its body to an authorised caller's handler (a list
     /// import, larger than any request could be in the usual time): from now until its end,
     /// the deadline counts from the last piece received, not from the request's start.
-    func extendWhileUploading() {
+    public func extendWhileUploading() {
         uploading = true
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head):
             streaming = head.headers["Content-Type"].first == "application/x-ndjson"
@@ -66,7 +67,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    public func channelInactive(context: ChannelHandlerContext) {
         disarm()
         context.fireChannelInactive()
     }

@@ -28,7 +28,7 @@ public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "pid=\(pid) uid=\(uid) gid=\(gid)" }
 
     /// Reads the peer credentials of a connected Unix-socket channel.
-    static func read(from channel: any Channel) async -> PeerCredentials {
+    public static func read(from channel: any Channel) async -> PeerCredentials {
         guard let provider = channel as? any SocketOptionProvider,
             let raw: RawCredentials = try? await fetch(provider, SO_PEERCRED).get()
         else { return .unknown }

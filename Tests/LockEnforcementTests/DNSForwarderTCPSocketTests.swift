@@ -1,0 +1,138 @@
+import Foundation
+import Glibc
+import LockCore
+import Synchronization
+import Testing
+
+@testable import LockEnforcement
+
+/// The forwarder's TCP fallback sockets carry the exemption mark: a child process spawned while
+/// one is open must not inherit it (it would carry the mark out of the daemon).
+extension DNSForwarderTests {
+    /// A server that answers every UDP query truncated and never accepts the TCP connection that
+    /// follows (the kernel completes the handshake into its backlog), so the forwarder's TCP
+    /// socket stays open for as long as the test needs.
+    final class TruncatingServer: Sendable {
+        let port: UInt16
+        private let udp: Int32
+        private let tcp: Atomic<Int32>
+
+        init() throws {
+            let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            self.tcp = Atomic(tcp)
+            self.udp = udp
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                    bind(tcp, pointer, length) == 0 && getsockname(tcp, pointer, &length) == 0 && bind(udp, pointer, length) == 0
+                }
+            }
+            guard bound, listen(tcp, 4) == 0 else { throw NFTablesError(message: "cannot bind the truncating server") }
+            port = UInt16(bigEndian: address.sin_port)
+            Thread { Self.answerTruncated(udp) }.start()
+        }
+
+        /// Answers every query truncated until the socket is shut down.
+        private static func answerTruncated(_ udp: Int32) {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while true {
+                var peer = sockaddr_storage()
+                var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                let count = buffer.withUnsafeMutableBytes { bytes in
+                    withUnsafeMutablePointer(to: &peer) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            recvfrom(udp, bytes.baseAddress, bytes.count, 0, $0, &length)
+                        }
+                    }
+                }
+                guard count > 0 else { return }
+                guard let query = DNSMessage(bytes: Array(buffer[0..<count])) else { continue }
+                let reply = DNSTestServer.response(
+                    id: query.id, name: query.questionName, type: query.questionType, truncated: true, records: [])
+                _ = reply.withUnsafeBytes { bytes in
+                    withUnsafePointer(to: &peer) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(udp, bytes.baseAddress, bytes.count, 0, $0, length) }
+                    }
+                }
+            }
+        }
+
+        /// Closes the listening socket: the connections waiting in its backlog are reset.
+        func closeTCP() {
+            let fd = tcp.exchange(-1, ordering: .relaxed)
+            if fd >= 0 { close(fd) }
+        }
+
+        deinit {
+            closeTCP()
+            shutdown(udp, Int32(SHUT_RDWR))
+            close(udp)
+        }
+
+        func configuration() -> ResolverConfiguration {
+            ResolverConfiguration(servers: [ResolverConfiguration.Server(address: try! IPNetwork(parsing: "127.0.0.1"), port: port)])
+        }
+    }
+
+    /// Inodes of TCP sockets connected to 127.0.0.1:`port`.
+    static func tcpSockets(to port: UInt16) -> Set<String> {
+        let remote = "0100007F:" + String(format: "%04X", port)
+        let text = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        return Set(
+            text.split(separator: "\n").dropFirst().compactMap { line in
+                let fields = line.split(separator: " ")
+                return fields.count > 9 && fields[2] == remote ? String(fields[9]) : nil
+            })
+    }
+
+    /// The socket inodes among `pid`'s open files.
+    static func socketInodes(of pid: pid_t) -> Set<String> {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return Set(
+            fds.compactMap { fd in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
+                    target.hasPrefix("socket:[")
+                else { return nil }
+                return String(target.dropFirst("socket:[".count).dropLast())
+            })
+    }
+
+    @Test func aChildProcessSpawnedDuringATCPFallbackHoldsNoMarkedSocket() async throws {
+        let server = try TruncatingServer()
+        var settings = Self.settings(timeout: .seconds(20), attempts: 1)
+        settings.upstreamSockets = 1
+        try await withForwarder([], settings: settings) { forwarder, _ in
+            forwarder.setUpstream(server.configuration())
+            let client = try DNSTestClient(port: try #require(forwarder.port))
+            let asking = Task.detached { client.ask(DNSTestClient.query(id: 5, name: "big.test", type: 1), timeout: 20) }
+            // The truncated answer sends the forwarder to TCP; wait until its socket is open.
+            var own: Set<String> = []
+            for _ in 0..<500 where own.isEmpty {
+                try await Task.sleep(for: .milliseconds(20))
+                own = Self.tcpSockets(to: server.port).intersection(Self.socketInodes(of: getpid()))
+            }
+            #expect(!own.isEmpty, "the forwarder's TCP socket to the server is open")
+            // posix_spawn with no file actions: the child keeps every descriptor not close-on-exec.
+            var child: pid_t = 0
+            let words: [String] = ["sleep", "5"]
+            let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+            defer { for argument in arguments { free(argument) } }
+            #expect(posix_spawn(&child, "/bin/sleep", nil, nil, arguments, environ) == 0)
+            defer {
+                kill(child, SIGKILL)
+                var status: Int32 = 0
+                waitpid(child, &status, 0)
+            }
+            let inherited = Self.socketInodes(of: child)
+            #expect(own.isDisjoint(with: inherited), "the child holds the forwarder's TCP socket \(own.intersection(inherited))")
+            // Reset by the server: the forwarder gives the client the truncated answer at once.
+            server.closeTCP()
+            let answer = await asking.value
+            #expect(answer.map { $0[2] & 0x02 != 0 } == true, "the client still gets the truncated answer")
+        }
+    }
+}
