@@ -19,6 +19,8 @@ public struct Reporter: Sendable {
     let paths: Paths
     /// Why the firewall cannot be used here, when it is not configured.
     let firewallUnavailable: @Sendable () -> String?
+    /// Why the connection check cannot run here, when it is not configured.
+    var connectionCheckUnavailable: @Sendable () -> String? = { nil }
     let clock: @Sendable () -> ClockReading
     /// How the daemon was started, for doctor's fixes.
     var launch = DaemonLaunch()
@@ -200,6 +202,7 @@ public struct Reporter: Sendable {
             scopes: enforcement.enforcers.map { ($0.name, $0.scope) },
             importedLists: lists.all().count, missingLists: missingLists,
             firewallUnavailable: configured.contains("nftables") ? nil : firewallUnavailable(),
+            connectionCheckUnavailable: configured.contains("connections") ? nil : connectionCheckUnavailable(),
             stateReadOnly: store.readOnlyReason, now: clock(), launch: launch)
         return await enforcement.findings() + diagnostics.run()
     }
