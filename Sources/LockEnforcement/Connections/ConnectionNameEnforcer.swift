@@ -182,7 +182,7 @@ public final class ConnectionNameEnforcer: Enforcer {
         ]
         if let unavailable { details["problem"] = .text(unavailable) }
         return EnforcerStatus(
-            name: name, applied: current.lastError == nil && (policy.isEmpty || current.reader != nil && current.tablesInForce),
+            name: name, applied: current.lastError == nil && !policy.isEmpty && current.reader != nil && current.tablesInForce,
             elements: policy.nameCount,
             lastApplied: current.lastApplied, lastError: current.lastError, details: details)
     }
