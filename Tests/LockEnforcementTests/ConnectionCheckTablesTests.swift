@@ -1,4 +1,4 @@
-import CNFTNL
+import CNFTables
 import Testing
 
 @testable import LockEnforcement
@@ -25,14 +25,14 @@ import Testing
         let rules = ConnectionCheckTables.rules(ConnectionCheck(queue: 7), family: .ipv4, hook: .output).map(Self.summary)
         #expect(
             rules == [
-                "ct set meta set", "ct set meta set accept", "reset", "oifname accept", "icmp 13", "queue 7",
+                "ct set meta set", "ct set meta set accept", "reset", "oifname accept", "icmp 13", "accept", "accept", "queue 7",
             ])
     }
 
     /// A router's forwarded packets have no loopback to exempt; IPv6 refuses with its own code.
     @Test func forwardedIPv6() {
         let rules = ConnectionCheckTables.rules(ConnectionCheck(queue: 7), family: .ipv6, hook: .forward).map(Self.summary)
-        #expect(rules == ["ct set meta set", "ct set meta set accept", "reset", "icmp 1", "queue 7"])
+        #expect(rules == ["ct set meta set", "ct set meta set accept", "reset", "icmp 1", "accept", "accept", "queue 7"])
     }
 
     @Test func reportsAreLimitedPerSecond() {

@@ -9,9 +9,9 @@ import Synchronization
 /// resolver or port, DNS over HTTPS, a cache, a hosts line). Other names on the same address
 /// (a CDN's) keep working.
 ///
-/// The nftables enforcer queues each new connection's first packets in the original direction
-/// to the daemon (`ConnectionCheck`) until a verdict is in, then marks the connection: only the
-/// first packets of a connection pay. HTTP/3 (QUIC, UDP 443) is refused during blocks, so
+/// Its own tables (`ConnectionCheckTables`) queue each new connection's first packets in the
+/// original direction to the daemon (`ConnectionCheck`) until a verdict is in, then mark the
+/// connection: only the first packets of a connection pay. HTTP/3 (QUIC, UDP 443) is refused during blocks, so
 /// browsers fall back to TCP, where the name is read. With Encrypted ClientHello only the
 /// outer name (the provider's public name) can be read.
 public final class ConnectionNameEnforcer: Enforcer {
@@ -182,7 +182,7 @@ public final class ConnectionNameEnforcer: Enforcer {
         ]
         if let unavailable { details["problem"] = .text(unavailable) }
         return EnforcerStatus(
-            name: name, applied: current.lastError == nil && (policy.isEmpty || current.reader != nil && current.tablesInForce),
+            name: name, applied: current.lastError == nil && !policy.isEmpty && current.reader != nil && current.tablesInForce,
             elements: policy.nameCount,
             lastApplied: current.lastApplied, lastError: current.lastError, details: details)
     }
@@ -192,7 +192,7 @@ public final class ConnectionNameEnforcer: Enforcer {
             covers: "new TCP connections whose TLS ClientHello (SNI) or HTTP request (Host) names a blocked name or a name under it, "
                 + "whatever address or resolver was used; HTTP/3 is refused during blocks so browsers use TCP",
             misses: "connections with Encrypted ClientHello (only the provider's outer name is read), connections opened before the block, "
-                + "and tunnels (VPNs, proxies that encrypt the name)")
+                + "data sent in the SYN itself (TCP Fast Open), and tunnels (VPNs, proxies that encrypt the name)")
     }
 
     public func coverage(of name: String) async -> Coverage? {
