@@ -36,7 +36,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CNFTables", pkgConfig: "libnftables", providers: [.apt(["libnftables-dev"])]),
         // The connection check's queue tables (an xt NFQUEUE target that libnftables cannot write).
-        .systemLibrary(name: "CNFTNL", pkgConfig: "libnftnl", providers: [.apt(["libnftnl-dev", "libmnl-dev"])]),
+        .systemLibrary(name: "CNFTNL", pkgConfig: "libnftnl", providers: [.apt(["libnftnl-dev"])]),
         .systemLibrary(name: "CICU", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
         .target(name: "CICUBridge", dependencies: ["CICU"]),
         .systemLibrary(name: "CLibBPF", pkgConfig: "libbpf", providers: [.apt(["libbpf-dev"])]),

@@ -9,6 +9,11 @@
 #     warm, against no watcher
 #   - open limits: exec latency of a counted app (each exec a launch; an exec while it runs) against
 #     an uncounted app and no watcher
+#   - a root-made copy of the dynamic loader or of dash under a name that says nothing opening
+#     the blocked game: recognised by content (ELF header; size, then SHA-256), cold and warm,
+#     against copies recognised by name
+#   - the strict block's sweep (other mount namespaces, every process's program): the guard's CPU
+#     per second while idle, strict against not strict
 #   - time from applying a block to its running instances being gone
 #   - the guard's CPU time while `make -j2` builds a generated C project under a block that puts
 #     a mark on the filesystem the compiler lives on

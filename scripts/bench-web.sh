@@ -4,7 +4,9 @@
 # in a peer namespace with no block and with a block of another name in force; throughput of one
 # established connection, both ways; and DNS through the daemon's redirect (a block in force, the
 # queries sent to the peer's dnsmasq and forwarded to it by the filter) against the same dnsmasq
-# asked directly, with dnsperf: p50/p99 latency and throughput ratios. Needs root.
+# asked directly, with dnsperf: p50/p99 latency and throughput ratios. The handshakes are also
+# measured with the connection check's tables removed (the same block otherwise), and the
+# packets queued to the daemon are counted. Needs root.
 #
 #   scripts/bench-web.sh [BIN_DIR]     (default: a release build)
 set -euo pipefail
@@ -16,9 +18,7 @@ done
 if [ $# -ge 1 ]; then
     bin="$1"
 else
-    scripts/setup.sh
-    swift build -c release --product simplylockd >/dev/null
-    swift build -c release --product lockctl >/dev/null
-    bin=$(swift build -c release --show-bin-path)
+    . scripts/bench-build.sh
+    bench_build simplylockd lockctl
 fi
 exec unshare -n -m python3 scripts/bench-web.py "$bin" "$PWD/config"

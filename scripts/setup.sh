@@ -33,14 +33,14 @@ packages+=(desktop-file-utils)
 packages+=(chromium-driver)
 # firefox-esr: the browser companion is loaded in Firefox too (no driver is packaged: the test starts it headless).
 packages+=(firefox-esr)
-# libnftnl-dev and libmnl-dev: the connection check writes its queue rule (an xtables NFQUEUE target,
+# libnftnl-dev: the connection check writes its queue rule (an xtables NFQUEUE target,
 # which libnftables cannot write) with libnftnl; iptables: its namespace test asks the kernel whether
 # it has nft_compat's NFQUEUE target.
-packages+=(libnftnl-dev libmnl-dev iptables)
+packages+=(libnftnl-dev iptables)
 if [[ $demo == yes ]]; then
     # Building (the libraries' headers, pkg-config, the linker's C runtime) and the public
     # suffix list the daemon reads names with.
-    packages=(pkg-config libsystemd-dev libnftables-dev libnftnl-dev libmnl-dev libicu-dev libc6-dev publicsuffix clang libbpf-dev)
+    packages=(pkg-config libsystemd-dev libnftables-dev libnftnl-dev libicu-dev libc6-dev publicsuffix clang libbpf-dev)
 fi
 missing=()
 for package in "${packages[@]}"; do

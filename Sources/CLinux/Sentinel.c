@@ -111,7 +111,9 @@ static int runner_name(const struct clinux_sentinel_table *table, const char *pa
 }
 
 // An open of a blocked file: refused to what may run it without exec (see the header); to
-// everyone when the opener cannot be examined.
+// everyone when the opener cannot be examined. The opener's program is opened (to read its ELF
+// header) only when nothing else decided and it is not blocked itself: a blocked file carries a
+// permission mark, and the sentinel opening one would wait for its own answer.
 static int refuse_open(const struct clinux_sentinel_table *table, int32_t pid) {
     char path[32];
     exe_path(pid, path);
@@ -120,23 +122,31 @@ static int refuse_open(const struct clinux_sentinel_table *table, int32_t pid) {
     if (status.st_uid != 0 || (status.st_mode & (S_IWGRP | S_IWOTH)) != 0) return 1;
     char target[4096];
     ssize_t length = readlink(path, target, sizeof(target) - 1);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    int loader = fd < 0 ? 1 : clinux_elf_is_loader(fd) != 0;
-    if (fd >= 0) close(fd);
-    if (loader) return 1;
-    for (int attempt = 0;; attempt++) {
-        if (attempt > 100000) return 1;
+    int verdict = 1;
+    for (int attempt = 0; attempt <= 100000; attempt++) {
         uint32_t before = __atomic_load_n(&table->sequence, __ATOMIC_ACQUIRE);
         if (before & 1) continue;
-        int verdict = length > 0 && runner_name(table, target, length);
-        uint32_t sizes = table->runner_size_count;
+        verdict = length > 0 && runner_name(table, target, length);
+        uint32_t files = table->file_count, sizes = table->runner_size_count;
+        if (files > CLINUX_SENTINEL_FILES) files = CLINUX_SENTINEL_FILES;
         if (sizes > CLINUX_SENTINEL_SIZES) sizes = CLINUX_SENTINEL_SIZES;
         for (uint32_t i = 0; i < sizes && !verdict; i++) {
             if (table->runner_sizes[i] == status.st_size) verdict = 1;
         }
+        for (uint32_t i = 0; i < files && !verdict; i++) {
+            if (table->files[i].device == (uint64_t)status.st_dev && table->files[i].inode == (uint64_t)status.st_ino) verdict = 1;
+        }
+        if (!verdict && table->filtered) verdict = in_filter(table, (uint64_t)status.st_dev, (uint64_t)status.st_ino);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&table->sequence, __ATOMIC_RELAXED) == before) return verdict;
+        if (__atomic_load_n(&table->sequence, __ATOMIC_RELAXED) == before) break;
+        verdict = 1;
     }
+    if (verdict) return 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) return 1;
+    int loader = clinux_elf_is_loader(fd) != 0;
+    close(fd);
+    return loader;
 }
 
 int clinux_sentinel_refuses_exec(const struct clinux_sentinel_table *table, const struct stat *status) {

@@ -34,6 +34,6 @@ import Testing
         let failures = lines.filter { $0.hasPrefix("not ok") }
         let log = (try? String(contentsOfFile: root.path + "/daemon.log", encoding: .utf8)) ?? ""
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))\n\(result.stderr)\ndaemon log (end):\n\(log.suffix(4000))")
-        #expect(lines.filter { $0.hasPrefix("ok") }.count == 6, "\(result.stdout)")
+        #expect(lines.filter { $0.hasPrefix("ok") }.count == 9, "\(result.stdout)")
     }
 }

@@ -78,14 +78,25 @@ extension DNSForwarderTests {
         }
     }
 
-    /// Inodes of TCP sockets connected to 127.0.0.1:`port`.
-    static func tcpSockets(to port: UInt16) -> Set<String> {
-        let remote = "0100007F:" + String(format: "%04X", port)
-        let text = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+    /// Inodes of this process's sockets connected to 127.0.0.1:`port`, by asking each descriptor
+    /// its peer: /proc/net/tcp can skip lines while other tests open and close sockets.
+    static func ownSockets(to port: UInt16) -> Set<String> {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return Set(
-            text.split(separator: "\n").dropFirst().compactMap { line in
-                let fields = line.split(separator: " ")
-                return fields.count > 9 && fields[2] == remote ? String(fields[9]) : nil
+            fds.compactMap { name in
+                guard let fd = Int32(name),
+                    let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                    target.hasPrefix("socket:[")
+                else { return nil }
+                var peer = sockaddr_in()
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let named = withUnsafeMutablePointer(to: &peer) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+                }
+                guard named == 0, peer.sin_family == sa_family_t(AF_INET), peer.sin_addr.s_addr == UInt32(0x7F00_0001).bigEndian,
+                    peer.sin_port == port.bigEndian
+                else { return nil }
+                return String(target.dropFirst("socket:[".count).dropLast())
             })
     }
 
@@ -111,9 +122,9 @@ extension DNSForwarderTests {
             let asking = Task.detached { client.ask(DNSTestClient.query(id: 5, name: "big.test", type: 1), timeout: 20) }
             // The truncated answer sends the forwarder to TCP; wait until its socket is open.
             var own: Set<String> = []
-            for _ in 0..<500 where own.isEmpty {
+            for _ in 0..<1500 where own.isEmpty {
                 try await Task.sleep(for: .milliseconds(20))
-                own = Self.tcpSockets(to: server.port).intersection(Self.socketInodes(of: getpid()))
+                own = Self.ownSockets(to: server.port)
             }
             #expect(!own.isEmpty, "the forwarder's TCP socket to the server is open")
             // posix_spawn with no file actions: the child keeps every descriptor not close-on-exec.

@@ -77,8 +77,8 @@ import Testing
         let scratch = try Scratch()
         let copy = try scratch.copy("/bin/dash", as: "runner")
         #expect(ProgramRunners.machine.recognises(copy))
-        #expect(ExecRules.mayRunOthers(exe: copy))
-        #expect(!ExecRules.mayRunOthers(exe: "/bin/true"))
+        #expect(ExecRules.none.mayRunOthers(exe: copy))
+        #expect(!ExecRules.none.mayRunOthers(exe: "/bin/true"))
         // Never blocked, whatever a catalog says.
         let rules = ExecRules.resolve([BlockedApp(id: "bad", executables: [copy])], hasher: ContentHasher(), userWritable: [])
         #expect(rules.isEmpty && rules.notes.allSatisfy { $0.contains("never blocked") }, "\(rules.notes)")

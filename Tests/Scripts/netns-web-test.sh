@@ -4,7 +4,8 @@
 #
 #   Tests/Scripts/netns-web-test.sh BIN_DIR DATA_DIR      (as root)
 #
-#   test namespace: simplylockd (hosts, nftables, dns, connections), curl as uid 65534; veth0 198.18.0.1
+#   test namespace: simplylockd (hosts, nftables, dns, connections), curl as uid 65534; veth0 198.18.0.1;
+#                   a router for the client namespace (veth2 198.18.1.1, the client 198.18.1.2)
 #   peer namespace: veth1 198.18.0.2 (dnsmasq on :53 giving blocked.test 198.18.0.6, and on :5353
 #                   a second resolver that the redirect does not see, giving its names
 #                   198.18.0.5), 198.18.0.5 (HTTPS on :443 serving blocked.test's and
@@ -56,6 +57,12 @@ peer ip addr add 198.18.0.2/24 dev veth1
 peer ip addr add 198.18.0.5/24 dev veth1
 peer ip addr add 198.18.0.6/24 dev veth1
 peer ip link set veth1 up
+# A client behind this namespace as a router (its connections take the forward hook).
+netns client_pid
+link "$client_pid" veth2 198.18.1.1 veth3 198.18.1.2
+nsenter -t "$client_pid" -n ip route add default via 198.18.1.1
+peer ip route add 198.18.1.0/24 via 198.18.0.1
+sysctl -qw net.ipv4.ip_forward=1
 ip -6 addr add fd00:5::1/64 dev veth0 nodad
 peer ip -6 addr add fd00:5::5/64 dev veth1 nodad
 
@@ -185,11 +192,27 @@ after="$(queued)"
 expect "... only its first packets were queued ($((after - before)) of 300+)" test $((after - before)) -le 4
 refused_at_least() { local n; n="$(connections_detail refused)"; echo "$n"; [ "$n" -ge "$1" ]; }
 expect "status counts the refused connections" refused_at_least 7
+attempts_of() { # attempts_of NAME: the insights count of NAME
+    "$bin/lockctl" --root "$root" insights --days 1 --json | python3 -c '
+import json, sys
+counts = {site["name"]: site["attempts"] for site in json.load(sys.stdin)["topSites"]}
+print(counts.get(sys.argv[1], 0))' "$1"
+}
+at_least_one() { local n; n="$(attempts_of "$1")"; echo "$n"; [ "$n" -ge 1 ]; }
+# No lookup of old.blocked.test went through the DNS filter (port 5353, --resolve): these are the
+# connection check's.
+expect "insights count the refused connections to old.blocked.test" time_until 3000 at_least_one old.blocked.test
+expect "... and to m.blocked.test" at_least_one m.blocked.test
+expect "allowed.test is no attempt" sh -c "[ \"\$('$bin/lockctl' --root '$root' insights --days 1 --json | grep -c '\"allowed.test\"')\" = 0 ]"
 expect "check old.blocked.test: the connections enforcer blocks it" sh -c "'$bin/lockctl' --root '$root' check old.blocked.test --json | python3 -c '
 import json, sys
 answer = json.load(sys.stdin)
 e = [e for e in answer[\"enforcers\"] if e[\"name\"] == \"connections\"][0]
 print(e[\"detail\"]); sys.exit(0 if e[\"blocks\"] else 1)'"
+expect "routed: a client behind this machine naming m.blocked.test is reset" \
+    fails nsenter -t "$client_pid" -n curl -sS -k --max-time 5 --resolve m.blocked.test:443:198.18.0.5 https://m.blocked.test/
+expect "routed: ... naming allowed.test works" body_is allowed.test \
+    nsenter -t "$client_pid" -n curl -sS -k --max-time 5 --resolve allowed.test:443:198.18.0.5 https://allowed.test/
 echo "# the daemon killed mid-block"
 kill -KILL "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
 expect "new connections are not cut off (queue bypass): allowed.test works" body_is allowed.test https_get allowed.test

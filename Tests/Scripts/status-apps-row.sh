@@ -22,7 +22,7 @@ lockctl() { "$bin/lockctl" --root "$root" "$@"; }
 daemon=
 start_daemon() {
     printf '[apps]\ndata_dirs = ["%s/share"]\nmechanism = "%s"\n' "$apps" "$1" >"$root/etc/simplylock/simplylockd.toml"
-    "$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers hosts,apps >>"$root/daemon.log" 2>&1 &
+    "$bin/simplylockd" --root "$root" --data-dir "$data" --enforcers "${2:-hosts,apps}" >>"$root/daemon.log" 2>&1 &
     daemon=$!
     for _ in $(seq 150); do lockctl status >/dev/null 2>&1 && return 0; sleep 0.1; done
     echo "not ok the daemon did not start; log:"; tail -20 "$root/daemon.log" | sed 's/^/# /'
@@ -40,15 +40,29 @@ check() {
 }
 eventually_holds() { for _ in $(seq 50); do [ "$(holds)" = "$2" ] && break; sleep 0.1; done; check "$@"; }
 
-start_daemon proc-connector || exit 1
+notice() { lockctl status | grep -q "! open limits are NOT enforced: $1"; }
+
+# Without the apps enforcer there is no apps row: status says the limit is not enforced.
+start_daemon proc-connector hosts || exit 1
 lockctl profiles create game --app fakegame >/dev/null || echo "not ok cannot create the profile"
+lockctl allowances add play --profile game --opens 2 >/dev/null || echo "not ok cannot add the allowance"
+if notice "the apps enforcer is not running"; then echo "ok without the apps enforcer status says the open limit is not enforced"
+else echo "not ok no notice without the apps enforcer: $(lockctl status | tr '\n' '|')"; fi
+stop_daemon
+
+start_daemon proc-connector || exit 1
+lockctl allowances remove play >/dev/null || echo "not ok cannot remove the allowance"
 check "nothing blocked or counted: 0 programs" "0 programs"
 lockctl allowances add play --profile game --opens 2 >/dev/null || echo "not ok cannot add the allowance"
 eventually_holds "the proc connector cannot count launches, and the row says so" "0 programs, launches of 1 app NOT counted"
+if notice "the proc connector cannot refuse launches"; then echo "ok and a notice says why"
+else echo "not ok no notice under the proc connector: $(lockctl status | tr '\n' '|')"; fi
 stop_daemon
 
 start_daemon fanotify || exit 1
 eventually_holds "an open limit alone: no program blocked, the app's launches counted" "0 programs, launches of 1 app counted"
+if notice ""; then echo "not ok a notice says open limits are not enforced while fanotify counts them"
+else echo "ok no notice while fanotify counts the launches"; fi
 lockctl status --json | python3 -c '
 import json, sys
 apps = [e for e in json.load(sys.stdin)["enforcers"] if e["name"] == "apps"][0]

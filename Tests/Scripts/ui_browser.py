@@ -94,17 +94,6 @@ def open_tab(driver, tab):
     time.sleep(0.6)  # the tab's own requests
 
 
-def click_in_session(driver, profile, xpath):
-    """Clicks a button of a block's card; the card is drawn again on each event, so a reference may go stale."""
-    for _ in range(20):
-        try:
-            session(driver, profile)[0].find_element(By.XPATH, xpath).click()
-            return
-        except (StaleElementReferenceException, IndexError):
-            time.sleep(0.2)
-    check(False, f"clicked {xpath} of {profile}")
-
-
 def session(driver, profile):
     return driver.find_elements(By.CSS_SELECTOR, f"article.session[aria-label^='{profile}']")
 
@@ -119,6 +108,18 @@ def click_in_session(driver, profile, xpath):
         except (StaleElementReferenceException, IndexError):
             return False
     wait(driver, attempt, f"clicked {xpath} on the {profile} block")
+
+
+def click_fresh(driver, element_id):
+    """Clicks the element with this id, looked up again until the click lands: lists are redrawn as
+    the daemon's events arrive, so an element found a moment ago may be gone (10 s at most)."""
+    def attempt(d):
+        try:
+            d.find_element(By.ID, element_id).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait(driver, attempt, f"clicked #{element_id}")
 
 
 def main():
@@ -258,8 +259,7 @@ def run(driver):
         wait(driver, lambda d: not d.find_element(By.ID, "sheet").get_attribute("open"), "the schedule editor closes on save")
     schedule = json.loads(lockctl("schedules", "show", "mornings", "--json").stdout or "{}")
     check(schedule.get("to") == "13:30", f"the daemon has the schedule's new end ({schedule.get('to')})")
-    toggle = driver.find_element(By.ID, "sched-enabled-mornings")
-    toggle.click()
+    click_fresh(driver, "sched-enabled-mornings")
     wait(driver, lambda d: json.loads(lockctl("schedules", "show", "mornings", "--json").stdout).get("enabled") is False, "the switch disables the schedule")
 
     # Timer: a Pomodoro whose ring advances.

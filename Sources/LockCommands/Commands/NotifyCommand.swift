@@ -22,8 +22,8 @@ struct NotifyCommand: AsyncParsableCommand {
             Pomodoro, to stop what may be stopped and to open the app (`lockctl ui`).
 
             A notice about a blocked site or app needs an enforcer that sees the attempt: `dns` (a lookup it \
-            answered), `nftables` (a connection it refused) or `apps` (a program it stopped). The `hosts`, \
-            `connections` and `bpf` enforcers block without telling the daemon, so with them alone there is none.
+            answered), `nftables` or `connections` (a connection it refused) or `apps` (a program it stopped). The \
+            `hosts` and `bpf` enforcers block without telling the daemon, so with them alone there is none.
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -1,8 +1,8 @@
 import ArgumentParser
 import LockProtocol
 
-/// One kind of rule a custom profile holds (domains, services, exceptions, addresses, lists,
-/// apps, app categories), and what its pair of commands, `add-KIND` and `remove-KIND`, say and send.
+/// One kind of rule a custom profile holds (domains, services, catalog categories, exceptions,
+/// addresses, lists, apps, app categories), and what its pair of commands, `add-KIND` and `remove-KIND`, say and send.
 protocol ProfileRuleKind {
     static var add: CommandConfiguration { get }
     static var remove: CommandConfiguration { get }
@@ -166,6 +166,18 @@ enum KeywordRules: ProfileRuleKind {
         r.removeKeywords = values
         return r
     }
+}
+
+enum CategoryRules: ProfileRuleKind {
+    static let add = CommandConfiguration(
+        commandName: "add-category", abstract: "Add catalog categories (every service in them) to a custom profile.")
+    static let remove = CommandConfiguration(commandName: "remove-category", abstract: "Remove catalog categories from a custom profile.")
+    static let valueName = "categories"
+    static let addHelp = "Categories such as social (see `lockctl services`)."
+    static let removeHelp = "Categories."
+    static var completion: CompletionKind? { Completions.categories }
+    static func adding(_ values: [String]) -> UpdateProfileRequest { UpdateProfileRequest(addCategories: values) }
+    static func removing(_ values: [String]) -> UpdateProfileRequest { UpdateProfileRequest(removeCategories: values) }
 }
 
 enum AppCategoryRules: ProfileRuleKind {

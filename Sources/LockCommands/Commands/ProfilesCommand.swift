@@ -8,7 +8,8 @@ struct ProfilesCommand: AsyncParsableCommand {
         abstract: "List, show, create, change and delete blocking profiles.",
         subcommands: [
             List.self, Show.self, Create.self, AddProfileRules<DomainRules>.self, RemoveProfileRules<DomainRules>.self,
-            AddProfileRules<ServiceRules>.self, RemoveProfileRules<ServiceRules>.self, AddProfileRules<AllowRules>.self,
+            AddProfileRules<ServiceRules>.self, RemoveProfileRules<ServiceRules>.self, AddProfileRules<CategoryRules>.self,
+            RemoveProfileRules<CategoryRules>.self, AddProfileRules<AllowRules>.self,
             RemoveProfileRules<AllowRules>.self, AddProfileRules<AddressRules>.self, RemoveProfileRules<AddressRules>.self,
             AddProfileRules<AppRules>.self, RemoveProfileRules<AppRules>.self, AddProfileRules<AppCategoryRules>.self,
             RemoveProfileRules<AppCategoryRules>.self, AddProfileRules<ListRules>.self, RemoveProfileRules<ListRules>.self,
@@ -182,7 +183,7 @@ struct ProfilesCommand: AsyncParsableCommand {
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit",
-            abstract: "Change a custom profile's description, title, strictness or what happens to running apps.")
+            abstract: "Change a custom profile's description, title, icon, colour, strictness or what happens to running apps.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Profile name.", completion: Completions.customProfiles) var name: String
         @Option(help: "New description (empty to clear).") var description: String?
@@ -194,10 +195,13 @@ struct ProfilesCommand: AsyncParsableCommand {
         )
         var strict: Bool?
         @Option(help: "What happens to the profile's apps running when a block starts: terminate or freeze.") var running: String?
+        @Option(help: "New icon name (empty to clear).") var icon: String?
+        @Option(help: "New colour: #RRGGBB or a name (empty to clear).") var color: String?
 
         func validate() throws {
-            if description == nil, displayName == nil, strict == nil, running == nil {
-                throw ValidationError("nothing to change: give --description, --display-name, --strict/--no-strict or --running")
+            if description == nil, displayName == nil, strict == nil, running == nil, icon == nil, color == nil {
+                throw ValidationError(
+                    "nothing to change: give --description, --display-name, --icon, --color, --strict/--no-strict or --running")
             }
         }
 
@@ -206,7 +210,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                 global, name,
                 UpdateProfileRequest(
                     running: running, displayName: displayName, description: description,
-                    strict: strict))
+                    strict: strict, icon: icon, color: color))
         }
     }
 
@@ -236,6 +240,8 @@ extension ProfilesCommand {
         "removeApps": "<apps>", "addAppCategories": "<categories>", "removeAppCategories": "<categories>", "paths": "--path",
         "allow_paths": "--allow-path", "add-path": "<paths>", "remove-path": "<paths>", "add-allow-path": "<paths>",
         "remove-allow-path": "<paths>", "keywords": "--keyword", "add-keyword": "<keywords>", "remove-keyword": "<keywords>",
+        "icon": "--icon", "color": "--color", "addCategories": "<categories>", "removeCategories": "<categories>",
+        "remove-category": "<categories>",
     ])
 }
 
@@ -247,6 +253,7 @@ func updateProfile(_ global: GlobalOptions, _ name: String, _ request: UpdatePro
         || !(request.removeAddresses ?? []).isEmpty || !(request.addAllow ?? []).isEmpty
         || !(request.removeApps ?? []).isEmpty || !(request.removeAppCategories ?? []).isEmpty
         || !(request.removePaths ?? []).isEmpty || !(request.addAllowPaths ?? []).isEmpty
+        || !(request.removeCategories ?? []).isEmpty
     let strictBlocks = weakens ? ((try? await global.client.status().sessions) ?? []).filter { $0.profile == name && $0.strict } : []
     let profile = try await global.call(fields: ProfilesCommand.fields) { try await $0.updateProfile(name, request) }
     if try global.printJSON(profile) { return }

@@ -12,7 +12,8 @@ struct UICommand: AsyncParsableCommand {
         discussion: """
             Serves the app on 127.0.0.1 and ::1 only, as you: the daemon decides what you may change, as for lockctl. \
             The address carries a token that works once and becomes a session cookie; other Host headers and writes \
-            from other origins are refused. Serves until interrupted (Ctrl-C).
+            from other origins are refused. Serves until interrupted (Ctrl-C); a later `lockctl ui` in the same session \
+            (the tray's Open) asks the running server for a new address instead of starting another.
             """)
 
     @Flag(help: "Print the address with its token instead of opening a browser (for SSH port forwarding and scripts).")

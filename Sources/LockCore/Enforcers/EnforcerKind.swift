@@ -44,9 +44,10 @@ public struct EnforcerKind: Sendable, Equatable, CustomStringConvertible {
         name: "dns", covers: [.names, .subdomains], section: nil, machineWide: true, lanReach: nil,
         attempts: "the DNS filter's blocked answers")
     /// The connection-time name check: the TLS ClientHello's name (SNI) or the HTTP `Host:` of
-    /// a new connection's first payload, queued to the daemon by the nftables table.
+    /// a new connection's first payload, queued to the daemon by tables of its own.
     public static let connections = EnforcerKind(
-        name: "connections", covers: [.names, .subdomains], section: nil, machineWide: true, lanReach: nil, attempts: nil)
+        name: "connections", covers: [.names, .subdomains], section: nil, machineWide: true, lanReach: nil,
+        attempts: "refused connections (the name each asked for, 50 a second)")
     /// The nftables table of resolved and configured addresses.
     public static let nftables = EnforcerKind(
         name: "nftables", covers: [.addresses], section: nil, machineWide: true, lanReach: nil,
@@ -66,9 +67,8 @@ public struct EnforcerKind: Sendable, Equatable, CustomStringConvertible {
         name: "dnsmasq", covers: [.names, .subdomains, .lanTargets], section: "dnsmasq", machineWide: true,
         lanReach: .everyone(enforcer: "dnsmasq"), attempts: nil)
 
-    /// Every kind, in the order they are built and apply: the DNS filter and the connection check
-    /// before nftables, so that the forwarder listens and the queue is read by the time the
-    /// firewall's first commit asks where to send DNS and new connections.
+    /// Every kind, in the order they are built and apply: the DNS filter before nftables, so that
+    /// the forwarder listens by the time the firewall's first commit asks where to send DNS.
     public static let all: [EnforcerKind] = [.hosts, .dns, .connections, .nftables, .apps, .bpf, .unbound, .dnsmasq]
 
     /// The kind named `name`, if any.

@@ -41,6 +41,9 @@ enum BlockRelease {
                 status = 1
             }
         }
+        // So do the connection check's queue tables of a killed daemon (they queue to nobody,
+        // and `bypass` lets everything through, but they are ours to remove).
+        try? ConnectionNameEnforcer.removeTables()
         // The exec guard's pins outlast every daemon, also one configured without the bpf enforcer.
         BPFExecGuard.detach(pinDirectory: BPFObject.pins(paths))
         print("ended \(CountText.of(ended, "saved block")); lifted \(built.enforcers.map(\.name).joined(separator: ", "))")

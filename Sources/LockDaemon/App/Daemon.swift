@@ -91,7 +91,8 @@ struct Daemon {
             paths: paths, configuration: configuration, profiles: profiles, enforcers: built.enforcers, store: store,
             timers: .init(sessions: sessionTimer.timer, pomodoro: pomodoroTimer.timer, schedules: scheduleTimer.timer),
             logger: logger, clock: { SystemClock.now() }, zone: { SystemTimeZone.current(root: root) },
-            firewallUnavailable: { EnforcerFactory.firewallUnavailable() }, library: library, listProblems: listProblems,
+            firewallUnavailable: { EnforcerFactory.firewallUnavailable() },
+            connectionCheckUnavailable: { ConnectionNameEnforcer.queueUnavailable() }, library: library, listProblems: listProblems,
             caches: caches, launch: .current(enforcersOverride: enforcersOverride, root: root), attemptInbox: attemptInbox,
             launchInbox: launchInbox)
         let zoneWatch = FileChangeFeed(path: SystemTimeZone.localtimePath(root: root))

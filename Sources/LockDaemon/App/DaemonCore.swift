@@ -79,6 +79,7 @@ public struct DaemonCore: Sendable {
         clock: @escaping @Sendable () -> ClockReading, zone: @escaping @Sendable () -> TimeZone,
         makeID: (@Sendable () -> String)? = nil, apps: AppCatalogService? = nil,
         firewallUnavailable: @escaping @Sendable () -> String? = { nil },
+        connectionCheckUnavailable: @escaping @Sendable () -> String? = { nil },
         library: BlocklistLibrary = BlocklistLibrary(), listProblems: [FileProblem] = [],
         caches: ResolverCacheFlusher? = nil, launch: DaemonLaunch = DaemonLaunch(),
         attemptInbox: AttemptInbox? = nil, launchInbox: LaunchInbox? = nil,
@@ -129,7 +130,8 @@ public struct DaemonCore: Sendable {
         let reporter = Reporter(
             sessions: sessions, enforcement: enforcement, scheduler: scheduler, pomodoro: pomodoro,
             profiles: profiles, apps: apps, coordinator: coordinator, lists: lists, store: store, paths: paths,
-            firewallUnavailable: firewallUnavailable, clock: clock, launch: launch, zone: zone)
+            firewallUnavailable: firewallUnavailable, connectionCheckUnavailable: connectionCheckUnavailable, clock: clock,
+            launch: launch, zone: zone)
         let insights = InsightsService(store: store, emergency: emergency, clock: clock, zone: zone)
         let inbox = attemptInbox ?? AttemptInbox(clock: clock)
         let attempts = AttemptRecorder(inbox: inbox, sessions: sessions, store: store, events: events, logger: logger, clock: clock)

@@ -45,13 +45,22 @@ extension EnforcerRegistration {
             redirected: chosen.contains(EnforcerKind.nftables.name), logger: factory.logger)
     }
 
-    /// Its own tables (`ConnectionCheckTables`): it needs no other enforcer.
+    /// Its own tables (`ConnectionCheckTables`): it needs no other enforcer. On by default where
+    /// the kernel takes its queue rule: it costs nothing outside blocks (no table, no reader), and
+    /// during them two packets per new connection (scripts/bench-web.sh).
     static let connections = EnforcerRegistration(
         kind: .connections,
-        byDefault: { _ in (false, "not on by default yet: add connections to enforcers") }
+        byDefault: { factory in
+            let firewall = factory.firewallDecision()
+            guard firewall.used else { return firewall }
+            if let reason = ConnectionNameEnforcer.queueUnavailable() { return (false, reason) }
+            return (true, "the kernel can queue new connections to the daemon (nft_compat, xt_NFQUEUE)")
+        }
     ) { factory, _, _, _ in
-        ConnectionNameEnforcer(
-            unavailable: ConnectionNameEnforcer.queueUnavailable(), lists: factory.library.resolver, logger: factory.logger)
+        let attempts = factory.attempts
+        return ConnectionNameEnforcer(
+            unavailable: ConnectionNameEnforcer.queueUnavailable(), lists: factory.library.resolver,
+            onRefused: { attempts.connectionRefused($0) }, logger: factory.logger)
     }
 
     static let nftables = EnforcerRegistration(kind: .nftables, byDefault: { $0.firewallDecision() }) { factory, _, built, problems in

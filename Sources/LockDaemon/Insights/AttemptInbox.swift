@@ -11,6 +11,8 @@ enum RawAttempt: Sendable {
     case app(ExecDenial)
     /// The firewall refused connections.
     case firewall(FirewallAttempt)
+    /// The connection check refused a connection naming a blocked name.
+    case connection(RefusedConnection)
     /// The browser companion showed its shield.
     case browser(BrowserShieldAttempt)
 }
@@ -62,6 +64,9 @@ public final class AttemptInbox: Sendable {
 
     /// The nftables enforcer's callback.
     public func firewallBlocked(_ attempt: FirewallAttempt) { record(.firewall(attempt)) }
+
+    /// The connection check's callback (`ConnectionNameEnforcer(onRefused:)`).
+    public func connectionRefused(_ refusal: RefusedConnection) { record(.connection(refusal)) }
 
     /// Attempts dropped because the buffer was full.
     public var dropped: Int { droppedCount.load(ordering: .relaxed) }

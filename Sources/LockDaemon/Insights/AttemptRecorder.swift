@@ -132,6 +132,11 @@ actor AttemptRecorder: ServiceLifecycle.Service {
             return BlockedAttempt(
                 kind: .site, name: connection.name, detail: connection.address, source: .firewall,
                 client: connection.realTime ? "" : "counter", at: stamped.wall, count: max(1, connection.count))
+        case .connection(let refusal):
+            // The firewall's: its tables refused it. The detail is the rule, as the DNS filter's,
+            // which tells the session it belongs to; the address goes where a client would.
+            return BlockedAttempt(
+                kind: .site, name: refusal.name, detail: refusal.rule, source: .firewall, client: refusal.address, at: stamped.wall)
         case .browser(let shield):
             return BlockedAttempt(
                 kind: .site, name: shield.name, detail: shield.rule, source: .browser, client: "uid \(shield.uid)", at: stamped.wall)

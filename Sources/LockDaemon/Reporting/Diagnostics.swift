@@ -20,6 +20,8 @@ struct Diagnostics {
     let missingLists: [String: [String]]
     /// Why nftables cannot be used here, when it is not in use; nil when it could be.
     let firewallUnavailable: String?
+    /// Why the connection check cannot run here, when it is not in use; nil when it could.
+    var connectionCheckUnavailable: String? = nil
     /// Why the state database could only be opened for reading, if so.
     let stateReadOnly: String?
     let now: ClockReading
@@ -31,6 +33,7 @@ struct Diagnostics {
         checks.append(coverage())
         checks.append(blocklists())
         checks.append(firewall())
+        if let check = connectionCheck() { checks.append(check) }
         checks.append(dnsOverHTTPS())
         checks.append(stateDirectory())
         checks += configuration()
@@ -87,6 +90,30 @@ struct Diagnostics {
                 fix: "install nftables and run simplylockd as root with CAP_NET_ADMIN (the shipped unit does)")
         }
         return Finding("nftables", .warning, "available but not enabled: only name lookups are blocked", fix: enableFirewall)
+    }
+
+    /// Whether names reached past the DNS filter are refused at connection time; nothing to say
+    /// without the firewall, whose finding comes first.
+    private func connectionCheck() -> Finding? {
+        let title = "connection check"
+        if configuredEnforcers.contains("connections") {
+            return Finding(
+                title, .ok,
+                "in use: during blocks, new connections naming a blocked name (TLS SNI, HTTP Host) are reset whatever address, "
+                    + "port or resolver was used; not with Encrypted ClientHello")
+        }
+        guard configuredEnforcers.contains("nftables") else { return nil }
+        if let reason = connectionCheckUnavailable {
+            return Finding(
+                title, .warning, "not usable here: \(reason)",
+                fix: "a kernel with nft_compat and xt_NFQUEUE (CONFIG_NFT_COMPAT, CONFIG_NETFILTER_XT_TARGET_NFQUEUE; "
+                    + "Debian's has them as modules)")
+        }
+        return Finding(
+            title, .warning,
+            "available but not enabled: a name reached past the DNS filter (another resolver or port, DNS over HTTPS, "
+                + "a hosts line) is blocked only at the addresses the firewall knows",
+            fix: "add \"connections\" to enforcers in \(paths.configFile) (the default where the kernel can queue packets)")
     }
 
     private func dnsOverHTTPS() -> Finding {

@@ -19,6 +19,8 @@ public struct Reporter: Sendable {
     let paths: Paths
     /// Why the firewall cannot be used here, when it is not configured.
     let firewallUnavailable: @Sendable () -> String?
+    /// Why the connection check cannot run here, when it is not configured.
+    var connectionCheckUnavailable: @Sendable () -> String? = { nil }
     let clock: @Sendable () -> ClockReading
     /// How the daemon was started, for doctor's fixes.
     var launch = DaemonLaunch()
@@ -41,6 +43,7 @@ public struct Reporter: Sendable {
         }
         let appsNotInForce = desired.apps.isEmpty ? nil : Self.appsNotInForce(statuses)
         if let appsNotInForce { notices.append(appsNotInForce) }
+        if !desired.counted.isEmpty, let openLimits = Self.openLimitsNotInForce(statuses) { notices.append(openLimits) }
         var snapshot = StatusSnapshot(
             now: now, sessions: active, blockedNames: desired.domains.count, enforcers: statuses,
             notices: notices, caches: caches)
@@ -71,6 +74,20 @@ public struct Reporter: Sendable {
         guard !running.contains(where: \.applied) else { return nil }
         let errors = running.compactMap { status in status.lastError.map { "\(status.name): \($0)" } }
         return "apps are NOT blocked: the app enforcers failed" + (errors.isEmpty ? "" : ": " + errors.joined(separator: "; "))
+    }
+
+    /// Why the launches open limits count are not counted, or nil when they are: only the
+    /// apps enforcer's fanotify guard counts them (it reports the apps it counts).
+    static func openLimitsNotInForce(_ statuses: [EnforcerStatus]) -> String? {
+        guard let apps = statuses.first(where: { $0.name == "apps" }) else {
+            return "open limits are NOT enforced: the apps enforcer is not running"
+        }
+        if apps.details["counted"] != nil, apps.details["mode"]?.description == "fanotify" { return nil }
+        if let mode = apps.details["mode"]?.description, mode == "proc-connector" {
+            return "open limits are NOT enforced: the proc connector cannot refuse launches (they need fanotify)"
+        }
+        return "open limits are NOT enforced: the apps enforcer does not count launches"
+            + (apps.lastError.map { ": \($0)" } ?? apps.details["notes"].map { ": \($0)" } ?? "")
     }
 
     static func lanNotInForce(_ statuses: [EnforcerStatus]) -> String? {
@@ -185,6 +202,7 @@ public struct Reporter: Sendable {
             scopes: enforcement.enforcers.map { ($0.name, $0.scope) },
             importedLists: lists.all().count, missingLists: missingLists,
             firewallUnavailable: configured.contains("nftables") ? nil : firewallUnavailable(),
+            connectionCheckUnavailable: configured.contains("connections") ? nil : connectionCheckUnavailable(),
             stateReadOnly: store.readOnlyReason, now: clock(), launch: launch)
         return await enforcement.findings() + diagnostics.run()
     }

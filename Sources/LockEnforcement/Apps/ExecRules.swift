@@ -103,10 +103,13 @@ public final class ExecRules: Sendable {
     /// put under another name). The second catches a renamed copy of `ld-linux-x86-64.so.2`,
     /// `python3` or `dash` in a home directory by what it is rather than what it is called; a
     /// user's own program opening a blocked one during a block is refused too, which is the point.
-    public static func mayRunOthers(exe: String, runners: ProgramRunners = .machine) -> Bool {
+    ///
+    /// A blocked program counts too, and is never opened to find out: the guard's answer
+    /// thread opening a file with a permission mark would wait for itself.
+    public func mayRunOthers(exe: String, runners: ProgramRunners = .machine) -> Bool {
         var status = stat()
         let found = stat(exe, &status) == 0
-        if found, userControlled(status) { return true }
+        if found, Self.userControlled(status) || blocked[FileIdentity(status)] != nil { return true }
         if let program = FanotifyExecGuard.readLink(exe), ProgramNames.isInterpreter(program) { return true }
         return found && runners.recognises(exe, status: status)
     }

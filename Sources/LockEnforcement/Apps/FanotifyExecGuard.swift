@@ -372,7 +372,7 @@ final class FanotifyExecGuard: ExecGuardBackend {
             return
         }
         let exe = "/proc/\(event.pid)/exe"
-        guard ExecRules.mayRunOthers(exe: exe), let opener = Self.readLink(exe) else {
+        guard rules.mayRunOthers(exe: exe), let opener = Self.readLink(exe) else {
             answer(groupFD, fd, allow: true)
             return
         }

@@ -43,7 +43,7 @@ struct RunningProcesses {
                 return Match(pid: pid, rule: rule, executable: identity)
             }
         }
-        guard ExecRules.mayRunOthers(exe: exe) else { return nil }
+        guard rules.mayRunOthers(exe: exe) else { return nil }
         for argument in arguments(pid: pid, proc: proc).dropFirst() where !argument.hasPrefix("-") && !argument.isEmpty {
             let path = argument.hasPrefix("/") ? argument : "\(proc)/\(pid)/cwd/\(argument)"
             if let target = FileIdentity(path: path), let file = rules.blocked[target] {

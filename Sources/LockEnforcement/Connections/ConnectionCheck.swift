@@ -10,7 +10,8 @@ public struct ConnectionCheck: Sendable, Equatable {
     /// The bits of the connection mark the check owns (another program's bits are kept).
     public static let mask: UInt32 = 0x0030_0000
     /// A connection's packets in the original direction that are queued at most while no
-    /// verdict is in (the first is the SYN, which carries no name).
+    /// verdict is in (the first is the SYN, which carries no name; the second, the handshake's
+    /// last, only when it carries data).
     public static let queuedPackets = 2...24
 
     /// Creates the setting.

@@ -1,4 +1,5 @@
 import CNFTNL
+import CNFTables
 
 #if canImport(Glibc)
 import Glibc
@@ -8,28 +9,23 @@ import Musl
 
 extension ConnectionCheckTables {
     /// One nf_tables transaction: messages built by libnftnl between a batch's begin and end,
-    /// sent with libmnl in one `sendmsg`. The kernel handles a whole batch inside that call, so
+    /// sent in one `sendmsg`. The kernel handles a whole batch inside that call, so
     /// its answers (an error for each refused message) are all waiting once it returns.
     final class Batch {
-        private static let size = 1 << 16
-        private let buffer = UnsafeMutableRawPointer.allocate(byteCount: Batch.size, alignment: 16)
-        private let batch: OpaquePointer
+        private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        private var length = 0
         private var sequence = UInt32(truncatingIfNeeded: time(nil))
 
-        init() {
-            batch = mnl_nlmsg_batch_start(buffer, Batch.size)
-            message { buffer, sequence in _ = nftnl_batch_begin(buffer, sequence) }
-        }
+        init() { message { buffer, sequence in _ = nftnl_batch_begin(buffer, sequence) } }
 
-        deinit {
-            mnl_nlmsg_batch_stop(batch)
-            buffer.deallocate()
-        }
-
+        /// Builds one message at the end of the batch (libnftnl keeps its length aligned).
         private func message(_ build: (UnsafeMutablePointer<CChar>, UInt32) -> Void) {
-            build(mnl_nlmsg_batch_current(batch).assumingMemoryBound(to: CChar.self), sequence)
+            buffer.withUnsafeMutableBytes { bytes in
+                let start = bytes.baseAddress!.advanced(by: length)
+                build(start.assumingMemoryBound(to: CChar.self), sequence)
+                length += Int(start.assumingMemoryBound(to: nlmsghdr.self).pointee.nlmsg_len + 3) & ~3
+            }
             sequence &+= 1
-            _ = mnl_nlmsg_batch_next(batch)
         }
 
         private func header(_ buffer: UnsafeMutablePointer<CChar>, _ type: nf_tables_msg_types, _ family: Family, _ sequence: UInt32)
@@ -76,24 +72,43 @@ extension ConnectionCheckTables {
             message { buffer, sequence in nftnl_rule_nlmsg_build_payload(header(buffer, NFT_MSG_NEWRULE, family, sequence), rule) }
         }
 
-        /// Sends the batch; throws the kernel's first refusal (nothing of the batch is then in force).
+        /// Sends the batch in one `sendmsg`; throws the kernel's first refusal (nothing of the
+        /// batch is then in force). The kernel handles a whole batch inside that call, so its
+        /// answers (an error for each refused message) are all waiting once it returns.
+        ///
+        /// With `checkOnly` the batch goes without its end: the kernel checks every message,
+        /// then aborts the transaction.
         func commit(checkOnly: Bool = false) throws(NFTablesError) {
             if !checkOnly { message { buffer, sequence in _ = nftnl_batch_end(buffer, sequence) } }
-            guard let socket = mnl_socket_open(NETLINK_NETFILTER) else { throw Self.failure("cannot open a netfilter socket") }
-            defer { mnl_socket_close(socket) }
-            guard mnl_socket_bind(socket, 0, pid_t(MNL_SOCKET_AUTOPID)) >= 0 else { throw Self.failure("cannot bind a netfilter socket") }
-            let length = mnl_nlmsg_batch_size(batch)
-            guard mnl_socket_sendto(socket, mnl_nlmsg_batch_head(batch), length) == length else {
-                throw Self.failure("cannot send the connection check's tables")
+            let socket: NetfilterSocket
+            do throws(NetfilterSocket.Failure) {
+                socket = try NetfilterSocket(bound: false, timeout: timeval(tv_sec: 2, tv_usec: 0))
+            } catch {
+                throw NFTablesError(message: "cannot open a netfilter socket: \(error)")
             }
+            var kernel = sockaddr_nl()
+            kernel.nl_family = sa_family_t(AF_NETLINK)
+            let sent = buffer.withUnsafeBytes { bytes in
+                withUnsafePointer(to: &kernel) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(socket.fd, bytes.baseAddress, length, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                    }
+                }
+            }
+            guard sent == length else { throw Self.failure("cannot send the connection check's tables") }
             var reply = [UInt8](repeating: 0, count: 8192)
-            var refusal: String?
+            var refusal: Int32?
             while true {
-                let count = recv(mnl_socket_get_fd(socket), &reply, reply.count, Int32(MSG_DONTWAIT))
+                let count = reply.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
                 guard count > 0 else { break }
-                if mnl_cb_run(reply, count, 0, 0, nil, nil) < 0, refusal == nil { refusal = String(cString: strerror(errno)) }
+                for message in NetlinkMessages(bytes: reply[0..<count]) where message.type == UInt16(NLMSG_ERROR) {
+                    let code = message.payload.count >= 4 ? message.payload.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) } : 0
+                    if code != 0, refusal == nil { refusal = -code }
+                }
             }
-            if let refusal { throw NFTablesError(message: "the kernel refused the connection check's tables: \(refusal)") }
+            if let refusal {
+                throw NFTablesError(message: "the kernel refused the connection check's tables: \(String(cString: strerror(refusal)))")
+            }
         }
 
         private static func failure(_ what: String) -> NFTablesError {
@@ -160,6 +175,21 @@ extension ConnectionCheckTables {
                     u32($0, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON.rawValue)
                     u32($0, NFTNL_EXPR_BYTEORDER_LEN, 8)
                     u32($0, NFTNL_EXPR_BYTEORDER_SIZE, 8)
+                }
+            case .load(let base, let offset, let length):
+                return make("payload") {
+                    u32($0, NFTNL_EXPR_PAYLOAD_DREG, register)
+                    u32($0, NFTNL_EXPR_PAYLOAD_BASE, base.rawValue)
+                    u32($0, NFTNL_EXPR_PAYLOAD_OFFSET, offset)
+                    u32($0, NFTNL_EXPR_PAYLOAD_LEN, length)
+                }
+            case .mask(let mask):
+                return make("bitwise") {
+                    u32($0, NFTNL_EXPR_BITWISE_SREG, register)
+                    u32($0, NFTNL_EXPR_BITWISE_DREG, register)
+                    u32($0, NFTNL_EXPR_BITWISE_LEN, UInt32(mask.count))
+                    bytes($0, NFTNL_EXPR_BITWISE_MASK, mask)
+                    bytes($0, NFTNL_EXPR_BITWISE_XOR, [UInt8](repeating: 0, count: mask.count))
                 }
             case .transportPort:
                 return make("payload") {

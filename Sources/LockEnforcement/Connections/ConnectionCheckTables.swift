@@ -1,4 +1,4 @@
-import CNFTNL
+import CNFTables
 
 #if canImport(Glibc)
 import Glibc
@@ -98,9 +98,25 @@ enum ConnectionCheckTables {
         rules.append(
             [.metaLoad(NFT_META_L4PROTO), .equal([UInt8(IPPROTO_UDP)]), .transportPort, .equal([0x01, 0xbb])]
                 + [.counter, .rejectICMP(family.prohibited)])
-        rules.append(
+        let unjudged: [Expression] =
             [.metaLoad(NFT_META_L4PROTO), .equal([UInt8(IPPROTO_TCP)]), .ctDirectionOriginal, .equal([0])]
-                + [.ctLoad(NFT_CT_MARK), .and(mask, xor: 0), .equal(host32(0))]
+            + [.ctLoad(NFT_CT_MARK), .and(mask, xor: 0), .equal(host32(0))]
+        // The handshake's last packet, when it carries no data, passes in the kernel: a round trip
+        // to the daemon less per connection. Only the exact lengths of an empty segment (IP header
+        // without options, or IPv6 without extension headers; TCP with timestamps or without), so
+        // that a byte of data piggybacked on it still goes to the daemon.
+        for (tcpHeader, dataOffset) in [(32, UInt8(0x80)), (20, UInt8(0x50))] {
+            let plainIP: [Expression] =
+                family == .ipv4
+                ? [.load(NFT_PAYLOAD_NETWORK_HEADER, offset: 0, length: 1), .mask([0x0f]), .equal([0x05])]
+                : [.load(NFT_PAYLOAD_NETWORK_HEADER, offset: 6, length: 1), .equal([UInt8(IPPROTO_TCP)])]
+            rules.append(
+                unjudged + [.ctOriginalPackets, .equal(withUnsafeBytes(of: UInt64(2)) { Array($0) })] + plainIP
+                    + [.load(NFT_PAYLOAD_TRANSPORT_HEADER, offset: 12, length: 1), .mask([0xf0]), .equal([dataOffset])]
+                    + [.metaLoad(NFT_META_LEN), .equal(host32(UInt32((family == .ipv4 ? 20 : 40) + tcpHeader))), .accept])
+        }
+        rules.append(
+            unjudged
                 + [.ctOriginalPackets, .hostToNetwork64]
                 + [.compare(NFT_CMP_GTE, big64(ConnectionCheck.queuedPackets.lowerBound))]
                 + [.compare(NFT_CMP_LTE, big64(ConnectionCheck.queuedPackets.upperBound))]
@@ -120,6 +136,10 @@ enum ConnectionCheckTables {
         case equal([UInt8])
         case compare(nft_cmp_ops, [UInt8])
         case hostToNetwork64
+        /// `length` bytes of a header into the register.
+        case load(nft_payload_bases, offset: UInt32, length: UInt32)
+        /// The register's first bytes ANDed with `mask` (as many bytes).
+        case mask([UInt8])
         case transportPort
         case counter
         case accept

@@ -9,9 +9,9 @@ import Synchronization
 /// resolver or port, DNS over HTTPS, a cache, a hosts line). Other names on the same address
 /// (a CDN's) keep working.
 ///
-/// The nftables enforcer queues each new connection's first packets in the original direction
-/// to the daemon (`ConnectionCheck`) until a verdict is in, then marks the connection: only the
-/// first packets of a connection pay. HTTP/3 (QUIC, UDP 443) is refused during blocks, so
+/// Its own tables (`ConnectionCheckTables`) queue each new connection's first packets in the
+/// original direction to the daemon (`ConnectionCheck`) until a verdict is in, then mark the
+/// connection: only the first packets of a connection pay. HTTP/3 (QUIC, UDP 443) is refused during blocks, so
 /// browsers fall back to TCP, where the name is read. With Encrypted ClientHello only the
 /// outer name (the provider's public name) can be read.
 public final class ConnectionNameEnforcer: Enforcer {
@@ -38,18 +38,20 @@ public final class ConnectionNameEnforcer: Enforcer {
     private let inspected = Atomic<Int>(0)
     private let allowed = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
-    private let onRefused: (@Sendable (String, String) -> Void)?
+    private let onRefused: (@Sendable (RefusedConnection) -> Void)?
+    private let reports = Mutex(ReportLimit(perSecond: NFTablesRuleset.logRate))
 
     /// Creates the enforcer; the queue is bound at the first `apply`.
     ///
     /// - Parameters:
     ///   - unavailable: why the kernel cannot queue packets here (nil when it can): the
     ///     enforcer then reports that it blocks nothing, and the table queues nothing.
-    ///   - onRefused: told of each refused connection (name, rule), on the reader's thread.
+    ///   - onRefused: told of refused connections, on the reader's thread; at most
+    ///     `NFTablesRuleset.logRate` a second, as the firewall's attempts.
     public init(
         queue: UInt16 = ConnectionNameEnforcer.defaultQueue, unavailable: String? = nil,
         lists: @escaping @Sendable (BlocklistReference) -> Blocklist? = { _ in nil },
-        onRefused: (@Sendable (String, String) -> Void)? = nil,
+        onRefused: (@Sendable (RefusedConnection) -> Void)? = nil,
         logger: Logger = Logger(label: "simplylock.connections")
     ) {
         self.queue = queue
@@ -104,6 +106,10 @@ public final class ConnectionNameEnforcer: Enforcer {
         current.reader = nil
     }
 
+    /// Removes the queue tables whoever left them (`simplylockd --release`, whatever the
+    /// enforcers configured).
+    public static func removeTables() throws(NFTablesError) { try ConnectionCheckTables.remove() }
+
     /// Nil when this kernel takes the queue tables (nft_compat with xt_NFQUEUE), else why not:
     /// checked by sending them in a batch without its end, which the kernel validates and aborts.
     public static func queueUnavailable() -> String? {
@@ -154,7 +160,9 @@ public final class ConnectionNameEnforcer: Enforcer {
             return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.allowed)
         case .refuse(let name, let rule):
             refused.add(1, ordering: .relaxed)
-            onRefused?(name, rule)
+            if let onRefused, reports.withLock({ $0.admit(now: now) }) {
+                onRefused(RefusedConnection(name: name, rule: rule, address: RefusedConnection.text(of: parsed.flow.destination)))
+            }
             // Back through the chain, which marks the connection refused and resets it.
             return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.refused)
         }
@@ -174,7 +182,7 @@ public final class ConnectionNameEnforcer: Enforcer {
         ]
         if let unavailable { details["problem"] = .text(unavailable) }
         return EnforcerStatus(
-            name: name, applied: current.lastError == nil && (policy.isEmpty || current.reader != nil && current.tablesInForce),
+            name: name, applied: current.lastError == nil && !policy.isEmpty && current.reader != nil && current.tablesInForce,
             elements: policy.nameCount,
             lastApplied: current.lastApplied, lastError: current.lastError, details: details)
     }
@@ -184,7 +192,7 @@ public final class ConnectionNameEnforcer: Enforcer {
             covers: "new TCP connections whose TLS ClientHello (SNI) or HTTP request (Host) names a blocked name or a name under it, "
                 + "whatever address or resolver was used; HTTP/3 is refused during blocks so browsers use TCP",
             misses: "connections with Encrypted ClientHello (only the provider's outer name is read), connections opened before the block, "
-                + "and tunnels (VPNs, proxies that encrypt the name)")
+                + "data sent in the SYN itself (TCP Fast Open), and tunnels (VPNs, proxies that encrypt the name)")
     }
 
     public func coverage(of name: String) async -> Coverage? {
