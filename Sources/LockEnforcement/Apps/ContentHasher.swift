@@ -69,30 +69,19 @@ public final class ContentHasher: Sendable {
         clinux_chunker_reset(&chunker)
         var chunks = Set<UInt64>()
         let bufferSize = 1 << 20
-        var buffer = [UInt8](repeating: 0, count: bufferSize)
         var fingerprints = [UInt64](repeating: 0, count: bufferSize / Int(CLINUX_CHUNK_MIN) + 1)
-        var offset: off_t = 0
-        while true {
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
+        let read = FileBlocks.read(fd: fd, blockSize: bufferSize) { block in
+            hasher.update(bufferPointer: block)
+            let found = fingerprints.withUnsafeMutableBufferPointer { out in
+                clinux_chunker_feed(&chunker, block.assumingMemoryBound(to: UInt8.self).baseAddress, block.count, out.baseAddress)
             }
-            if count == 0 { break }
-            buffer.withUnsafeBytes { bytes in
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
-                hasher.update(bufferPointer: slice)
-                let found = fingerprints.withUnsafeMutableBufferPointer { out in
-                    clinux_chunker_feed(&chunker, slice.assumingMemoryBound(to: UInt8.self).baseAddress, count, out.baseAddress)
-                }
-                chunks.formUnion(fingerprints[0..<found])
-            }
-            offset += off_t(count)
-            if let deadline, ContinuousClock.now > deadline { return nil }
+            chunks.formUnion(fingerprints[0..<found])
+            return deadline.map { ContinuousClock.now <= $0 } ?? true
         }
+        guard let size = read else { return nil }
         var last: UInt64 = 0
         if clinux_chunker_finish(&chunker, &last) == 1 { chunks.insert(last) }
-        let signature = ContentSignature(digest: ContentDigest(Array(hasher.finalize())), chunks: chunks, size: Int64(offset))
+        let signature = ContentSignature(digest: ContentDigest(Array(hasher.finalize())), chunks: chunks, size: size)
         computed.add(1, ordering: .relaxed)
         cache.withLock { cache in
             if cache.entries.count >= Self.capacity || cache.chunks + chunks.count > Self.chunkCapacity {

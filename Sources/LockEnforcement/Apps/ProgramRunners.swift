@@ -136,18 +136,11 @@ public final class ProgramRunners: Sendable {
     /// SHA-256 of the file open on `fd` (pread: the offset does not matter).
     static func digest(fd: Int32) -> ContentDigest? {
         var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var offset: off_t = 0
-        while true {
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if count == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            offset += off_t(count)
+        let read = FileBlocks.read(fd: fd, blockSize: 1 << 16) { block in
+            hasher.update(bufferPointer: block)
+            return true
         }
+        guard read != nil else { return nil }
         return ContentDigest(Array(hasher.finalize()))
     }
 }

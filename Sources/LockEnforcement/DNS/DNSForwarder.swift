@@ -215,23 +215,11 @@ public final class DNSForwarder: Sendable {
     /// a marked socket inherited by a child process would carry the exemption out of the daemon
     /// (and be reported as borrowed).
     private static func upstreamSocket(ipv6: Bool, mark: UInt32?) throws -> Int32 {
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
-        do {
-            if let mark {
-                var value = Int32(bitPattern: mark)
-                guard setsockopt(fd, SOL_SOCKET, Self.soMark, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
-                    throw IOError(errnoCode: errno, reason: "setsockopt(SO_MARK)")
-                }
-            }
+        try markedSocket(type: SOCK_DGRAM, ipv6: ipv6, mark: mark) { fd in
             let any = try NIOCore.SocketAddress(ipAddress: ipv6 ? "::" : "0.0.0.0", port: 0)
             let bound = any.withSockAddr { bind(fd, $0, socklen_t($1)) }
             guard bound == 0 else { throw IOError(errnoCode: errno, reason: "bind") }
-        } catch {
-            close(fd)
-            throw error
         }
-        return fd
     }
 
     /// A TCP socket to `server`, close-on-exec and marked from the start, its connect begun: NIO's
@@ -239,8 +227,18 @@ public final class DNSForwarder: Sendable {
     /// meanwhile would keep one carrying the exemption. NIO takes it as connected; its first
     /// write waits (EAGAIN) until the handshake is done, and a refused one ends the channel.
     static func upstreamStreamSocket(to server: NIOCore.SocketAddress, mark: UInt32?) throws -> Int32 {
-        let ipv6 = server.protocol == .inet6
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        try markedSocket(type: SOCK_STREAM, ipv6: server.protocol == .inet6, mark: mark) { fd in
+            let connected = server.withSockAddr { connect(fd, $0, socklen_t($1)) }
+            guard connected == 0 || errno == EINPROGRESS else { throw IOError(errnoCode: errno, reason: "connect") }
+        }
+    }
+
+    /// A non-blocking, close-on-exec socket carrying `mark` (when given), then `prepare`d; closed
+    /// again if any step fails.
+    private static func markedSocket(
+        type: __socket_type, ipv6: Bool, mark: UInt32?, prepare: (Int32) throws -> Void
+    ) throws -> Int32 {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(type.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
         do {
             if let mark {
@@ -249,8 +247,7 @@ public final class DNSForwarder: Sendable {
                     throw IOError(errnoCode: errno, reason: "setsockopt(SO_MARK)")
                 }
             }
-            let connected = server.withSockAddr { connect(fd, $0, socklen_t($1)) }
-            guard connected == 0 || errno == EINPROGRESS else { throw IOError(errnoCode: errno, reason: "connect") }
+            try prepare(fd)
         } catch {
             close(fd)
             throw error
