@@ -147,18 +147,15 @@ enum TCP {
 
     /// The local addresses listening on `port` (from /proc/net/tcp and tcp6), as hex.
     static func listeners(port: Int) -> [String] {
-        let portHex = String(format: "%04X", port)
-        var found: [String] = []
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                // local_address, rem_address, st (0A = LISTEN)
-                guard fields.count > 3, fields[3] == "0A" else { continue }
-                let local = fields[1].split(separator: ":")
-                if local.count == 2, local[1] == portHex { found.append(String(local[0])) }
-            }
+        // ss filters in the kernel (sock_diag), over the listening sockets only: /proc/net/tcp is
+        // read in pieces and can skip a line while other tests open and close sockets.
+        guard let result = try? ProcessRunner.run("/usr/bin/ss", ["-Hltn", "sport = :\(port)"], timeout: 10), result.status == 0 else {
+            return []
         }
-        return found.sorted()
+        return result.stdout.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 3, let colon = fields[3].lastIndex(of: ":") else { return nil }
+            return String(fields[3][..<colon])
+        }.sorted()
     }
 }
