@@ -101,6 +101,24 @@ extension DNSForwarderTests {
             })
     }
 
+    /// The socket inodes a child spawned now holds: posix_spawn with no file actions, so the
+    /// child keeps every descriptor that is not close-on-exec.
+    static func socketsInheritedByAChild() throws -> Set<String> {
+        var child: pid_t = 0
+        let words: [String] = ["sleep", "5"]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        guard posix_spawn(&child, "/bin/sleep", nil, nil, arguments, environ) == 0 else {
+            throw NFTablesError(message: "cannot spawn /bin/sleep")
+        }
+        defer {
+            kill(child, SIGKILL)
+            var status: Int32 = 0
+            waitpid(child, &status, 0)
+        }
+        return socketInodes(of: child)
+    }
+
     /// The socket inodes among `pid`'s open files.
     static func socketInodes(of pid: pid_t) -> Set<String> {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
@@ -134,18 +152,7 @@ extension DNSForwarderTests {
             withKnownIssue("the TCP fallback did not start within 30 s", isIntermittent: true) {
                 #expect(!own.isEmpty, "the forwarder's TCP socket to the server is open")
             }
-            // posix_spawn with no file actions: the child keeps every descriptor not close-on-exec.
-            var child: pid_t = 0
-            let words: [String] = ["sleep", "5"]
-            let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-            defer { for argument in arguments { free(argument) } }
-            #expect(posix_spawn(&child, "/bin/sleep", nil, nil, arguments, environ) == 0)
-            defer {
-                kill(child, SIGKILL)
-                var status: Int32 = 0
-                waitpid(child, &status, 0)
-            }
-            let inherited = Self.socketInodes(of: child)
+            let inherited = try Self.socketsInheritedByAChild()
             #expect(own.isDisjoint(with: inherited), "the child holds the forwarder's TCP socket \(own.intersection(inherited))")
             // Reset by the server: the forwarder gives the client the truncated answer at once.
             server.closeTCP()
@@ -164,17 +171,7 @@ extension DNSForwarderTests {
         var length = socklen_t(MemoryLayout<UInt32>.size)
         #expect(getsockopt(fd, SOL_SOCKET, DNSForwarder.soMark, &mark, &length) == 0 && mark == DNSForwarder.defaultMark)
         let inode = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
-        var child: pid_t = 0
-        let words: [String] = ["sleep", "5"]
-        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { for argument in arguments { free(argument) } }
-        #expect(posix_spawn(&child, "/bin/sleep", nil, nil, arguments, environ) == 0)
-        defer {
-            kill(child, SIGKILL)
-            var status: Int32 = 0
-            waitpid(child, &status, 0)
-        }
-        let inherited = Self.socketInodes(of: child)
+        let inherited = try Self.socketsInheritedByAChild()
         #expect(!inherited.contains(String(inode.dropFirst("socket:[".count).dropLast())), "the child holds the socket")
     }
 }
