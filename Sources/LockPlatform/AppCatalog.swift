@@ -166,7 +166,7 @@ struct Scanner {
             defer { closedir(handle) }
             while let entry = readdir(handle), visited < AppCatalog.maximumEntries {
                 visited += 1
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = DirectoryEntry.name(entry)
                 if name.hasPrefix(".") { continue }
                 let path = directory + "/" + name
                 var status = stat()
@@ -348,7 +348,7 @@ struct Scanner {
         defer { closedir(handle) }
         var names: [String] = []
         while let entry = readdir(handle), names.count < limit * 4 {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = DirectoryEntry.name(entry)
             if !name.hasPrefix(".") { names.append(name) }
         }
         return names.sorted().lazy.compactMap { ExecutableFile.inspect(directory + "/" + $0) }

@@ -31,7 +31,7 @@ public enum ForeignMounts {
         var seen: Set<UInt64> = [UInt64(status.st_ino)]
         var found: [Mount] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = DirectoryEntry.name(entry)
             guard Int32(name) != nil, stat("\(proc)/\(name)/ns/mnt", &status) == 0, seen.insert(UInt64(status.st_ino)).inserted,
                 let mountinfo = UserWritableMounts.readText("\(proc)/\(name)/mountinfo")
             else { continue }

@@ -16,6 +16,24 @@ enum Binaries {
 
     static var daemon: String { directory + "/simplylockd" }
     static var lockctl: String { directory + "/lockctl" }
+    /// Makes a crashing daemon print where it crashed into its log. The release daemon links the
+    /// Swift runtime statically and finds no backtracer by itself: a start-up SIGSEGV that
+    /// failed one CI run in three left an empty log until the path was given. Only the daemon
+    /// gets it: the fully static lockctl aborts at start when asked to backtrace.
+    static let backtraceEnvironment: [String: String] = {
+        let toolchains = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map {
+            URL(fileURLWithPath: String($0)).appendingPathComponent("swift").resolvingSymlinksInPath()
+        }
+        for swift in toolchains where FileManager.default.isExecutableFile(atPath: swift.path) {
+            let backtracer = swift.deletingLastPathComponent().appendingPathComponent("../libexec/swift/linux/swift-backtrace-static")
+                .standardized.path
+            if FileManager.default.isExecutableFile(atPath: backtracer) {
+                return ["SWIFT_BACKTRACE": "enable=yes,interactive=no,swift-backtrace=\(backtracer)"]
+            }
+        }
+        return [:]
+    }()
+
     static var dataDirectory: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config").standardized.path
     }

@@ -33,7 +33,8 @@ final class DaemonProcess: @unchecked Sendable {
         let daemonArguments = ["--root", root.path, "--data-dir", Binaries.dataDirectory, "--log-level", "debug"] + enforcers + arguments
         let command = wrapper + [Binaries.daemon] + daemonArguments
         return try ChildProcess(
-            command[0], Array(command.dropFirst()), environment: ProcessRunner.environment(environment),
+            command[0], Array(command.dropFirst()),
+            environment: ProcessRunner.environment(Binaries.backtraceEnvironment.merging(environment) { _, given in given }),
             stdout: .file(log), stderr: .file(log))
     }
 

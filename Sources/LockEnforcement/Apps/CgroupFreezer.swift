@@ -51,7 +51,7 @@ struct CgroupFreezer: Sendable {
             defer { closedir(handle) }
             while let entry = readdir(handle) {
                 guard entry.pointee.d_type == UInt8(DT_DIR) else { continue }
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = DirectoryEntry.name(entry)
                 if name != ".", name != ".." { pending.append(directory + "/" + name) }
             }
         }

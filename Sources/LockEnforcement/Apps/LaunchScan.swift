@@ -18,13 +18,13 @@ enum LaunchScan {
         let suffix = Array("/exe".utf8CString)
         var status = stat()
         while let entry = readdir(directory) {
-            let length = withUnsafeBytes(of: entry.pointee.d_name) { name -> Int in
-                var count = 0
-                while count < 20, name[count] >= UInt8(ascii: "0"), name[count] <= UInt8(ascii: "9") {
-                    path[count] = CChar(bitPattern: name[count])
-                    count += 1
+            let length = DirectoryEntry.withName(entry) { name -> Int in
+                guard name.count <= 20 else { return 0 }
+                for (index, byte) in name.enumerated() {
+                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return 0 }
+                    path[index] = CChar(bitPattern: byte)
                 }
-                return name[count] == 0 ? count : 0
+                return name.count
             }
             guard length > 0 else { continue }
             for (index, byte) in suffix.enumerated() { path[length + index] = byte }

@@ -69,7 +69,7 @@ public final class ProgramRunners: Sendable {
             guard let stream = opendir(directory) else { continue }
             defer { closedir(stream) }
             while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = DirectoryEntry.name(entry)
                 guard name != ".", name != "..", ProgramNames.isInterpreter(name) else { continue }
                 var status = stat()
                 let path = directory + "/" + name

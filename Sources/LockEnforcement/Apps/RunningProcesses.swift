@@ -22,7 +22,7 @@ struct RunningProcesses {
         let own = getpid()
         var matches: [Match] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = DirectoryEntry.name(entry)
             guard let pid = Int32(name), pid > 1, pid != own else { continue }
             if let match = match(pid: pid, rules: rules, hasher: hasher, proc: proc) { matches.append(match) }
         }

@@ -146,7 +146,7 @@ enum SocketHolders {
         defer { closedir(directory) }
         var result: [UInt32: [Int32]] = [:]
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = DirectoryEntry.name(entry)
             guard let pid = Int32(name) else { continue }
             for inode in Self.inodes(of: pid, among: inodes, proc: proc) { result[inode, default: []].append(pid) }
         }
@@ -167,7 +167,7 @@ enum SocketHolders {
         var found: Set<UInt32> = []
         var target = [CChar](repeating: 0, count: 64)
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = DirectoryEntry.name(entry)
             guard name.first?.isNumber == true else { continue }
             let length = readlink("\(path)/\(name)", &target, target.count - 1)
             guard length > 9 else { continue }
