@@ -255,11 +255,21 @@ struct BrowserCompanionTests {
             companion = try answer.decode(BrowserCompanions.self).companions.first { $0.browser == "firefox" }
         }
         #expect(companion?.active == true, "\(String(describing: companion))")
+        // Firefox saves extensions.json a while after a change, and not always at SIGTERM: once
+        // under load the file still held the add-on as first found (inactive) although it had
+        // said hello. So the file is read while Firefox runs, until it records the add-on active.
+        var recorded: FirefoxExtensions.Addon?
+        for _ in 0..<80 where recorded?.active != true {
+            if let state = try? Data(contentsOf: URL(fileURLWithPath: profile + "/extensions.json")),
+                let addons = try? JSONDecoder().decode(FirefoxExtensions.self, from: state).addons
+            {
+                recorded = addons.first { $0.id == "companion@simplylock.org" }
+            }
+            if recorded?.active != true { usleep(250_000) }
+        }
         firefox.send(SIGTERM)
         _ = firefox.wait(timeout: 20)
-        let state = try String(contentsOfFile: profile + "/extensions.json", encoding: .utf8)
-        let addons = try JSONDecoder().decode(FirefoxExtensions.self, from: Data(state.utf8)).addons
-        let addon = try #require(addons.first { $0.id == "companion@simplylock.org" })
+        let addon = try #require(recorded, "extensions.json never listed the companion")
         #expect(addon.active == true)
         #expect(addon.manifestVersion == 3)
         #expect(addon.incognito == "spanning")
