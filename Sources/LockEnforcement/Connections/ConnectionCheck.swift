@@ -9,10 +9,26 @@ public struct ConnectionCheck: Sendable, Equatable {
     public static let refused: UInt32 = 0x0020_0000
     /// The bits of the connection mark the check owns (another program's bits are kept).
     public static let mask: UInt32 = 0x0030_0000
+    /// Packet mark bit: the queue tables are in force. Their chain at `filter - 5` sets it on
+    /// TCP packets before the main table sees them; while it is missing (the tables deleted,
+    /// the daemon stopped), the main table refuses blocked names' addresses outright.
+    public static let present: UInt32 = 0x0040_0000
+    /// Packet mark bit: the main table let this TCP packet to a blocked name's address go on
+    /// only so that the check reads its name; such packets are queued without `bypass`, and
+    /// anything but an allowed name is refused.
+    public static let needsName: UInt32 = 0x0080_0000
+    /// Every bit of the packet mark the check uses; the queue chain clears them before a
+    /// packet leaves (another program's bits are kept).
+    public static let packetBits: UInt32 = mask | present | needsName
+    /// The priority of the chain that sets `present`: before the main table's (`filter`).
+    public static let presentPriority: Int32 = -5
     /// A connection's packets in the original direction that are queued at most while no
     /// verdict is in (the first is the SYN, which carries no name; the second, the handshake's
     /// last, only when it carries data).
     public static let queuedPackets = 2...24
+    /// The same for a connection the main table handed over (`needsName`): its SYN too, so that
+    /// data sent with it (TCP Fast Open) is read; past these the main table resets it unjudged.
+    public static let handedOffPackets = 1...24
 
     /// Creates the setting.
     public init(queue: UInt16) { self.queue = queue }

@@ -79,6 +79,7 @@ extension NFTablesRuleset {
             \t}
 
             """
+        if connectionHandoff { out += "\tchain handoff {\n\t}\n" }
         // A NAT hook makes the kernel track every connection, so the chain exists only when a
         // redirect is wanted. The first NAT chain to rewrite a new flow decides where it goes:
         // -199, the earliest a NAT chain may run (after conntrack, -200), so that another
@@ -157,13 +158,31 @@ extension NFTablesRuleset {
             // first SYN; other protocols count every packet. The log statement's rate limit
             // spares the NFLOG reader floods, never the counters.
             let log = counting.logGroup.map { " limit rate \(Self.logRate)/second log prefix \"simplylock \" group \($0)" } ?? ""
+            // Handed over, a SYN to a blocked name's address is no attempt yet (the site sharing
+            // it may be allowed): the connection check reports those it refuses.
+            let handedOver = connectionHandoff ? " meta mark & \(Self.hex(ConnectionCheck.present)) == 0" : ""
             for (match, family) in [("ip daddr", "4"), ("ip6 daddr", "6")] {
                 for protocolMatch in ["tcp flags & (syn | ack) == syn", "meta l4proto udp"] {
-                    out += "\t\t\(match) @block\(family) \(protocolMatch) counter name \(match) map @attempts\(family)\(log)\n"
+                    let unlessHandedOver = protocolMatch.hasPrefix("tcp") ? handedOver : ""
+                    out +=
+                        "\t\t\(match) @block\(family) \(protocolMatch)\(unlessHandedOver) counter name \(match) map @attempts\(family)\(log)\n"
                     for set in ["shared", "blocknet"] {
                         out += "\t\t\(match) @\(set)\(family) \(protocolMatch) counter name \(Self.sharedCounter)\(log)\n"
                     }
                 }
+            }
+        }
+        // DoH endpoints first: a blocked name's address handed over below may be one too.
+        for (match, set) in [("ip daddr", "doh4"), ("ip6 daddr", "doh6")] {
+            out += "\t\t\(match) @\(set) meta l4proto tcp th dport { \(ports) } reject with tcp reset\n"
+            out += "\t\t\(match) @\(set) meta l4proto udp th dport { \(ports) } reject with icmpx admin-prohibited\n"
+        }
+        if connectionHandoff {
+            // Only new connections' own packets, and only while the check's tables are in
+            // force (their earlier chain set the bit): replies and everything else are reset below.
+            let present = Self.hex(ConnectionCheck.present)
+            for (match, set) in [("ip daddr", "block4"), ("ip6 daddr", "block6")] {
+                out += "\t\t\(match) @\(set) meta l4proto tcp ct direction original meta mark & \(present) == \(present) jump handoff\n"
             }
         }
         // Reject rather than drop: connects fail at once instead of hanging, and established
@@ -174,10 +193,6 @@ extension NFTablesRuleset {
         ] {
             out += "\t\t\(match) @\(set) meta l4proto tcp reject with tcp reset\n"
             out += "\t\t\(match) @\(set) reject with icmpx admin-prohibited\n"
-        }
-        for (match, set) in [("ip daddr", "doh4"), ("ip6 daddr", "doh6")] {
-            out += "\t\t\(match) @\(set) meta l4proto tcp th dport { \(ports) } reject with tcp reset\n"
-            out += "\t\t\(match) @\(set) meta l4proto udp th dport { \(ports) } reject with icmpx admin-prohibited\n"
         }
         if mode == .allowlist {
             // Replies of connections that others opened to this machine (its SSH server), DHCP,
@@ -196,6 +211,7 @@ extension NFTablesRuleset {
                 """
         }
         out += "\t}\n"
+        if connectionHandoff { out += handoffChain }
         out += meterChains
         if let dnsRedirect {
             out += "\tchain dnsredirect {\n"
@@ -215,6 +231,23 @@ extension NFTablesRuleset {
             out += "\t}\n"
         }
         out += "}\n"
+    }
+
+    /// TCP to a blocked name's address, with the connection check in force: the check's verdict
+    /// in the connection mark decides; without one, the packet goes on marked `needsName`, which
+    /// the check's tables queue without `bypass`. Connections never judged within its window
+    /// (open before the block, or never queued) are reset as before.
+    var handoffChain: String {
+        let mask = Self.hex(ConnectionCheck.mask)
+        return """
+            \tchain handoff {
+            \t\tct mark & \(mask) == \(Self.hex(ConnectionCheck.refused)) reject with tcp reset
+            \t\tct mark & \(mask) == \(Self.hex(ConnectionCheck.allowed)) accept
+            \t\tct original packets > \(ConnectionCheck.handedOffPackets.upperBound) reject with tcp reset
+            \t\tmeta mark set meta mark | \(Self.hex(ConnectionCheck.needsName)) accept
+            \t}
+
+            """
     }
 
     /// The counters of port-53 traffic carrying the exemption mark: UDP datagrams, TCP connections.
