@@ -42,8 +42,8 @@ import Testing
         let rules = Self.rules(.ipv4, .output, .check).map(Self.summary)
         #expect(
             rules == [
-                "ct set meta set", "ct set meta set accept", "reset", "oifname accept", "icmp 13", "meta set accept", "meta set accept",
-                "queue 7", "queue 7 bypass", "meta set",
+                "ct set meta set", "ct set meta set accept", "ct set meta set accept", "reset", "oifname accept", "icmp 13",
+                "meta set accept", "meta set accept", "queue 7", "queue 7 bypass", "meta set",
             ])
     }
 
@@ -52,8 +52,8 @@ import Testing
         let rules = Self.rules(.ipv6, .forward, .check).map(Self.summary)
         #expect(
             rules == [
-                "ct set meta set", "ct set meta set accept", "reset", "icmp 1", "meta set accept", "meta set accept", "queue 7",
-                "queue 7 bypass", "meta set",
+                "ct set meta set", "ct set meta set accept", "ct set meta set accept", "reset", "icmp 1", "meta set accept",
+                "meta set accept", "queue 7", "queue 7 bypass", "meta set",
             ])
     }
 
@@ -79,12 +79,12 @@ import Testing
     /// the rule that queues the rest with bypass; every way out clears the check's packet bits.
     @Test func handedOverPacketsAreQueuedWithoutBypassAndEveryBitIsCleared() {
         let rules = Self.rules(.ipv4, .output, .check)
-        let handedOver = rules[7]
+        let handedOver = rules[8]
         #expect(Self.bitwise(handedOver).contains { $0.0 == ConnectionCheck.needsName && $0.1 == 0 })
         #expect(handedOver.contains { if case .queue(7, bypass: false) = $0 { true } else { false } })
         #expect(ConnectionCheck.handedOffPackets.lowerBound == 1)
         let clear = (~ConnectionCheck.packetBits, UInt32(0))
-        for index in [0, 1, 5, 6, 9] {
+        for index in [0, 1, 2, 6, 7, 10] {
             #expect(Self.bitwise(rules[index]).contains { $0 == clear }, "rule \(index)")
         }
         // The bits are distinct and next to the connection mark's.
@@ -92,6 +92,18 @@ import Testing
         #expect(
             ConnectionCheck.present & ConnectionCheck.needsName == 0
                 && (ConnectionCheck.present | ConnectionCheck.needsName) & ConnectionCheck.mask == 0)
+    }
+
+    /// The daemon's three verdicts come back in the packet mark and go into the connection mark:
+    /// refused (then reset), allowed by name, let go without a name (the firewall tells them apart).
+    @Test func eachVerdictBecomesTheConnectionMark() {
+        let rules = Self.rules(.ipv4, .output, .check)
+        for (index, bits) in [ConnectionCheck.refused, ConnectionCheck.allowed, ConnectionCheck.unnamed].enumerated() {
+            #expect(Self.compared(rules[index]).first == withUnsafeBytes(of: bits) { Array($0) })
+            #expect(Self.bitwise(rules[index]).contains { $0 == (~ConnectionCheck.mask, bits) })
+        }
+        #expect(Set([ConnectionCheck.refused, ConnectionCheck.allowed, ConnectionCheck.unnamed]).count == 3)
+        #expect([ConnectionCheck.refused, ConnectionCheck.allowed, ConnectionCheck.unnamed].allSatisfy { $0 & ~ConnectionCheck.mask == 0 })
     }
 
     @Test func reportsAreLimitedPerSecond() {

@@ -52,12 +52,12 @@ import Testing
         var inspector = ConnectionInspector()
         #expect(decide(&inspector, Self.segment([], ack: 1000, flags: 0x10)) == .pass)
         #expect(decide(&inspector, Self.segment([], ack: 1000, flags: 0x10)) == .pass)
-        #expect(decide(&inspector, Self.segment([], ack: 1040, flags: 0x10)) == .allow, "it acknowledges the server's greeting")
+        #expect(decide(&inspector, Self.segment([], ack: 1040, flags: 0x10)) == .allowUnnamed, "it acknowledges the server's greeting")
     }
 
     @Test func otherProtocolsAndForgottenConnections() {
         var inspector = ConnectionInspector()
-        #expect(decide(&inspector, Self.segment(Array("SSH-2.0-OpenSSH_9.2\r\n".utf8))) == .allow)
+        #expect(decide(&inspector, Self.segment(Array("SSH-2.0-OpenSSH_9.2\r\n".utf8))) == .allowUnnamed)
         #expect(decide(&inspector, Self.segment(Array("GET / HT".utf8)), at: 1) == .pass)
         inspector.expire(now: 60_000_000_000)
         #expect(inspector.pendingCount == 0)

@@ -56,8 +56,8 @@ extension NFTablesRulesetTests {
         // The handoff chain: the check's verdict, then the window, then "needs a name".
         #expect(
             chain("handoff", in: script) == [
-                "ct mark & 0x300000 == 0x200000 reject with tcp reset",
                 "ct mark & 0x300000 == 0x100000 accept",
+                "ct mark & 0x300000 != 0 reject with tcp reset",
                 "ct original packets > 24 reject with tcp reset",
                 "meta mark set meta mark | 0x800000 accept",
             ])

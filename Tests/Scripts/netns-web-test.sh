@@ -77,7 +77,7 @@ done
 nsenter -t "$peer_pid" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
     --listen-address=198.18.0.2 --port=53 --user=root --group=root --pid-file="$work/dns53.pid" \
     --address=/blocked.test/198.18.0.5 --address=/blocked.test/fd00:5::5 \
-    --address=/allowed.test/198.18.0.5 --address=/allowed.test/fd00:5::5 &
+    --address=/allowed.test/198.18.0.5 --address=/allowed.test/fd00:5::5 --address=/later.test/198.18.0.7 &
 pids+=("$!")
 nsenter -t "$peer_pid" -n dnsmasq --conf-file=/dev/null --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
     --listen-address=198.18.0.2 --port=5353 --user=root --group=root --pid-file="$work/dns5353.pid" \
@@ -297,6 +297,41 @@ expect "routed: a client behind this machine naming m.blocked.test is reset" \
     fails nsenter -t "$client_pid" -n curl -sS -k --max-time 5 --resolve m.blocked.test:443:198.18.0.5 https://m.blocked.test/
 expect "routed: ... naming allowed.test works" body_is allowed.test \
     nsenter -t "$client_pid" -n curl -sS -k --max-time 5 --resolve allowed.test:443:198.18.0.5 https://allowed.test/
+# Two connections to 198.18.0.7 held open while it becomes a blocked name's address (a second
+# block, of later.test): the one whose name was read and allowed goes on, the one let go without
+# a name is reset, as every connection to a newly blocked address was before the handoff.
+# ($work is its owner's only: the handshake files go where the ordinary user can write.)
+held="$(mktemp -d /tmp/netns-web-held.XXXXXX)"
+chmod 777 "$held"
+user /usr/bin/python3 - "$held" <<'PY' >"$work/held.out" 2>&1 &
+import os, socket, ssl, sys, time
+work = sys.argv[1]
+context = ssl.create_default_context(); context.check_hostname = False; context.verify_mode = ssl.CERT_NONE
+held = {name: context.wrap_socket(socket.create_connection(("198.18.0.7", 443), timeout=5), server_hostname=name,
+                                  suppress_ragged_eofs=False)
+        for name in ("allowed.test", None)}
+open(f"{work}/ready", "w").close()
+while not os.path.exists(f"{work}/go"): time.sleep(0.05)
+for name, tls in held.items():
+    try:
+        tls.sendall(b"GET / HTTP/1.0\r\nHost: allowed.test\r\n\r\n")
+        print(name, tls.recv(100).split(b"\r\n")[0].decode() or "closed")
+    except OSError as error:
+        print(name, "reset:", error)
+PY
+held_pid=$!
+wait_for_file "$held/ready" 10
+lockctl profiles create later --domain later.test >/dev/null
+expect "a second block, of later.test" lockctl start later 10m
+in_block4() { nft list set inet simplylock block4 | grep -q 198.18.0.7; }
+expect "... puts its address 198.18.0.7 in the firewall's handed-over set" time_until 10000 in_block4
+touch "$held/go"
+wait "$held_pid"
+rm -rf "$held"
+expect "a connection to it allowed by name before goes on" grep -q "^allowed.test HTTP/1.0 200" "$work/held.out"
+expect "... one let go without a name is reset ($(tr '\n' ' ' <"$work/held.out"))" grep -q "^None reset" "$work/held.out"
+expect "... and new connections naming allowed.test to it work" body_is allowed.test https_get allowed.test 198.18.0.7
+expect "lockctl stop later" lockctl stop later
 echo "# the daemon killed mid-block"
 kill -KILL "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
 expect "TCP to the shared address is dropped (no bypass for handed-over packets): allowed.test" dropped allowed.test

@@ -7,6 +7,11 @@ public struct ConnectionCheck: Sendable, Equatable {
     public static let allowed: UInt32 = 0x0010_0000
     /// Mark bit: the connection names a blocked name; every later packet of it is reset.
     public static let refused: UInt32 = 0x0020_0000
+    /// Mark bits: the connection was let go without a name read (neither TLS nor HTTP, no name,
+    /// a server that speaks first). Not queued again; but where its address is, or becomes, a
+    /// blocked name's, the firewall resets it, as it resets every connection to such an address
+    /// that no allowed name vouches for.
+    public static let unnamed: UInt32 = 0x0030_0000
     /// The bits of the connection mark the check owns (another program's bits are kept).
     public static let mask: UInt32 = 0x0030_0000
     /// Packet mark bit: the queue tables are in force. Their chain at `filter - 5` sets it on

@@ -111,7 +111,9 @@ enum ConnectionCheckTables {
         let clear: [Expression] = [.metaLoad(NFT_META_MARK), .and(~ConnectionCheck.packetBits, xor: 0), .metaSet(NFT_META_MARK)]
         var rules: [[Expression]] = []
         // The daemon's answer, handed back with NF_REPEAT, becomes the connection's mark.
-        for (bits, verdict) in [(ConnectionCheck.refused, [Expression]()), (ConnectionCheck.allowed, [.accept])] {
+        for (bits, verdict) in [
+            (ConnectionCheck.refused, [Expression]()), (ConnectionCheck.allowed, [.accept]), (ConnectionCheck.unnamed, [.accept]),
+        ] {
             rules.append(
                 [.metaLoad(NFT_META_MARK), .and(mask, xor: 0), .equal(host32(bits))]
                     + [.ctLoad(NFT_CT_MARK), .and(~mask, xor: bits), .ctSet(NFT_CT_MARK)] + clear + verdict)

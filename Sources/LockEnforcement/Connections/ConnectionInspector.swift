@@ -16,6 +16,8 @@ struct ConnectionInspector {
         case pass
         /// The connection may go on; it is not queued again.
         case allow
+        /// The connection may go on without a name read; it is not queued again.
+        case allowUnnamed
         /// The connection asks for `name`, blocked by `rule`: reset it.
         case refuse(name: String, rule: String)
         /// A handed-over connection that did not show an allowed name: reset it.
@@ -43,7 +45,7 @@ struct ConnectionInspector {
         var state = pending[packet.flow] ?? Pending(lastSeen: now)
         state.lastSeen = now
         state.packets += 1
-        func unnamed(_ reason: String) -> Decision { finish(packet.flow, needsName ? .refuseUnnamed(reason: reason) : .allow) }
+        func unnamed(_ reason: String) -> Decision { finish(packet.flow, needsName ? .refuseUnnamed(reason: reason) : .allowUnnamed) }
         if packet.payload.isEmpty {
             // A pure ACK acknowledging more than the handshake: the server spoke first (SSH,
             // SMTP), so this is no TLS or HTTP client connection.
@@ -71,7 +73,7 @@ struct ConnectionInspector {
 
     private mutating func keep(_ flow: QueuedPacket.Flow, _ state: Pending, needsName: Bool) -> Decision {
         guard state.packets < Self.maxPackets else {
-            return finish(flow, needsName ? .refuseUnnamed(reason: "no name within \(Self.maxPackets) packets") : .allow)
+            return finish(flow, needsName ? .refuseUnnamed(reason: "no name within \(Self.maxPackets) packets") : .allowUnnamed)
         }
         if pending[flow] == nil, pending.count >= Self.maxPending { expire(now: state.lastSeen) }
         if pending[flow] != nil || pending.count < Self.maxPending { pending[flow] = state }

@@ -167,10 +167,12 @@ public final class ConnectionNameEnforcer: Enforcer {
         switch decision {
         case .pass:
             return .init(verdict: NFQueueReader.Verdict.accept)
-        case .allow:
+        case .allow, .allowUnnamed:
             allowed.add(1, ordering: .relaxed)
             // Back through the chain, which marks the connection so that it is not queued again.
-            return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.allowed)
+            return .init(
+                verdict: NFQueueReader.Verdict.repeatHook,
+                packetMark: decision == .allow ? ConnectionCheck.allowed : ConnectionCheck.unnamed)
         case .refuse(let name, let rule):
             refused.add(1, ordering: .relaxed)
             if let onRefused, reports.withLock({ $0.admit(now: now) }) {

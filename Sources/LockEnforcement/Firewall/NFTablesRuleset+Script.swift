@@ -234,15 +234,16 @@ extension NFTablesRuleset {
     }
 
     /// TCP to a blocked name's address, with the connection check in force: the check's verdict
-    /// in the connection mark decides; without one, the packet goes on marked `needsName`, which
-    /// the check's tables queue without `bypass`. Connections never judged within its window
-    /// (open before the block, or never queued) are reset as before.
+    /// in the connection mark decides (only an allowed name passes; refused, or let go without a
+    /// name before the address was a blocked name's, is reset); without one, the packet goes on
+    /// marked `needsName`, which the check's tables queue without `bypass`. Connections never
+    /// judged within its window (open before the block, or never queued) are reset as before.
     var handoffChain: String {
         let mask = Self.hex(ConnectionCheck.mask)
         return """
             \tchain handoff {
-            \t\tct mark & \(mask) == \(Self.hex(ConnectionCheck.refused)) reject with tcp reset
             \t\tct mark & \(mask) == \(Self.hex(ConnectionCheck.allowed)) accept
+            \t\tct mark & \(mask) != 0 reject with tcp reset
             \t\tct original packets > \(ConnectionCheck.handedOffPackets.upperBound) reject with tcp reset
             \t\tmeta mark set meta mark | \(Self.hex(ConnectionCheck.needsName)) accept
             \t}
