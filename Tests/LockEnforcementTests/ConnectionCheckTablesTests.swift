@@ -82,7 +82,6 @@ import Testing
         let handedOver = rules[8]
         #expect(Self.bitwise(handedOver).contains { $0.0 == ConnectionCheck.needsName && $0.1 == 0 })
         #expect(handedOver.contains { if case .queue(7, bypass: false) = $0 { true } else { false } })
-        #expect(ConnectionCheck.handedOffPackets.lowerBound == 1)
         let clear = (~ConnectionCheck.packetBits, UInt32(0))
         for index in [0, 1, 2, 6, 7, 10] {
             #expect(Self.bitwise(rules[index]).contains { $0 == clear }, "rule \(index)")

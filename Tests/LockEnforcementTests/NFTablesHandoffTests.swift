@@ -59,6 +59,8 @@ extension NFTablesRulesetTests {
                 "ct mark & 0x300000 == 0x100000 accept",
                 "ct mark & 0x300000 != 0 reject with tcp reset",
                 "ct original packets > 24 reject with tcp reset",
+                "tcp flags & (syn | ack) == syn tcp option fastopen exists reject with tcp reset",
+                "tcp flags & (syn | ack) == syn tcp option 254 exists reject with tcp reset",
                 "meta mark set meta mark | 0x800000 accept",
             ])
         #expect(script.contains("\tchain handoff {\n\t}\n"), "declared, so that an update finds it")

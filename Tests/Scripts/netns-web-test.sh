@@ -229,6 +229,20 @@ expect "... the same to an address no blocked name has is answered" answered 198
 expect "an HTTP request without Host to the shared address is reset" body_is reset raw_tcp 198.18.0.5 80 'b"GET / HTTP/1.1\r\n\r\n"'
 tls_reset() { local out; out="$(tls_without_sni 2>&1)"; echo "$out"; [[ "$out" == reset* ]]; }
 expect "TLS without SNI to the shared address is reset" tls_reset
+fast_open() { # fast_open ADDRESS: an HTTP request sent with the SYN (TCP Fast Open); "reset" or the answer
+    user timeout 10 /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket()  # blocking: with a timeout, sendto returns EINPROGRESS
+try:
+    s.sendto(b"GET / HTTP/1.0\r\nHost: allowed.test\r\n\r\n", socket.MSG_FASTOPEN, (sys.argv[1], 80))
+    s.settimeout(5)
+    print(s.recv(100).split(b"\r\n")[0].decode() or "closed")
+except (ConnectionResetError, ConnectionRefusedError) as error:
+    print("reset:", error)' "$1"
+}
+fast_open_reset() { local out; out="$(fast_open "$1" 2>&1)"; echo "$out"; [[ "$out" == reset:* ]]; }
+expect "a SYN asking for TCP Fast Open to the shared address is reset" fast_open_reset 198.18.0.5
+expect "... to an address no blocked name has it is answered" body_is "HTTP/1.0 200 OK" fast_open 198.18.0.7
 udp_refused() { # udp_refused ADDRESS PORT: sending fails at once or the answer is an ICMP refusal
     user /usr/bin/python3 -c '
 import socket, sys
@@ -332,6 +346,14 @@ expect "a connection to it allowed by name before goes on" grep -q "^allowed.tes
 expect "... one let go without a name is reset ($(tr '\n' ' ' <"$work/held.out"))" grep -q "^None reset" "$work/held.out"
 expect "... and new connections naming allowed.test to it work" body_is allowed.test https_get allowed.test 198.18.0.7
 expect "lockctl stop later" lockctl stop later
+# One block ending and the next starting at once (a schedule's edge, a Pomodoro phase): the new
+# reader binds the queue while the old one's thread may still be reading.
+lockctl stop site >/dev/null
+expect "a block started right after the last one ended" lockctl start site 10m
+reading_again() { local reading; reading="$(connections_detail reading) $(connections_detail tables)"; echo "$reading"; [[ "$reading" == "yes ip and ip6"* ]]; }
+expect "... has the check reading its queue again" reading_again
+expect "... and allowed.test on the shared address works at once" body_is allowed.test https_get allowed.test
+expect "... while m.blocked.test is reset" fails https_get m.blocked.test
 echo "# the daemon killed mid-block"
 kill -KILL "$daemon_pid"; wait "$daemon_pid" 2>/dev/null; daemon_pid=
 expect "TCP to the shared address is dropped (no bypass for handed-over packets): allowed.test" dropped allowed.test

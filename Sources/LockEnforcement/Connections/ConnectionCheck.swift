@@ -31,9 +31,6 @@ public struct ConnectionCheck: Sendable, Equatable {
     /// verdict is in (the first is the SYN, which carries no name; the second, the handshake's
     /// last, only when it carries data).
     public static let queuedPackets = 2...24
-    /// The same for a connection the main table handed over (`needsName`): its SYN too, so that
-    /// data sent with it (TCP Fast Open) is read; past these the main table resets it unjudged.
-    public static let handedOffPackets = 1...24
 
     /// Creates the setting.
     public init(queue: UInt16) { self.queue = queue }

@@ -156,7 +156,7 @@ enum ConnectionCheckTables {
         // The daemon reads the bit from the queued packet's mark and clears it in its verdict.
         rules.append(
             unjudged + [.metaLoad(NFT_META_MARK), .and(ConnectionCheck.needsName, xor: 0), .equal(host32(ConnectionCheck.needsName))]
-                + window(ConnectionCheck.handedOffPackets) + [.counter, .queue(check.queue, bypass: false)])
+                + window(ConnectionCheck.queuedPackets) + [.counter, .queue(check.queue, bypass: false)])
         rules.append(unjudged + window(ConnectionCheck.queuedPackets) + [.counter, .queue(check.queue, bypass: true)])
         rules.append([.metaLoad(NFT_META_MARK), .and(ConnectionCheck.packetBits, xor: 0), .compare(NFT_CMP_NEQ, host32(0))] + clear)
         return rules

@@ -72,11 +72,22 @@ final class NFQueueReader: Sendable {
         thread.start()
     }
 
-    /// Ends the reading thread within a quarter of a second; the queue is released with the socket.
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    /// Releases the queue at once and ends the reading thread within a quarter of a second.
+    ///
+    /// At once, because a block that ends and another that starts right after (a schedule's
+    /// edge, a Pomodoro phase) bind the queue again from a new reader while this one's thread may
+    /// still hold its socket: the kernel refuses a second listener (EPERM), and the check would
+    /// stay off for the whole next block.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        unbind()
+    }
 
-    deinit {
-        // NFQA_CFG_CMD unbind (2); packets queued meanwhile are let through by `bypass`.
+    deinit { unbind() }
+
+    /// NFQA_CFG_CMD unbind (2); packets queued meanwhile are let through by `bypass`, or dropped
+    /// when queued without it. Refused harmlessly when another reader holds the queue by then.
+    private func unbind() {
         try? request(Self.messageConfig, NetfilterSocket.attribute(1, [2, 0, 0, 0]), acknowledged: false)
     }
 

@@ -238,13 +238,18 @@ extension NFTablesRuleset {
     /// name before the address was a blocked name's, is reset); without one, the packet goes on
     /// marked `needsName`, which the check's tables queue without `bypass`. Connections never
     /// judged within its window (open before the block, or never queued) are reset as before.
+    /// The check reads from the second packet on: a SYN asking for TCP Fast Open (option 34, or
+    /// 254 as experimental) could carry data past it, and is reset (servers deliver SYN data
+    /// only with such an option).
     var handoffChain: String {
         let mask = Self.hex(ConnectionCheck.mask)
         return """
             \tchain handoff {
             \t\tct mark & \(mask) == \(Self.hex(ConnectionCheck.allowed)) accept
             \t\tct mark & \(mask) != 0 reject with tcp reset
-            \t\tct original packets > \(ConnectionCheck.handedOffPackets.upperBound) reject with tcp reset
+            \t\tct original packets > \(ConnectionCheck.queuedPackets.upperBound) reject with tcp reset
+            \t\ttcp flags & (syn | ack) == syn tcp option fastopen exists reject with tcp reset
+            \t\ttcp flags & (syn | ack) == syn tcp option 254 exists reject with tcp reset
             \t\tmeta mark set meta mark | \(Self.hex(ConnectionCheck.needsName)) accept
             \t}
 
