@@ -207,6 +207,8 @@ print([e for e in json.load(sys.stdin)["enforcers"] if e["name"] == "nftables"][
 }
 handoff_shown() { local detail; detail="$(nftables_detail handoff)"; echo "$detail"; [[ "$detail" == *"connection check"* ]]; }
 expect "status shows the handoff" handoff_shown
+doctor_says() { local out; out="$("$bin/lockctl" --root "$root" doctor 2>&1)"; grep -F "$1" <<<"$out" || { echo "$out" | tail -5; false; }; }
+expect "doctor says sites sharing blocked names' addresses keep working" doctor_says "sites sharing them keep working"
 expect "check blocked.test: the firewall refuses all but TCP, which the connection check judges" sh -c "'$bin/lockctl' --root '$root' check blocked.test --json | python3 -c '
 import json, sys
 e = [e for e in json.load(sys.stdin)[\"enforcers\"] if e[\"name\"] == \"nftables\"][0]
