@@ -42,8 +42,11 @@ extension NFTablesRulesetTests {
         #expect(
             jumps == [
                 "ip daddr @block4 meta l4proto tcp ct direction original meta mark & 0x400000 == 0x400000 jump handoff",
+                "ip daddr @named4 meta l4proto tcp ct direction original meta mark & 0x400000 == 0x400000 jump handoff",
                 "ip6 daddr @block6 meta l4proto tcp ct direction original meta mark & 0x400000 == 0x400000 jump handoff",
+                "ip6 daddr @named6 meta l4proto tcp ct direction original meta mark & 0x400000 == 0x400000 jump handoff",
             ])
+        #expect(!script.contains("add element inet simplylock named4"), "every name here has its own counter")
         // After every counting rule and the DoH rejects, before every reject of a blocked set.
         func index(_ predicate: (String) -> Bool) -> Int { enforce.firstIndex(where: predicate) ?? -1 }
         let firstJump = index { $0.contains("jump handoff") }
@@ -70,8 +73,9 @@ extension NFTablesRulesetTests {
     /// are not in force (the firewall then resets it itself); the check reports its refusals.
     @Test func handedOverSynsAreNotCountedAsAttempts() {
         let enforce = chain("enforce", in: handedOver().script)
-        let tcpCounts = enforce.filter { $0.contains("@block4 tcp flags") || $0.contains("@block6 tcp flags") }
-        #expect(tcpCounts.count == 2)
+        let tcpCounts = enforce.filter { line in ["@block4", "@block6", "@named4", "@named6"].contains { line.contains("\($0) tcp flags") }
+        }
+        #expect(tcpCounts.count == 4)
         #expect(tcpCounts.allSatisfy { $0.contains("meta mark & 0x400000 == 0 counter name") }, "\(tcpCounts)")
         let others = enforce.filter { $0.contains("counter name") && !tcpCounts.contains($0) }
         #expect(!others.isEmpty && others.allSatisfy { !$0.contains("meta mark") })
@@ -87,6 +91,34 @@ extension NFTablesRulesetTests {
         #expect(!allowlist.connectionHandoff)
         #expect(!allowlist.script.contains("handoff"))
         #expect(!NFTablesRuleset(table: "simplylock", mode: .off, connectionHandoff: true).connectionHandoff)
+    }
+
+    /// Names past the counter cap share one counter, but their addresses are names' addresses
+    /// all the same: handed over from a set of their own, apart from the listed ones.
+    @Test func namesPastTheCounterCapAreHandedOverToo() {
+        let count = NFTablesRuleset.maxNamedCounters + 3
+        let names = (0..<count).map { "n\(String(format: "%05d", $0)).example" }
+        let address = { (name: String) -> [IPNetwork] in
+            let index = 2 * Int(name.dropFirst().prefix(5))!
+            return [try! IPNetwork(parsing: "10.1.\(index / 256).\(index % 256)")]
+        }
+        let ruleset = NFTablesRuleset(
+            desired: DesiredBlock(domains: names, addresses: [net("10.9.0.1")]), resolved: address,
+            doh: DoHList(names: [], addresses: []), nameservers: [], counting: .init(), connectionHandoff: true)
+        let script = ruleset.script
+        #expect(script.contains("add element inet simplylock named4 {\n\t10.1.16.0, 10.1.16.2, 10.1.16.4\n}"), "\(script.suffix(1500))")
+        #expect(script.contains("add element inet simplylock shared4 {\n\t10.9.0.1\n}"))
+        let enforce = chain("enforce", in: script)
+        #expect(
+            enforce.contains { $0.hasPrefix("ip daddr @named4 meta l4proto tcp ct direction original") && $0.hasSuffix("jump handoff") })
+        #expect(enforce.contains("ip daddr @named4 tcp flags & (syn | ack) == syn meta mark & 0x400000 == 0 counter name a_shared"))
+        #expect(enforce.contains("ip daddr @named4 meta l4proto tcp reject with tcp reset"))
+        #expect(enforce.contains("ip6 daddr @named6 reject with icmpx admin-prohibited"))
+        #expect(!enforce.contains { $0.contains("@shared4") && $0.contains("jump") })
+        let plain = NFTablesRuleset(
+            desired: DesiredBlock(domains: names), resolved: address, doh: DoHList(names: [], addresses: []), nameservers: [],
+            counting: .init())
+        #expect(!plain.script.contains("named4"), "no such set without the handoff")
     }
 
     /// The mark bits the main table tests and sets are the connection check's.

@@ -166,6 +166,10 @@ extension NFTablesRuleset {
                     let unlessHandedOver = protocolMatch.hasPrefix("tcp") ? handedOver : ""
                     out +=
                         "\t\t\(match) @block\(family) \(protocolMatch)\(unlessHandedOver) counter name \(match) map @attempts\(family)\(log)\n"
+                    for set in (connectionHandoff ? ["named"] : []) {
+                        out +=
+                            "\t\t\(match) @\(set)\(family) \(protocolMatch)\(unlessHandedOver) counter name \(Self.sharedCounter)\(log)\n"
+                    }
                     for set in ["shared", "blocknet"] {
                         out += "\t\t\(match) @\(set)\(family) \(protocolMatch) counter name \(Self.sharedCounter)\(log)\n"
                     }
@@ -181,16 +185,17 @@ extension NFTablesRuleset {
             // Only new connections' own packets, and only while the check's tables are in
             // force (their earlier chain set the bit): replies and everything else are reset below.
             let present = Self.hex(ConnectionCheck.present)
-            for (match, set) in [("ip daddr", "block4"), ("ip6 daddr", "block6")] {
+            for (match, set) in [("ip daddr", "block4"), ("ip daddr", "named4"), ("ip6 daddr", "block6"), ("ip6 daddr", "named6")] {
                 out += "\t\t\(match) @\(set) meta l4proto tcp ct direction original meta mark & \(present) == \(present) jump handoff\n"
             }
         }
         // Reject rather than drop: connects fail at once instead of hanging, and established
         // connections are matched too, so an open tab is cut off on its next packet.
+        let named = connectionHandoff ? [("ip daddr", "named4"), ("ip6 daddr", "named6")] : []
         for (match, set) in [
             ("ip daddr", "block4"), ("ip daddr", "shared4"), ("ip daddr", "blocknet4"),
             ("ip6 daddr", "block6"), ("ip6 daddr", "shared6"), ("ip6 daddr", "blocknet6"),
-        ] {
+        ] + named {
             out += "\t\t\(match) @\(set) meta l4proto tcp reject with tcp reset\n"
             out += "\t\t\(match) @\(set) reject with icmpx admin-prohibited\n"
         }

@@ -239,17 +239,25 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// because nft reads an interval set's current elements back before changing it (to check
     /// overlaps), which for large lists doubles the time and memory of a commit. While attempts
     /// are counted, the addresses of names with a counter of their own are in `block4` and every
-    /// other single address in `shared4`; otherwise all are in `block4`. The other lists are
-    /// small and use interval sets only.
+    /// other single address in `shared4`; otherwise all are in `block4`. Handed over to the
+    /// connection check, the addresses of names past the counter cap are in `named4` rather than
+    /// `shared4`, which then holds the addresses profiles list. The other lists are small and use
+    /// interval sets only.
     var sets: [NamedSet] {
         var result: [NamedSet] = []
         for family in IPNetwork.Family.allCases {
             let suffix = family == .ipv4 ? "4" : "6"
             let counted = counting == nil ? [] : Set(countedAddresses(family).keys.map(\.address))
             let blocked = block.split(family, apart: counted)
+            // Handed over, the addresses of names past the counter cap stay apart from the listed
+            // ones: they are names' addresses too.
+            let named =
+                connectionHandoff
+                ? Set(attribution.keys.filter { $0.family == family && !counted.contains($0.address) }.map(\.description)) : []
             result.append(("resolvers\(suffix)", family, true, resolvers.elements(family)))
             result.append(("block\(suffix)", family, false, counting == nil ? blocked.addresses : blocked.separated))
-            result.append(("shared\(suffix)", family, false, counting == nil ? [] : blocked.addresses))
+            if connectionHandoff { result.append(("named\(suffix)", family, false, blocked.addresses.filter(named.contains))) }
+            result.append(("shared\(suffix)", family, false, counting == nil ? [] : blocked.addresses.filter { !named.contains($0) }))
             result.append(("blocknet\(suffix)", family, true, blocked.ranges))
             result.append(("doh\(suffix)", family, true, doh.elements(family)))
             result.append(("allow\(suffix)", family, true, mode == .allowlist ? allow.elements(family) : []))
