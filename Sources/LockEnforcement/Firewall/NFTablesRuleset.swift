@@ -44,10 +44,10 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public let countedNames: Set<String>
     /// Byte counters per metered name (the site meter's firewall meter); nil when none.
     public let metering: TrafficMetering?
-    /// TCP to the addresses blocked names resolve to (`block4`/`block6`) is handed over to the
-    /// connection check, which lets other sites on them through, instead of being reset; only
-    /// while the check's tables mark packets (`ConnectionCheck.present`), else it is reset as
-    /// before. Blocklists with counting only: counting is what keeps those addresses apart from
+    /// TCP to the addresses blocked names resolve to (`block4`/`block6`, `named4`/`named6`) is
+    /// handed over to the connection check, which lets other sites on them through, instead of
+    /// being reset; only while the check's tables mark packets (`ConnectionCheck.present`), else
+    /// it is reset as before. Blocklists with counting only: counting is what keeps those addresses apart from
     /// the ones profiles list, which stay refused outright.
     public let connectionHandoff: Bool
 
