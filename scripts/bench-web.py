@@ -42,6 +42,9 @@ run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P
 with open(f"{work}/hosts", "w") as f:
     for i in range(1000):
         f.write(f"198.18.1.{i % 250 + 1} q{i}.allowed.test\n")
+    # A blocked name on the server's own address, as a CDN's neighbours are: the firewall hands
+    # TCP to it over to the connection check, which lets allowed.test through.
+    f.write("198.18.0.5 neighbour.test\n")
 children.append(subprocess.Popen(peer(
     "dnsmasq", "--conf-file=/dev/null", "--keep-in-foreground", "--no-resolv", "--no-hosts", f"--addn-hosts={work}/hosts",
     "--bind-interfaces", "--listen-address=198.18.0.2", "--port=53", "--user=root", "--group=root", "--cache-size=10000",
@@ -135,6 +138,20 @@ def lockctl(*arguments):
 
 
 lockctl("profiles", "create", "site", "--domain", "blocked.test")
+lockctl("profiles", "create", "shared", "--domain", "neighbour.test")
+
+
+def start_shared():
+    """Starts the block of neighbour.test and waits until the firewall hands its address over."""
+    lockctl("start", "shared", "10m")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        table = subprocess.run(["nft", "list", "table", "inet", "simplylock"], capture_output=True, text=True).stdout
+        if "jump handoff" in table and "198.18.0.5" in table:
+            return
+        time.sleep(0.05)
+    status = lockctl("status", "--json").stdout
+    raise SystemExit(f"bench-web: the firewall did not hand 198.18.0.5 over to the connection check within 15 s\n{table}\n{status}")
 try:
     handshakes(100)  # warm-up
     dnsperf(queries, 1)
@@ -154,10 +171,15 @@ try:
     run("nft", "delete", "table", "ip6", "simplylock_queue")
     unchecked = {"throughput": max(throughput(), throughput())}
     lockctl("stop", "site")
+    start_shared()
+    handshakes(100)
+    shared = {"throughput": max(throughput(), throughput())}
+    lockctl("stop", "shared")
     # Handshakes in five rounds of 200 per setting, interleaved, so that the machine's other load
     # weighs on the three alike: no block; the block; the block with the check's tables removed.
-    samples = {"idle": [], "blocked": [], "unchecked": []}
+    samples = {"idle": [], "blocked": [], "unchecked": [], "shared": []}
     handshake_packets = 0
+    shared_packets = 0
     for _ in range(5):
         handshake_times(20)
         samples["idle"] += handshake_times(200)
@@ -170,7 +192,14 @@ try:
         run("nft", "delete", "table", "ip6", "simplylock_queue")
         samples["unchecked"] += handshake_times(200)
         lockctl("stop", "site")
-    idle["handshake"], blocked["handshake"], unchecked["handshake"] = (percentiles(samples[k]) for k in ("idle", "blocked", "unchecked"))
+        start_shared()
+        handshake_times(20)
+        before = queued()
+        samples["shared"] += handshake_times(200)
+        shared_packets += queued() - before
+        lockctl("stop", "shared")
+    idle["handshake"], blocked["handshake"], unchecked["handshake"], shared["handshake"] = (
+        percentiles(samples[k]) for k in ("idle", "blocked", "unchecked", "shared"))
 finally:
     daemon.terminate()
     daemon.wait()
@@ -180,15 +209,20 @@ finally:
 print(f"binaries: {bin_dir}")
 print(f"connection check's queue tables during the block: {'yes' if checking else 'no (kernel without nft_compat/xt_NFQUEUE?)'}")
 (p50, p99), (b50, b99), (u50, u99) = idle["handshake"], blocked["handshake"], unchecked["handshake"]
+s50, s99 = shared["handshake"]
 print("\n== TLS handshakes (1 000 per setting, sequential, 5 interleaved rounds of 200, veth to a peer namespace) ==")
 print(f"no block:                        p50 {p50:8.0f} µs   p99 {p99:8.0f} µs")
 print(f"block of blocked.test:           p50 {b50:8.0f} µs   p99 {b99:8.0f} µs   (+{b50 - p50:.0f} µs p50; goal <= +100)")
 print(f"same block, check's tables gone: p50 {u50:8.0f} µs   p99 {u99:8.0f} µs   (the check: +{b50 - u50:.0f} µs p50)")
 print(f"packets queued to the daemon: {handshake_packets} for 1 000 connections ({handshake_packets / 1000:.1f} each)")
+print(f"block of neighbour.test, on the server's own address (handed over to the check): "
+      f"p50 {s50:8.0f} µs   p99 {s99:8.0f} µs   (+{s50 - b50:.0f} µs p50 against the block of blocked.test)")
+print(f"packets queued to the daemon, handed over: {shared_packets} for 1 000 connections ({shared_packets / 1000:.1f} each)")
 print("\n== throughput of one established TLS connection (best of 2, 512 MB) ==")
 print(f"no block {idle['throughput']:.0f} MB/s, block {blocked['throughput']:.0f} MB/s: "
       f"{blocked['throughput'] / idle['throughput']:.2f}x (goal: unchanged); without the check's tables "
-      f"{unchecked['throughput']:.0f} MB/s; packets queued for the two 512 MB connections: {throughput_packets}")
+      f"{unchecked['throughput']:.0f} MB/s; packets queued for the two 512 MB connections: {throughput_packets}; "
+      f"to a blocked name's address, handed over: {shared['throughput']:.0f} MB/s")
 (d50, d99, dq), (r50, r99, rq) = idle["dns"], blocked["dns"]
 print("\n== DNS to 198.18.0.2 (dnsmasq answering from its own data), dnsperf -q 100, 5 s ==")
 print(f"dnsmasq directly (no block):      p50 {d50:7.0f} µs  p99 {d99:7.0f} µs  {dq:9.0f} q/s")

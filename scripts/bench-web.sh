@@ -5,8 +5,10 @@
 # established connection, both ways; and DNS through the daemon's redirect (a block in force, the
 # queries sent to the peer's dnsmasq and forwarded to it by the filter) against the same dnsmasq
 # asked directly, with dnsperf: p50/p99 latency and throughput ratios. The handshakes are also
-# measured with the connection check's tables removed (the same block otherwise), and the
-# packets queued to the daemon are counted. Needs root.
+# measured with the connection check's tables removed (the same block otherwise), and with a
+# block of a name on the server's own address, which the firewall hands over to the check (a
+# site sharing an address with a blocked name); the packets queued to the daemon are counted.
+# Needs root.
 #
 #   scripts/bench-web.sh [BIN_DIR]     (default: a release build)
 set -euo pipefail

@@ -29,7 +29,7 @@ struct WebWallTests {
     }
 
     @Test(
-        "TLS and HTTP naming a blocked name are reset whatever the address, port or resolver, other names on it work, HTTP/3 is refused, only first packets are queued, a killed daemon cuts nothing",
+        "TLS and HTTP naming a blocked name are reset whatever the address, port or resolver, other names on a blocked name's own address work, nameless TCP and UDP to it are refused, HTTP/3 is refused, only first packets are queued, a killed daemon drops only what the firewall handed over, a stopped one leaves the address refused",
         .enabled(if: missing == nil, "\(missing ?? "")"), .enabled(if: kernelUnsupported == nil, "\(kernelUnsupported ?? "")"))
     func namespaceScenario() throws {
         let result = try ProcessRunner.run(

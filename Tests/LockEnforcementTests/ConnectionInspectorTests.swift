@@ -52,15 +52,45 @@ import Testing
         var inspector = ConnectionInspector()
         #expect(decide(&inspector, Self.segment([], ack: 1000, flags: 0x10)) == .pass)
         #expect(decide(&inspector, Self.segment([], ack: 1000, flags: 0x10)) == .pass)
-        #expect(decide(&inspector, Self.segment([], ack: 1040, flags: 0x10)) == .allow, "it acknowledges the server's greeting")
+        #expect(decide(&inspector, Self.segment([], ack: 1040, flags: 0x10)) == .allowUnnamed, "it acknowledges the server's greeting")
     }
 
     @Test func otherProtocolsAndForgottenConnections() {
         var inspector = ConnectionInspector()
-        #expect(decide(&inspector, Self.segment(Array("SSH-2.0-OpenSSH_9.2\r\n".utf8))) == .allow)
+        #expect(decide(&inspector, Self.segment(Array("SSH-2.0-OpenSSH_9.2\r\n".utf8))) == .allowUnnamed)
         #expect(decide(&inspector, Self.segment(Array("GET / HT".utf8)), at: 1) == .pass)
         inspector.expire(now: 60_000_000_000)
         #expect(inspector.pendingCount == 0)
         #expect(QueuedPacket(ipPacket: [0x45, 0, 0][...]) == nil)
+    }
+
+    /// Handed over by the main table (a blocked name's address, shared with other sites): only an
+    /// allowed name lets it through; everything the check lets go unjudged elsewhere is refused.
+    @Test func aHandedOverConnectionNeedsAnAllowedName() {
+        func handedOver(_ inspector: inout ConnectionInspector, _ bytes: [UInt8]) -> ConnectionInspector.Decision {
+            inspector.decide(QueuedPacket(ipPacket: bytes[...])!, now: 1, needsName: true, verdict: Self.verdict)
+        }
+        var allowed = ConnectionInspector()
+        #expect(handedOver(&allowed, Self.segment([], flags: 0x02)) == .pass, "the SYN")
+        #expect(handedOver(&allowed, Self.segment(Array("GET / HTTP/1.1\r\nHost: allowed.test\r\n\r\n".utf8))) == .allow)
+        var blocked = ConnectionInspector()
+        #expect(
+            handedOver(&blocked, Self.segment(Array("GET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n".utf8)))
+                == .refuse(name: "blocked.test", rule: "blocked.test"))
+        for (payload, reason) in [
+            ("SSH-2.0-OpenSSH_9.2\r\n", "neither TLS nor HTTP"), ("junk\r\n", "neither TLS nor HTTP"),
+            ("GET / HTTP/1.1\r\n\r\n", "its ClientHello or request names no host"),
+        ] {
+            var inspector = ConnectionInspector()
+            #expect(handedOver(&inspector, Self.segment(Array(payload.utf8))) == .refuseUnnamed(reason: reason))
+        }
+        var speaksFirst = ConnectionInspector()
+        #expect(handedOver(&speaksFirst, Self.segment([], ack: 1000, flags: 0x10)) == .pass)
+        #expect(handedOver(&speaksFirst, Self.segment([], ack: 1040, flags: 0x10)) == .refuseUnnamed(reason: "the server spoke first"))
+        var silent = ConnectionInspector()
+        var last = ConnectionInspector.Decision.pass
+        for _ in 0..<ConnectionInspector.maxPackets { last = handedOver(&silent, Self.segment([], ack: 1000, flags: 0x10)) }
+        #expect(last == .refuseUnnamed(reason: "no name within \(ConnectionInspector.maxPackets) packets"))
+        #expect(silent.pendingCount == 0)
     }
 }

@@ -141,6 +141,10 @@ import Testing
                 \t\toifname "lo" accept
                 \t\tip daddr @resolvers4 meta l4proto { tcp, udp } th dport { 53, 853 } accept
                 \t\tip6 daddr @resolvers6 meta l4proto { tcp, udp } th dport { 53, 853 } accept
+                \t\tip daddr @doh4 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
+                \t\tip daddr @doh4 meta l4proto udp th dport { 443, 853 } reject with icmpx admin-prohibited
+                \t\tip6 daddr @doh6 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
+                \t\tip6 daddr @doh6 meta l4proto udp th dport { 443, 853 } reject with icmpx admin-prohibited
                 \t\tip daddr @block4 meta l4proto tcp reject with tcp reset
                 \t\tip daddr @block4 reject with icmpx admin-prohibited
                 \t\tip daddr @shared4 meta l4proto tcp reject with tcp reset
@@ -153,10 +157,6 @@ import Testing
                 \t\tip6 daddr @shared6 reject with icmpx admin-prohibited
                 \t\tip6 daddr @blocknet6 meta l4proto tcp reject with tcp reset
                 \t\tip6 daddr @blocknet6 reject with icmpx admin-prohibited
-                \t\tip daddr @doh4 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
-                \t\tip daddr @doh4 meta l4proto udp th dport { 443, 853 } reject with icmpx admin-prohibited
-                \t\tip6 daddr @doh6 meta l4proto tcp th dport { 443, 853 } reject with tcp reset
-                \t\tip6 daddr @doh6 meta l4proto udp th dport { 443, 853 } reject with icmpx admin-prohibited
                 \t}
                 }
 
@@ -232,7 +232,7 @@ import Testing
         // Order matters: loopback and DNS first, blocks (DoH included) before allowances,
         // allowances before the final reject.
         let order = [
-            "oifname \"lo\" accept", "@resolvers4", "@block4", "@doh4", "ct direction reply accept",
+            "oifname \"lo\" accept", "@resolvers4", "@doh4", "@block4", "ct direction reply accept",
             "udp sport 68 udp dport 67 accept", "udp dport 123 accept", "nd-neighbor-solicit",
             "ip daddr @allow4 accept", "ip6 daddr @allow6 accept",
             "\t\tmeta l4proto tcp reject with tcp reset", "\t\treject with icmpx admin-prohibited",

@@ -85,9 +85,10 @@ struct EnforcerFactory {
             }
         }
         // The DNS filter applies just before nftables, so that the forwarder listens by the time
-        // the firewall's first commit asks where to send DNS; the rest keep the order they were
-        // named in.
-        for early in [EnforcerKind.dns.name] {
+        // the firewall's first commit asks where to send DNS, and the connection check too, so
+        // that the firewall knows whether to hand TCP to blocked names' addresses over to it;
+        // the rest keep the order they were named in.
+        for early in [EnforcerKind.dns.name, EnforcerKind.connections.name] {
             if let index = names.firstIndex(of: early), let firewall = names.firstIndex(of: EnforcerKind.nftables.name),
                 index > firewall
             {

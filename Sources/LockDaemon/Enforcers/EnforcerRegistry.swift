@@ -45,7 +45,8 @@ extension EnforcerRegistration {
             redirected: chosen.contains(EnforcerKind.nftables.name), logger: factory.logger)
     }
 
-    /// Its own tables (`ConnectionCheckTables`): it needs no other enforcer. On by default where
+    /// Its own tables (`ConnectionCheckTables`): it needs no other enforcer; the firewall, when it
+    /// runs, hands TCP to blocked names' addresses over to it. On by default where
     /// the kernel takes its queue rule: it costs nothing outside blocks (no table, no reader), and
     /// during them two packets per new connection (scripts/bench-web.sh).
     static let connections = EnforcerRegistration(
@@ -81,9 +82,14 @@ extension EnforcerRegistration {
         let resolver = DNSResolver(
             servers: factory.servers, mark: dns == nil ? nil : DNSForwarder.defaultMark, stubUpstreams: learnt, logger: factory.logger)
         let attempts = factory.attempts
+        // The connection check applies first (`EnforcerFactory.build`): by the time the table is
+        // committed, it knows whether the check's tables are in force to hand TCP over to.
+        let check = built[EnforcerKind.connections.name] as? ConnectionNameEnforcer
+        var checkInForce: (@Sendable () -> Bool)?
+        if let check { checkInForce = { check.inForce } }
         let enforcer = NFTablesEnforcer(
             resolver: resolver, doh: doh, dnsRedirect: redirect, onBlocked: { attempts.firewallBlocked($0) },
-            logger: factory.logger)
+            connectionCheck: checkInForce, logger: factory.logger)
         if let dns {
             dns.setPathReader { await enforcer.dnsPath() }
             enforcer.onCommit { await dns.refreshPath() }

@@ -97,10 +97,13 @@ struct Diagnostics {
     private func connectionCheck() -> Finding? {
         let title = "connection check"
         if configuredEnforcers.contains("connections") {
+            let shared =
+                configuredEnforcers.contains("nftables")
+                ? "; the firewall hands TCP to blocked names' addresses over to it, so sites sharing them keep working" : ""
             return Finding(
                 title, .ok,
                 "in use: during blocks, new connections naming a blocked name (TLS SNI, HTTP Host) are reset whatever address, "
-                    + "port or resolver was used; not with Encrypted ClientHello")
+                    + "port or resolver was used; not with Encrypted ClientHello" + shared)
         }
         guard configuredEnforcers.contains("nftables") else { return nil }
         if let reason = connectionCheckUnavailable {
@@ -112,7 +115,7 @@ struct Diagnostics {
         return Finding(
             title, .warning,
             "available but not enabled: a name reached past the DNS filter (another resolver or port, DNS over HTTPS, "
-                + "a hosts line) is blocked only at the addresses the firewall knows",
+                + "a hosts line) is blocked only at the addresses the firewall knows, and sites sharing those addresses are cut too",
             fix: "add \"connections\" to enforcers in \(paths.configFile) (the default where the kernel can queue packets)")
     }
 

@@ -49,24 +49,24 @@ extension ConnectionCheckTables {
             message { buffer, sequence in nftnl_table_nlmsg_build_payload(header(buffer, type, family, sequence), table) }
         }
 
-        func chain(_ family: Family, _ hook: Hook) {
+        func chain(_ family: Family, _ base: Chain) {
             let chain = nftnl_chain_alloc()
             defer { nftnl_chain_free(chain) }
             _ = nftnl_chain_set_str(chain, UInt16(NFTNL_CHAIN_TABLE.rawValue), ConnectionCheckTables.name)
-            _ = nftnl_chain_set_str(chain, UInt16(NFTNL_CHAIN_NAME.rawValue), hook.rawValue)
+            _ = nftnl_chain_set_str(chain, UInt16(NFTNL_CHAIN_NAME.rawValue), base.name)
             _ = nftnl_chain_set_str(chain, UInt16(NFTNL_CHAIN_TYPE.rawValue), "filter")
-            nftnl_chain_set_u32(chain, UInt16(NFTNL_CHAIN_HOOKNUM.rawValue), hook.number)
-            nftnl_chain_set_s32(chain, UInt16(NFTNL_CHAIN_PRIO.rawValue), ConnectionCheckTables.priority)
+            nftnl_chain_set_u32(chain, UInt16(NFTNL_CHAIN_HOOKNUM.rawValue), base.hook.number)
+            nftnl_chain_set_s32(chain, UInt16(NFTNL_CHAIN_PRIO.rawValue), base.priority)
             nftnl_chain_set_u32(chain, UInt16(NFTNL_CHAIN_POLICY.rawValue), 1 /* NF_ACCEPT */)
             message { buffer, sequence in nftnl_chain_nlmsg_build_payload(header(buffer, NFT_MSG_NEWCHAIN, family, sequence), chain) }
         }
 
-        func rule(_ family: Family, _ hook: Hook, _ expressions: [Expression]) {
+        func rule(_ family: Family, _ chain: Chain, _ expressions: [Expression]) {
             let rule = nftnl_rule_alloc()
             defer { nftnl_rule_free(rule) }
             nftnl_rule_set_u32(rule, UInt16(NFTNL_RULE_FAMILY.rawValue), UInt32(family.number))
             _ = nftnl_rule_set_str(rule, UInt16(NFTNL_RULE_TABLE.rawValue), ConnectionCheckTables.name)
-            _ = nftnl_rule_set_str(rule, UInt16(NFTNL_RULE_CHAIN.rawValue), hook.rawValue)
+            _ = nftnl_rule_set_str(rule, UInt16(NFTNL_RULE_CHAIN.rawValue), chain.name)
             // The rule owns its expressions from here on.
             for expression in expressions { nftnl_rule_add_expr(rule, Self.build(expression)) }
             message { buffer, sequence in nftnl_rule_nlmsg_build_payload(header(buffer, NFT_MSG_NEWRULE, family, sequence), rule) }
@@ -215,11 +215,11 @@ extension ConnectionCheckTables {
                     u32($0, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_ICMP_UNREACH.rawValue)
                     nftnl_expr_set_u8($0, UInt16(NFTNL_EXPR_REJECT_CODE), code)
                 }
-            case .queue(let queue):
+            case .queue(let queue, let bypass):
                 // struct xt_NFQ_info_v3 { u16 queuenum; u16 queues_total; u16 flags; }, in host
                 // order, padded to XT_ALIGN; flag 1 is NFQ_FLAG_BYPASS.
                 var info = [UInt8](repeating: 0, count: 8)
-                for (index, field) in [queue, 1, 1].enumerated() {
+                for (index, field) in [queue, 1, bypass ? 1 : 0].enumerated() {
                     withUnsafeBytes(of: field) { info.replaceSubrange((index * 2)..<(index * 2 + 2), with: $0) }
                 }
                 // libnftnl keeps (and later frees) the info's pointer rather than a copy.

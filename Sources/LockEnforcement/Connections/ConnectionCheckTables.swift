@@ -25,6 +25,13 @@ import Musl
 /// rejects never reaches the queue. An `accept` there does not end the packet's way through
 /// other tables, so the main table's exemption that matters here (loopback traffic, the
 /// machine's own services) is restated; the daemon itself makes no TLS or HTTP connections.
+///
+/// A chain at `filter - 5`, before the main table, tells it that these tables are in force
+/// (`ConnectionCheck.present` in the packet mark): only then does the main table hand TCP to a
+/// blocked name's address over to the check (`ConnectionCheck.needsName`) instead of resetting
+/// it, so a site sharing that address keeps working while the check reads names, and the
+/// address is refused outright again as soon as these tables are gone. Handed-over packets are
+/// queued without `bypass`: with nobody reading the queue they are dropped, not let through.
 enum ConnectionCheckTables {
     static let name = "simplylock_queue"
     static let priority: Int32 = 10
@@ -41,8 +48,10 @@ enum ConnectionCheckTables {
             batch.table(family, NFT_MSG_DELTABLE)
             batch.table(family, NFT_MSG_NEWTABLE)
             for hook in Hook.allCases {
-                batch.chain(family, hook)
-                for rule in rules(check, family: family, hook: hook) { batch.rule(family, hook, rule) }
+                for chain in [Chain(hook: hook, stage: .present), Chain(hook: hook, stage: .check)] {
+                    batch.chain(family, chain)
+                    for rule in rules(check, family: family, chain: chain) { batch.rule(family, chain, rule) }
+                }
             }
         }
         try batch.commit(checkOnly: checkOnly)
@@ -72,16 +81,42 @@ enum ConnectionCheckTables {
         var number: UInt32 { self == .output ? 3 : 2 }
     }
 
+    /// One base chain: which hook, and whether it marks packets before the main table or
+    /// checks them after it.
+    struct Chain: Equatable {
+        enum Stage { case present, check }
+        var hook: Hook
+        var stage: Stage
+        var name: String { stage == .check ? hook.rawValue : "present_\(hook.rawValue)" }
+        var priority: Int32 { stage == .check ? ConnectionCheckTables.priority : ConnectionCheck.presentPriority }
+    }
+
     /// The rules of one chain, in order.
-    static func rules(_ check: ConnectionCheck, family: Family, hook: Hook) -> [[Expression]] {
+    static func rules(_ check: ConnectionCheck, family: Family, chain: Chain) -> [[Expression]] {
+        let hook = chain.hook
+        var loopback = [UInt8](repeating: 0, count: 16)
+        loopback.replaceSubrange(0..<2, with: Array("lo".utf8))
+        let tcp: [Expression] = [.metaLoad(NFT_META_L4PROTO), .equal([UInt8(IPPROTO_TCP)])]
+        guard chain.stage == .check else {
+            let local: [Expression] = hook == .output ? [.metaLoad(NFT_META_OIFNAME), .compare(NFT_CMP_NEQ, loopback)] : []
+            return [
+                tcp + local + [
+                    .metaLoad(NFT_META_MARK), .and(~ConnectionCheck.present, xor: ConnectionCheck.present), .metaSet(NFT_META_MARK),
+                ]
+            ]
+        }
         let mask = ConnectionCheck.mask
+        // Whatever way a packet leaves this chain, it leaves without the check's bits: another
+        // table's routing or mark rules later on never see them.
+        let clear: [Expression] = [.metaLoad(NFT_META_MARK), .and(~ConnectionCheck.packetBits, xor: 0), .metaSet(NFT_META_MARK)]
         var rules: [[Expression]] = []
         // The daemon's answer, handed back with NF_REPEAT, becomes the connection's mark.
-        for (bits, verdict) in [(ConnectionCheck.refused, [Expression]()), (ConnectionCheck.allowed, [.accept])] {
+        for (bits, verdict) in [
+            (ConnectionCheck.refused, [Expression]()), (ConnectionCheck.allowed, [.accept]), (ConnectionCheck.unnamed, [.accept]),
+        ] {
             rules.append(
                 [.metaLoad(NFT_META_MARK), .and(mask, xor: 0), .equal(host32(bits))]
-                    + [.ctLoad(NFT_CT_MARK), .and(~mask, xor: bits), .ctSet(NFT_CT_MARK)]
-                    + [.metaLoad(NFT_META_MARK), .and(~mask, xor: 0), .metaSet(NFT_META_MARK)] + verdict)
+                    + [.ctLoad(NFT_CT_MARK), .and(~mask, xor: bits), .ctSet(NFT_CT_MARK)] + clear + verdict)
         }
         // A refused connection is reset on every packet the client sends. Not the reset itself:
         // it belongs to the same connection (in the reply direction), and a reset of a reset
@@ -90,8 +125,6 @@ enum ConnectionCheckTables {
             [.metaLoad(NFT_META_L4PROTO), .equal([UInt8(IPPROTO_TCP)]), .ctDirectionOriginal, .equal([0])]
                 + [.ctLoad(NFT_CT_MARK), .and(mask, xor: 0), .equal(host32(ConnectionCheck.refused)), .counter, .resetTCP])
         if hook == .output {
-            var loopback = [UInt8](repeating: 0, count: 16)
-            loopback.replaceSubrange(0..<2, with: Array("lo".utf8))
             rules.append([.metaLoad(NFT_META_OIFNAME), .equal(loopback), .accept])
         }
         // HTTP/3 hides the name from a single packet: refused, so browsers use TCP.
@@ -113,14 +146,19 @@ enum ConnectionCheckTables {
             rules.append(
                 unjudged + [.ctOriginalPackets, .equal(withUnsafeBytes(of: UInt64(2)) { Array($0) })] + plainIP
                     + [.load(NFT_PAYLOAD_TRANSPORT_HEADER, offset: 12, length: 1), .mask([0xf0]), .equal([dataOffset])]
-                    + [.metaLoad(NFT_META_LEN), .equal(host32(UInt32((family == .ipv4 ? 20 : 40) + tcpHeader))), .accept])
+                    + [.metaLoad(NFT_META_LEN), .equal(host32(UInt32((family == .ipv4 ? 20 : 40) + tcpHeader)))] + clear + [.accept])
         }
+        func window(_ packets: ClosedRange<Int>) -> [Expression] {
+            [.ctOriginalPackets, .hostToNetwork64, .compare(NFT_CMP_GTE, big64(packets.lowerBound))]
+                + [.compare(NFT_CMP_LTE, big64(packets.upperBound))]
+        }
+        // Handed over by the main table: without bypass, so that a queue nobody reads drops them.
+        // The daemon reads the bit from the queued packet's mark and clears it in its verdict.
         rules.append(
-            unjudged
-                + [.ctOriginalPackets, .hostToNetwork64]
-                + [.compare(NFT_CMP_GTE, big64(ConnectionCheck.queuedPackets.lowerBound))]
-                + [.compare(NFT_CMP_LTE, big64(ConnectionCheck.queuedPackets.upperBound))]
-                + [.counter, .queue(check.queue)])
+            unjudged + [.metaLoad(NFT_META_MARK), .and(ConnectionCheck.needsName, xor: 0), .equal(host32(ConnectionCheck.needsName))]
+                + window(ConnectionCheck.queuedPackets) + [.counter, .queue(check.queue, bypass: false)])
+        rules.append(unjudged + window(ConnectionCheck.queuedPackets) + [.counter, .queue(check.queue, bypass: true)])
+        rules.append([.metaLoad(NFT_META_MARK), .and(ConnectionCheck.packetBits, xor: 0), .compare(NFT_CMP_NEQ, host32(0))] + clear)
         return rules
     }
 
@@ -145,8 +183,9 @@ enum ConnectionCheckTables {
         case accept
         case resetTCP
         case rejectICMP(UInt8)
-        /// xt NFQUEUE revision 3: one queue, `bypass` (a queue nobody reads lets packets through).
-        case queue(UInt16)
+        /// xt NFQUEUE revision 3: one queue; with `bypass`, a queue nobody reads lets packets
+        /// through, without it drops them.
+        case queue(UInt16, bypass: Bool)
     }
 
     private static func host32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }

@@ -14,6 +14,10 @@ import Synchronization
 /// connection: only the first packets of a connection pay. HTTP/3 (QUIC, UDP 443) is refused during blocks, so
 /// browsers fall back to TCP, where the name is read. With Encrypted ClientHello only the
 /// outer name (the provider's public name) can be read.
+///
+/// While it is in force (`inForce`), the firewall hands new TCP connections to blocked names'
+/// addresses over to it instead of resetting them; for those, only a name read and not blocked
+/// allows the connection (`ConnectionInspector`).
 public final class ConnectionNameEnforcer: Enforcer {
     public let name = "connections"
 
@@ -81,7 +85,7 @@ public final class ConnectionNameEnforcer: Enforcer {
                 } else {
                     // The reader first: a table queueing to nobody would let everything pass.
                     if current.reader == nil {
-                        let reader = try NFQueueReader(queue: queue, markMask: ConnectionCheck.mask) { [self] payload in judge(payload) }
+                        let reader = try NFQueueReader(queue: queue, markMask: ConnectionCheck.packetBits) { [self] in judge($0, mark: $1) }
                         reader.start()
                         current.reader = reader
                     }
@@ -97,6 +101,10 @@ public final class ConnectionNameEnforcer: Enforcer {
         }
         if let error { logger.error("connection-time name check not running", metadata: ["reason": "\(error)"]) }
     }
+
+    /// True while the queue tables are in force and the queue is read: the firewall then hands
+    /// TCP to blocked names' addresses over to this check (`NFTablesRuleset.connectionHandoff`).
+    public var inForce: Bool { state.withLock { $0.reader != nil && $0.tablesInForce } }
 
     /// Removes the tables, then stops reading the queue.
     private func lift(_ current: inout State) throws(NFTablesError) {
@@ -142,28 +150,43 @@ public final class ConnectionNameEnforcer: Enforcer {
         }
     }
 
-    private func judge(_ packet: ArraySlice<UInt8>) -> NFQueueReader.Verdict {
-        guard let parsed = QueuedPacket(ipPacket: packet) else { return .init(verdict: NFQueueReader.Verdict.accept) }
+    private func judge(_ packet: ArraySlice<UInt8>, mark: UInt32) -> NFQueueReader.Verdict {
+        let needsName = mark & ConnectionCheck.needsName != 0
+        guard let parsed = QueuedPacket(ipPacket: packet) else {
+            // Unreadable (IPv6 extension headers): a handed-over one cannot show its name.
+            if needsName { return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.refused) }
+            return .init(verdict: NFQueueReader.Verdict.accept)
+        }
         inspected.add(1, ordering: .relaxed)
         let policy = self.policy.withLock { $0 }
         let now = UInt64(DispatchTime.now().uptimeNanoseconds)
         let decision = inspector.withLock { inspector in
             if inspector.pendingCount > 256 { inspector.expire(now: now) }
-            return inspector.decide(parsed, now: now) { policy.verdict(for: $0) }
+            return inspector.decide(parsed, now: now, needsName: needsName) { policy.verdict(for: $0) }
         }
         switch decision {
         case .pass:
             return .init(verdict: NFQueueReader.Verdict.accept)
-        case .allow:
+        case .allow, .allowUnnamed:
             allowed.add(1, ordering: .relaxed)
             // Back through the chain, which marks the connection so that it is not queued again.
-            return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.allowed)
+            return .init(
+                verdict: NFQueueReader.Verdict.repeatHook,
+                packetMark: decision == .allow ? ConnectionCheck.allowed : ConnectionCheck.unnamed)
         case .refuse(let name, let rule):
             refused.add(1, ordering: .relaxed)
             if let onRefused, reports.withLock({ $0.admit(now: now) }) {
                 onRefused(RefusedConnection(name: name, rule: rule, address: RefusedConnection.text(of: parsed.flow.destination)))
             }
             // Back through the chain, which marks the connection refused and resets it.
+            return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.refused)
+        case .refuseUnnamed(let reason):
+            refused.add(1, ordering: .relaxed)
+            let address = RefusedConnection.text(of: parsed.flow.destination)
+            if let onRefused, reports.withLock({ $0.admit(now: now) }) {
+                // No name to report: the address, which a blocked name resolves to, stands for it.
+                onRefused(RefusedConnection(name: address, rule: "shares an address with a blocked name; \(reason)", address: address))
+            }
             return .init(verdict: NFQueueReader.Verdict.repeatHook, packetMark: ConnectionCheck.refused)
         }
     }

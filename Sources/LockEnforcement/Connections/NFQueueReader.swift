@@ -40,10 +40,14 @@ final class NFQueueReader: Sendable {
     private let markMask: UInt32
     private let socket: NetfilterSocket
     private let stopped = Atomic<Bool>(false)
-    private let decide: @Sendable (ArraySlice<UInt8>) -> Verdict
+    private let decide: @Sendable (_ packet: ArraySlice<UInt8>, _ mark: UInt32) -> Verdict
 
     /// Binds `queue`, or throws why it cannot (another program holds it, no CAP_NET_ADMIN).
-    init(queue: UInt16, markMask: UInt32, decide: @escaping @Sendable (ArraySlice<UInt8>) -> Verdict) throws(NFTablesError) {
+    /// `decide` is given each packet with its mark; every verdict clears `markMask`'s bits from
+    /// that mark and sets the verdict's own.
+    init(queue: UInt16, markMask: UInt32, decide: @escaping @Sendable (_ packet: ArraySlice<UInt8>, _ mark: UInt32) -> Verdict)
+        throws(NFTablesError)
+    {
         self.queue = queue
         self.markMask = markMask
         self.decide = decide
@@ -68,11 +72,22 @@ final class NFQueueReader: Sendable {
         thread.start()
     }
 
-    /// Ends the reading thread within a quarter of a second; the queue is released with the socket.
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    /// Releases the queue at once and ends the reading thread within a quarter of a second.
+    ///
+    /// At once, because a block that ends and another that starts right after (a schedule's
+    /// edge, a Pomodoro phase) bind the queue again from a new reader while this one's thread may
+    /// still hold its socket: the kernel refuses a second listener (EPERM), and the check would
+    /// stay off for the whole next block.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        unbind()
+    }
 
-    deinit {
-        // NFQA_CFG_CMD unbind (2); packets queued meanwhile are let through by `bypass`.
+    deinit { unbind() }
+
+    /// NFQA_CFG_CMD unbind (2); packets queued meanwhile are let through by `bypass`, or dropped
+    /// when queued without it. Refused harmlessly when another reader holds the queue by then.
+    private func unbind() {
         try? request(Self.messageConfig, NetfilterSocket.attribute(1, [2, 0, 0, 0]), acknowledged: false)
     }
 
@@ -86,14 +101,13 @@ final class NFQueueReader: Sendable {
                 guard let header = message.attribute(1), header.count >= 4 else { continue }
                 let id = header.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 let payload = message.attribute(10) ?? []
-                let verdict = decide(payload)
+                // The packet's mark (NFQA_MARK, absent when 0).
+                let current = (message.attribute(3) ?? []).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                let verdict = decide(payload, current)
                 var attributes = NetfilterSocket.attribute(2, NetfilterSocket.bigEndian(verdict.verdict) + NetfilterSocket.bigEndian(id))
-                if let mark = verdict.packetMark {
-                    // NFQA_MARK replaces the whole mark: the packet's own (NFQA_MARK, absent when 0)
-                    // keeps every bit but ours.
-                    let current = (message.attribute(3) ?? []).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                    attributes += NetfilterSocket.attribute(3, NetfilterSocket.bigEndian(current & ~markMask | mark & markMask))
-                }
+                // NFQA_MARK replaces the whole mark: every bit but ours is kept.
+                let mark = current & ~markMask | (verdict.packetMark ?? 0) & markMask
+                if mark != current { attributes += NetfilterSocket.attribute(3, NetfilterSocket.bigEndian(mark)) }
                 try? request(Self.messageVerdict, attributes, acknowledged: false)
             }
         }

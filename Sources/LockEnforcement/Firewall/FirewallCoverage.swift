@@ -3,7 +3,11 @@ import LockCore
 /// What the firewall table in force does for one name: pure, from the desired block, the table
 /// last committed (nil when none is in force) and the addresses known for each name.
 enum FirewallCoverage {
-    static func of(_ name: String, desired: DesiredBlock?, committed: NFTablesRuleset?, book: ResolvedAddressBook) -> Coverage {
+    /// - Parameter checkInForce: the connection check's tables are in force now, so that TCP the
+    ///   table hands over is judged by name (without them the table refuses it itself).
+    static func of(
+        _ name: String, desired: DesiredBlock?, committed: NFTablesRuleset?, book: ResolvedAddressBook, checkInForce: Bool = false
+    ) -> Coverage {
         var exact = name.lowercased()
         if exact.hasSuffix(".") { exact.removeLast() }
         guard let desired, let committed, committed.mode != .off else {
@@ -22,7 +26,13 @@ enum FirewallCoverage {
                 return .doesNotCover("blocked, but no address of \(exact) is known yet\(failure)")
             }
             let shown = addresses.prefix(3).map(\.description).joined(separator: ", ") + (addresses.count > 3 ? ", …" : "")
-            return .blocks("\(addresses.count) address\(addresses.count == 1 ? "" : "es") of \(exact) refused (\(shown))")
+            let counted = "\(addresses.count) address\(addresses.count == 1 ? "" : "es") of \(exact)"
+            if committed.connectionHandoff, checkInForce {
+                return .blocks(
+                    "\(counted) refused to everything but TCP (\(shown)); TCP to them is judged by the connection check, "
+                        + "which lets other sites sharing them through and resets connections naming \(exact) or no name")
+            }
+            return .blocks("\(counted) refused (\(shown))")
         }
         var parent = Substring(exact)
         while let dot = parent.firstIndex(of: ".") {

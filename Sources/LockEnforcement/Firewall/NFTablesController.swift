@@ -17,6 +17,7 @@ actor NFTablesController {
     private let logger: Logger
     private let bootClock: @Sendable () -> BootTime
     private let dnsRedirect: (@Sendable () -> DNSRedirect?)?
+    private let connectionCheck: (@Sendable () -> Bool)?
 
     private var desired: DesiredBlock?
     /// Names an apply asked to resolve, not yet resolved; the watch loop (or `settle`) does it.
@@ -54,13 +55,15 @@ actor NFTablesController {
 
     init(
         table: String, resolver: any NameResolver, doh: DoHList, committer: NFTablesCommitter,
-        grace: Duration, dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, logger: Logger,
+        grace: Duration, dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, connectionCheck: (@Sendable () -> Bool)? = nil,
+        logger: Logger,
         bootClock: @escaping @Sendable () -> BootTime,
         attempts: (@Sendable (FirewallAttempt) -> Void)? = nil, logGroup: UInt16? = nil
     ) {
         self.attempts = attempts
         self.wantedLogGroup = logGroup
         self.dnsRedirect = dnsRedirect
+        self.connectionCheck = connectionCheck
         self.table = table
         self.resolver = resolver
         self.doh = doh
@@ -232,6 +235,8 @@ actor NFTablesController {
                 details["allow6"] = count(ruleset.allow, .ipv6)
             }
             details["dnsRedirect"] = .text(ruleset.dnsRedirect.map { "port \($0.port)" } ?? "none")
+            details["handoff"] = .text(
+                ruleset.connectionHandoff ? "TCP to blocked names' addresses judged by the connection check" : "none")
         }
         details["names"] = .count(book.entries.count)
         let failures = book.failures
@@ -259,7 +264,9 @@ actor NFTablesController {
 
     /// Whether the table in force rejects the addresses `name` (exactly that name) resolves to.
     func coverage(of name: String) -> Coverage {
-        FirewallCoverage.of(name, desired: desired, committed: lastCommitSucceeded ? lastCommitted : nil, book: book)
+        FirewallCoverage.of(
+            name, desired: desired, committed: lastCommitSucceeded ? lastCommitted : nil, book: book,
+            checkInForce: connectionCheck?() == true)
     }
 
     /// The ruleset for the current state.
@@ -269,7 +276,7 @@ actor NFTablesController {
         return NFTablesRuleset(
             table: table, desired: desired, resolved: { book.addresses(for: CollectionOfOne($0)) },
             doh: doh, nameservers: nameservers, dnsRedirect: dnsRedirect?(), counting: counting,
-            metered: meter.names)
+            metered: meter.names, connectionHandoff: connectionCheck?() == true)
     }
 
     /// Reads the attempt counters and reports how much each grew since the last read, unless

@@ -18,7 +18,9 @@ import Musl
 /// forward hooks that reject (TCP reset, ICMP administratively prohibited) every packet to a
 /// blocked address, new connections and established ones alike. Each apply replaces every rule
 /// and element in one kernel transaction (see `NFTablesRuleset.script`), and the table is
-/// deleted when nothing is blocked.
+/// deleted when nothing is blocked. While the connection check is in force, new TCP connections
+/// to blocked names' addresses are handed over to it instead (`NFTablesRuleset.connectionHandoff`),
+/// so that other sites on those addresses keep working.
 ///
 /// Names are resolved by `resolver` (real DNS, never /etc/hosts) at every apply and every
 /// `Settings.reresolveInterval` while `watch()` runs; addresses stay blocked for
@@ -46,30 +48,34 @@ public final class NFTablesEnforcer: Enforcer {
     ///   - onBlocked: told of refused connection attempts to blocked addresses, per name: each
     ///     as it happens while the NFLOG group can be read (on its reader's thread), else the
     ///     counters' increase every `Settings.counterInterval`. Keep it short.
+    ///   - connectionCheck: asked at every commit whether the connection check is in force
+    ///     (`ConnectionNameEnforcer.inForce`); while it is, TCP to blocked names' addresses is
+    ///     handed over to it (`NFTablesRuleset.connectionHandoff`). It must apply before this.
     public convenience init(
         resolver: any NameResolver = DNSResolver(), doh: DoHList,
         backend: any NFTablesBackend = LibNFTables(), settings: Settings = Settings(),
         dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil,
         onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
+        connectionCheck: (@Sendable () -> Bool)? = nil,
         logger: Logger = Logger(label: "simplylock.nftables")
     ) {
         self.init(
             resolver: resolver, doh: doh, backend: backend, settings: settings, dnsRedirect: dnsRedirect,
-            onBlocked: onBlocked, logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
+            onBlocked: onBlocked, connectionCheck: connectionCheck, logger: logger, bootClock: NFTablesEnforcer.bootTimeNow)
     }
 
     /// Tests inject the boot clock to move time for the grace period.
     init(
         resolver: any NameResolver, doh: DoHList, backend: any NFTablesBackend, settings: Settings,
         dnsRedirect: (@Sendable () -> DNSRedirect?)? = nil, onBlocked: (@Sendable (FirewallAttempt) -> Void)? = nil,
-        logger: Logger, bootClock: @escaping @Sendable () -> BootTime
+        connectionCheck: (@Sendable () -> Bool)? = nil, logger: Logger, bootClock: @escaping @Sendable () -> BootTime
     ) {
         self.settings = settings
         self.logger = logger
         self.committer = NFTablesCommitter(backend: backend, tracksGeneration: backend is LibNFTables)
         self.controller = NFTablesController(
             table: settings.table, resolver: resolver, doh: doh, committer: committer,
-            grace: settings.grace, dnsRedirect: dnsRedirect, logger: logger, bootClock: bootClock,
+            grace: settings.grace, dnsRedirect: dnsRedirect, connectionCheck: connectionCheck, logger: logger, bootClock: bootClock,
             attempts: settings.countAttempts ? onBlocked : nil, logGroup: backend is LibNFTables ? settings.logGroup : nil)
     }
 

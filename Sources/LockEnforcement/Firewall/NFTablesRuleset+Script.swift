@@ -79,6 +79,7 @@ extension NFTablesRuleset {
             \t}
 
             """
+        if connectionHandoff { out += "\tchain handoff {\n\t}\n" }
         // A NAT hook makes the kernel track every connection, so the chain exists only when a
         // redirect is wanted. The first NAT chain to rewrite a new flow decides where it goes:
         // -199, the earliest a NAT chain may run (after conntrack, -200), so that another
@@ -157,27 +158,46 @@ extension NFTablesRuleset {
             // first SYN; other protocols count every packet. The log statement's rate limit
             // spares the NFLOG reader floods, never the counters.
             let log = counting.logGroup.map { " limit rate \(Self.logRate)/second log prefix \"simplylock \" group \($0)" } ?? ""
+            // Handed over, a SYN to a blocked name's address is no attempt yet (the site sharing
+            // it may be allowed): the connection check reports those it refuses.
+            let handedOver = connectionHandoff ? " meta mark & \(Self.hex(ConnectionCheck.present)) == 0" : ""
             for (match, family) in [("ip daddr", "4"), ("ip6 daddr", "6")] {
                 for protocolMatch in ["tcp flags & (syn | ack) == syn", "meta l4proto udp"] {
-                    out += "\t\t\(match) @block\(family) \(protocolMatch) counter name \(match) map @attempts\(family)\(log)\n"
+                    let unlessHandedOver = protocolMatch.hasPrefix("tcp") ? handedOver : ""
+                    out +=
+                        "\t\t\(match) @block\(family) \(protocolMatch)\(unlessHandedOver) counter name \(match) map @attempts\(family)\(log)\n"
+                    for set in (connectionHandoff ? ["named"] : []) {
+                        out +=
+                            "\t\t\(match) @\(set)\(family) \(protocolMatch)\(unlessHandedOver) counter name \(Self.sharedCounter)\(log)\n"
+                    }
                     for set in ["shared", "blocknet"] {
                         out += "\t\t\(match) @\(set)\(family) \(protocolMatch) counter name \(Self.sharedCounter)\(log)\n"
                     }
                 }
             }
         }
-        // Reject rather than drop: connects fail at once instead of hanging, and established
-        // connections are matched too, so an open tab is cut off on its next packet.
-        for (match, set) in [
-            ("ip daddr", "block4"), ("ip daddr", "shared4"), ("ip daddr", "blocknet4"),
-            ("ip6 daddr", "block6"), ("ip6 daddr", "shared6"), ("ip6 daddr", "blocknet6"),
-        ] {
-            out += "\t\t\(match) @\(set) meta l4proto tcp reject with tcp reset\n"
-            out += "\t\t\(match) @\(set) reject with icmpx admin-prohibited\n"
-        }
+        // DoH endpoints first: a blocked name's address handed over below may be one too.
         for (match, set) in [("ip daddr", "doh4"), ("ip6 daddr", "doh6")] {
             out += "\t\t\(match) @\(set) meta l4proto tcp th dport { \(ports) } reject with tcp reset\n"
             out += "\t\t\(match) @\(set) meta l4proto udp th dport { \(ports) } reject with icmpx admin-prohibited\n"
+        }
+        if connectionHandoff {
+            // Only new connections' own packets, and only while the check's tables are in
+            // force (their earlier chain set the bit): replies and everything else are reset below.
+            let present = Self.hex(ConnectionCheck.present)
+            for (match, set) in [("ip daddr", "block4"), ("ip daddr", "named4"), ("ip6 daddr", "block6"), ("ip6 daddr", "named6")] {
+                out += "\t\t\(match) @\(set) meta l4proto tcp ct direction original meta mark & \(present) == \(present) jump handoff\n"
+            }
+        }
+        // Reject rather than drop: connects fail at once instead of hanging, and established
+        // connections are matched too, so an open tab is cut off on its next packet.
+        let named = connectionHandoff ? [("ip daddr", "named4"), ("ip6 daddr", "named6")] : []
+        for (match, set) in [
+            ("ip daddr", "block4"), ("ip daddr", "shared4"), ("ip daddr", "blocknet4"),
+            ("ip6 daddr", "block6"), ("ip6 daddr", "shared6"), ("ip6 daddr", "blocknet6"),
+        ] + named {
+            out += "\t\t\(match) @\(set) meta l4proto tcp reject with tcp reset\n"
+            out += "\t\t\(match) @\(set) reject with icmpx admin-prohibited\n"
         }
         if mode == .allowlist {
             // Replies of connections that others opened to this machine (its SSH server), DHCP,
@@ -196,6 +216,7 @@ extension NFTablesRuleset {
                 """
         }
         out += "\t}\n"
+        if connectionHandoff { out += handoffChain }
         out += meterChains
         if let dnsRedirect {
             out += "\tchain dnsredirect {\n"
@@ -215,6 +236,29 @@ extension NFTablesRuleset {
             out += "\t}\n"
         }
         out += "}\n"
+    }
+
+    /// TCP to a blocked name's address, with the connection check in force: the check's verdict
+    /// in the connection mark decides (only an allowed name passes; refused, or let go without a
+    /// name before the address was a blocked name's, is reset); without one, the packet goes on
+    /// marked `needsName`, which the check's tables queue without `bypass`. Connections never
+    /// judged within its window (open before the block, or never queued) are reset as before.
+    /// The check reads from the second packet on: a SYN asking for TCP Fast Open (option 34, or
+    /// 254 as experimental) could carry data past it, and is reset (servers deliver SYN data
+    /// only with such an option).
+    var handoffChain: String {
+        let mask = Self.hex(ConnectionCheck.mask)
+        return """
+            \tchain handoff {
+            \t\tct mark & \(mask) == \(Self.hex(ConnectionCheck.allowed)) accept
+            \t\tct mark & \(mask) != 0 reject with tcp reset
+            \t\tct original packets > \(ConnectionCheck.queuedPackets.upperBound) reject with tcp reset
+            \t\ttcp flags & (syn | ack) == syn tcp option fastopen exists reject with tcp reset
+            \t\ttcp flags & (syn | ack) == syn tcp option 254 exists reject with tcp reset
+            \t\tmeta mark set meta mark | \(Self.hex(ConnectionCheck.needsName)) accept
+            \t}
+
+            """
     }
 
     /// The counters of port-53 traffic carrying the exemption mark: UDP datagrams, TCP connections.

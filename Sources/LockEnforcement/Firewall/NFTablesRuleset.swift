@@ -44,6 +44,12 @@ public struct NFTablesRuleset: Sendable, Equatable {
     public let countedNames: Set<String>
     /// Byte counters per metered name (the site meter's firewall meter); nil when none.
     public let metering: TrafficMetering?
+    /// TCP to the addresses blocked names resolve to (`block4`/`block6`, `named4`/`named6`) is
+    /// handed over to the connection check, which lets other sites on them through, instead of
+    /// being reset; only while the check's tables mark packets (`ConnectionCheck.present`), else
+    /// it is reset as before. Blocklists with counting only: counting is what keeps those addresses apart from
+    /// the ones profiles list, which stay refused outright.
+    public let connectionHandoff: Bool
 
     /// Counting blocked connection attempts: a named counter per blocked name, a map from
     /// each of its addresses to that counter, consulted by a rule before the rejects (the
@@ -90,7 +96,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
         table: String = defaultTable, mode: Mode, resolvers: AddressIntervals = .empty,
         block: AddressIntervals = .empty, doh: AddressIntervals = .empty, allow: AddressIntervals = .empty,
         dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil, attribution: [IPNetwork: String] = [:],
-        countedNames: Set<String> = [], metering: TrafficMetering? = nil
+        countedNames: Set<String> = [], metering: TrafficMetering? = nil, connectionHandoff: Bool = false
     ) {
         self.metering = mode == .off ? nil : metering
         self.table = table
@@ -103,6 +109,7 @@ public struct NFTablesRuleset: Sendable, Equatable {
         self.counting = mode == .blocklist ? counting : nil
         self.attribution = self.counting == nil ? [:] : attribution
         self.countedNames = self.counting == nil ? [] : countedNames
+        self.connectionHandoff = self.counting != nil && connectionHandoff
     }
 
     /// Builds the ruleset for a desired state.
@@ -114,11 +121,12 @@ public struct NFTablesRuleset: Sendable, Equatable {
     ///   - dnsRedirect: the DNS filter to send the machine's DNS to during the block, if any.
     ///   - counting: count connection attempts to blocked addresses per name (blocklists only).
     ///   - metered: names whose traffic is counted in bytes while the table exists (the site meter).
+    ///   - connectionHandoff: the connection check is in force (`connectionHandoff`).
     public init(
         table: String = defaultTable, desired: DesiredBlock,
         resolved: (String) -> [IPNetwork], doh: DoHList, nameservers: [IPNetwork],
         dnsRedirect: DNSRedirect? = nil, counting: AttemptCounting? = nil,
-        metered: [String] = []
+        metered: [String] = [], connectionHandoff: Bool = false
     ) {
         func lookUp(_ domains: some Sequence<String>) -> [IPNetwork] {
             Self.canonical(domains).flatMap(resolved).filter { address in
@@ -142,9 +150,12 @@ public struct NFTablesRuleset: Sendable, Equatable {
             // An address several names share counts for the shortest (reddit.com before
             // www.reddit.com), then the first in order.
             let names = Self.canonical(desired.domains).sorted { ($0.count, $0) < ($1.count, $1) }
+            // Handed over, an address a profile lists too would let other names through: it
+            // stays with the listed ones.
+            let listed = connectionHandoff ? AddressIntervals(desired.addresses) : .empty
             for name in names {
                 var attributed = false
-                for address in lookUp([name]) where attribution[address] == nil {
+                for address in lookUp([name]) where attribution[address] == nil && !listed.contains(address) {
                     attribution[address] = name
                     attributed = true
                 }
@@ -159,7 +170,8 @@ public struct NFTablesRuleset: Sendable, Equatable {
             doh: AddressIntervals(doh.addresses + lookUp(doh.names)),
             allow: AddressIntervals((desired.allowOnly?.addresses ?? []) + lookUp(desired.allowOnly?.domains ?? [])),
             dnsRedirect: dnsRedirect, counting: counting, attribution: attribution, countedNames: countedNames,
-            metering: Self.meterAttribution(metered, lookUp: lookUp, blocked: block))
+            metering: Self.meterAttribution(metered, lookUp: lookUp, blocked: block),
+            connectionHandoff: desired.allowOnly == nil && connectionHandoff)
     }
 
     /// The name of the counter of attempts to `name`'s addresses: a hash, since counter names
@@ -227,17 +239,25 @@ public struct NFTablesRuleset: Sendable, Equatable {
     /// because nft reads an interval set's current elements back before changing it (to check
     /// overlaps), which for large lists doubles the time and memory of a commit. While attempts
     /// are counted, the addresses of names with a counter of their own are in `block4` and every
-    /// other single address in `shared4`; otherwise all are in `block4`. The other lists are
-    /// small and use interval sets only.
+    /// other single address in `shared4`; otherwise all are in `block4`. Handed over to the
+    /// connection check, the addresses of names past the counter cap are in `named4` rather than
+    /// `shared4`, which then holds the addresses profiles list. The other lists are small and use
+    /// interval sets only.
     var sets: [NamedSet] {
         var result: [NamedSet] = []
         for family in IPNetwork.Family.allCases {
             let suffix = family == .ipv4 ? "4" : "6"
             let counted = counting == nil ? [] : Set(countedAddresses(family).keys.map(\.address))
             let blocked = block.split(family, apart: counted)
+            // Handed over, the addresses of names past the counter cap stay apart from the listed
+            // ones: they are names' addresses too.
+            let named =
+                connectionHandoff
+                ? Set(attribution.keys.filter { $0.family == family && !counted.contains($0.address) }.map(\.description)) : []
             result.append(("resolvers\(suffix)", family, true, resolvers.elements(family)))
             result.append(("block\(suffix)", family, false, counting == nil ? blocked.addresses : blocked.separated))
-            result.append(("shared\(suffix)", family, false, counting == nil ? [] : blocked.addresses))
+            if connectionHandoff { result.append(("named\(suffix)", family, false, blocked.addresses.filter(named.contains))) }
+            result.append(("shared\(suffix)", family, false, counting == nil ? [] : blocked.addresses.filter { !named.contains($0) }))
             result.append(("blocknet\(suffix)", family, true, blocked.ranges))
             result.append(("doh\(suffix)", family, true, doh.elements(family)))
             result.append(("allow\(suffix)", family, true, mode == .allowlist ? allow.elements(family) : []))
