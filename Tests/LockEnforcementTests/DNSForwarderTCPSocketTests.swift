@@ -133,30 +133,41 @@ extension DNSForwarderTests {
 
     @Test func aChildProcessSpawnedDuringATCPFallbackHoldsNoMarkedSocket() async throws {
         let server = try TruncatingServer()
-        var settings = Self.settings(timeout: .seconds(20), attempts: 1)
+        // Long enough for the forwarder to keep its TCP attempt open while this test waits for a
+        // thread (see below); the server's reset ends it at once when all goes well.
+        var settings = Self.settings(timeout: .seconds(60), attempts: 1)
         settings.upstreamSockets = 1
         try await withForwarder([], settings: settings) { forwarder, _ in
             forwarder.setUpstream(server.configuration())
-            let client = try DNSTestClient(port: try #require(forwarder.port))
-            let asking = Task.detached { client.ask(DNSTestClient.query(id: 5, name: "big.test", type: 1), timeout: 20) }
+            let port = try #require(forwarder.port)
+            // The query goes out from a thread of its own, and the waits below count wall time:
+            // in the whole suite, blocking integration tests held both of this 2-core machine's
+            // cooperative threads, so a detached task's query went out late and 1 500 sleeps of
+            // 20 ms took 511 s, which is how the fallback seemed never to start.
+            let answered = AnswerBox()
+            Thread {
+                let answer = (try? DNSTestClient(port: port))?.ask(DNSTestClient.query(id: 5, name: "big.test", type: 1), timeout: 60)
+                answered.value.withLock { $0 = .some(answer) }
+            }.start()
             // The truncated answer sends the forwarder to TCP; wait until its socket is open.
             var own: Set<String> = []
-            for _ in 0..<1500 where own.isEmpty {
+            let opened = ContinuousClock.now + .seconds(50)
+            while own.isEmpty, ContinuousClock.now < opened {
                 try await Task.sleep(for: .milliseconds(20))
                 own = Self.ownSockets(to: server.port)
             }
-            // Twice in the whole suite (unit and integration tests in one process, on a loaded
-            // machine) the forwarder opened no TCP connection to the server within 30 s; alone and
-            // with its own suites it always does. Unexplained: a known issue, not a pass, and the
-            // socket's own properties are checked directly below.
-            withKnownIssue("the TCP fallback did not start within 30 s", isIntermittent: true) {
+            // Seen failing in whole-suite runs before the query had a thread of its own (above);
+            // kept a known issue until whole-suite runs show it no more.
+            withKnownIssue("the TCP fallback did not start within 50 s", isIntermittent: true) {
                 #expect(!own.isEmpty, "the forwarder's TCP socket to the server is open")
             }
             let inherited = try Self.socketsInheritedByAChild()
             #expect(own.isDisjoint(with: inherited), "the child holds the forwarder's TCP socket \(own.intersection(inherited))")
             // Reset by the server: the forwarder gives the client the truncated answer at once.
             server.closeTCP()
-            let answer = await asking.value
+            let replied = ContinuousClock.now + .seconds(60)
+            while answered.value.withLock({ $0 == nil }), ContinuousClock.now < replied { try await Task.sleep(for: .milliseconds(20)) }
+            let answer = answered.value.withLock { $0 } ?? nil
             #expect(answer.map { $0[2] & 0x02 != 0 } == true, "the client still gets the truncated answer")
         }
     }
@@ -174,4 +185,9 @@ extension DNSForwarderTests {
         let inherited = try Self.socketsInheritedByAChild()
         #expect(!inherited.contains(String(inode.dropFirst("socket:[".count).dropLast())), "the child holds the socket")
     }
+}
+
+/// The answer a query thread got: nil while it waits, then the answer (nil if none came).
+private final class AnswerBox: Sendable {
+    let value = Mutex<[UInt8]??>(nil)
 }
